@@ -1,0 +1,54 @@
+import type { AppContext } from '../context.js';
+import { hashPassword, verifyPassword } from '../crypto/passwords.js';
+import { sha256Hex } from '../crypto/random.js';
+import { inTransaction } from '../db/transaction.js';
+import { errors } from '../errors/catalogue.js';
+import type { Caller } from './caller.js';
+import { prepareVerificationEmail } from './emails.js';
+import { consumeEmailVerification, findUserById, revokeOtherSessions, updateUser, type UserRow } from './queries.js';
+
+export async function getAccount(ctx: AppContext, caller: Caller): Promise<UserRow> {
+  const user = await findUserById(ctx.db.kysely, caller.userId);
+  if (!user) throw errors.unauthenticated();
+  return user;
+}
+
+export async function updateDisplayName(ctx: AppContext, caller: Caller, displayName: string): Promise<void> {
+  await updateUser(ctx.db.kysely, caller.userId, { display_name: displayName, updated: ctx.now() });
+}
+
+/** A wrong old password is 403, not 401, which clients take as "signed out" (decisions §2). */
+export async function changePassword(ctx: AppContext, caller: Caller, oldPassword: string, newPassword: string): Promise<void> {
+  const user = await getAccount(ctx, caller);
+  await ctx.limits.loginFailuresPerAccount.check(`password:${user.id}`);
+  if (!user.password_hash || !(await verifyPassword(user.password_hash, oldPassword))) {
+    await ctx.limits.loginFailuresPerAccount.consume(`password:${user.id}`);
+    throw errors.wrongPassword();
+  }
+  const hash = await hashPassword(newPassword);
+  await inTransaction(ctx.db, ctx.logger, async ({ db }) => {
+    await updateUser(db, user.id, { password_hash: hash, updated: ctx.now() });
+    // Whoever else held a session with the old password loses it.
+    await revokeOtherSessions(db, user.id, caller.sessionId, ctx.now());
+  });
+}
+
+export async function verifyEmail(ctx: AppContext, code: string): Promise<void> {
+  await inTransaction(ctx.db, ctx.logger, async ({ db }) => {
+    const verification = await consumeEmailVerification(db, sha256Hex(code), ctx.now());
+    if (!verification) throw errors.badRequest('verification code is invalid, used or expired');
+    const user = await findUserById(db, verification.user_id);
+    // A code proves only the address it was sent to.
+    if (!user || user.email !== verification.email) throw errors.badRequest('verification code is invalid, used or expired');
+    await updateUser(db, user.id, { email_verified: 1, updated: ctx.now() });
+  });
+}
+
+export async function resendVerification(ctx: AppContext, caller: Caller): Promise<void> {
+  await ctx.limits.verificationPerUser.consume(`email:${caller.userId}`);
+  await inTransaction(ctx.db, ctx.logger, async (uow) => {
+    const user = await findUserById(uow.db, caller.userId);
+    if (!user?.email || user.email_verified === 1) return;
+    uow.onCommit(await prepareVerificationEmail(ctx, uow.db, { id: user.id, namespace: user.namespace, email: user.email, displayName: user.display_name }));
+  });
+}

@@ -1,0 +1,28 @@
+import type { AppContext } from '../context.js';
+import { newSecretCode, sha256Hex } from '../crypto/random.js';
+import type { Executor } from '../db/transaction.js';
+import { renderEmail } from '../messaging/branding.js';
+import { insertEmailVerification } from './queries.js';
+
+const VERIFICATION_TTL_SECONDS = 24 * 3600;
+
+/**
+ * Stores a new single-use verification code for `email` and returns the function that sends it,
+ * to be run after the transaction commits.
+ */
+export async function prepareVerificationEmail(ctx: AppContext, db: Executor, user: { id: string; namespace: string; email: string; displayName: string | null }): Promise<() => Promise<void>> {
+  const code = newSecretCode();
+  const now = ctx.now();
+  await insertEmailVerification(db, { code_hash: sha256Hex(code), user_id: user.id, email: user.email, created: now, expires_at: now + VERIFICATION_TTL_SECONDS });
+  return async () => {
+    const branding = await ctx.brandingFor(user.namespace);
+    const link = `${ctx.config.baseUrl}/account/email/verify?code=${encodeURIComponent(code)}`;
+    const message = renderEmail(branding, {
+      subject: `Verify your email for ${branding.senderName}`,
+      heading: user.displayName ? `Hello ${user.displayName}` : 'Hello',
+      paragraphs: ['Please confirm that this is your email address. The link works once and expires in 24 hours.', `Verification code: ${code}`],
+      action: { url: link, text: 'Verify email' },
+    });
+    await ctx.mailer.send({ to: user.email, ...message });
+  };
+}

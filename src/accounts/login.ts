@@ -1,0 +1,44 @@
+import type { AppContext } from '../context.js';
+import { decoyPasswordHash, verifyPassword } from '../crypto/passwords.js';
+import { inTransaction } from '../db/transaction.js';
+import { errors } from '../errors/catalogue.js';
+import { createLegacyKey, openLegacyPrivateKey } from './legacy-key.js';
+import { DIRECT_NAMESPACE, findUserByEmail, normaliseEmail, updateUser, type UserRow } from './queries.js';
+import { issueTokenPair, openSession, type TokenPair } from './sessions.js';
+
+export interface LoggedIn extends TokenPair {
+  publicKey?: string;
+  privateKey?: string;
+}
+
+/**
+ * Password login for direct users. Failures count against the account (not only the IP), and
+ * an unknown email costs the same time as a wrong password.
+ */
+export async function login(ctx: AppContext, input: { email: string; password: string; withKeys: boolean }): Promise<LoggedIn> {
+  const accountKey = normaliseEmail(input.email);
+  await ctx.limits.loginFailuresPerAccount.check(accountKey);
+  const user = await findUserByEmail(ctx.db.kysely, DIRECT_NAMESPACE, input.email);
+  const hash = user?.password_hash ?? (await decoyPasswordHash());
+  const valid = (await verifyPassword(hash, input.password)) && user !== undefined && user.password_hash !== null && user.orphan === 0;
+  if (!valid) {
+    await ctx.limits.loginFailuresPerAccount.consume(accountKey);
+    throw errors.badCredentials();
+  }
+  await ctx.limits.loginFailuresPerAccount.reset(accountKey);
+
+  const key = input.withKeys ? await legacyKeyFor(ctx, user) : null;
+  const session = await inTransaction(ctx.db, ctx.logger, ({ db }) => openSession(ctx, db, user.id));
+  const tokens = await issueTokenPair(ctx, user, session);
+  return key ? { ...tokens, ...key } : tokens;
+}
+
+/** v1 login hands out the legacy key; an account registered with v3 gets one on first v1 login. */
+async function legacyKeyFor(ctx: AppContext, user: UserRow): Promise<{ publicKey: string; privateKey: string }> {
+  if (user.public_key && user.private_key_sealed) {
+    return { publicKey: user.public_key, privateKey: openLegacyPrivateKey(ctx, user.id, user.private_key_sealed) };
+  }
+  const key = await createLegacyKey(ctx, user.id);
+  await updateUser(ctx.db.kysely, user.id, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() });
+  return { publicKey: key.public_key, privateKey: key.privateKey };
+}

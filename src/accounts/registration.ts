@@ -1,0 +1,82 @@
+import type { AppContext } from '../context.js';
+import { hashPassword } from '../crypto/passwords.js';
+import { newId } from '../crypto/random.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { inTransaction } from '../db/transaction.js';
+import { errors } from '../errors/catalogue.js';
+import { prepareVerificationEmail } from './emails.js';
+import { createLegacyKey, openLegacyPrivateKey, type SealedLegacyKey } from './legacy-key.js';
+import { DIRECT_NAMESPACE, deleteUser, findUserByEmail, findUserById, insertUser, normaliseEmail, updateUser } from './queries.js';
+import { issueTokenPair, openSession, type TokenPair } from './sessions.js';
+
+export interface RegistrationInput {
+  email: string;
+  password: string;
+  displayName?: string | undefined;
+  /** 1, 2 or 3: v1 takes over a pending invite, v2/v3 refuse it unless `force`; v3 makes no key. */
+  version: 1 | 2 | 3;
+  force: boolean;
+}
+
+export interface Registered extends TokenPair {
+  publicKey?: string;
+  privateKey?: string;
+}
+
+/** Registers a direct user (decisions §2: pending invites, legacy keys, email verification). */
+export async function register(ctx: AppContext, input: RegistrationInput): Promise<Registered> {
+  const userId = newId();
+  const [passwordHash, legacyKey] = await Promise.all([
+    hashPassword(input.password),
+    input.version < 3 ? createLegacyKey(ctx, userId) : Promise.resolve(null),
+  ]);
+  try {
+    const outcome = await inTransaction(ctx.db, ctx.logger, async (uow) => {
+      const existing = await findUserByEmail(uow.db, DIRECT_NAMESPACE, input.email);
+      if (existing && existing.orphan === 0) throw errors.emailTaken();
+      const now = ctx.now();
+      let id = userId;
+      let key: { publicKey: string; privateKey: string } | null = legacyKey ? { publicKey: legacyKey.public_key, privateKey: legacyKey.privateKey } : null;
+      if (existing && input.version === 1) {
+        // Taking over an invite keeps its id, key and the shares made to it.
+        id = existing.id;
+        await updateUser(uow.db, id, { password_hash: passwordHash, display_name: input.displayName ?? existing.display_name, orphan: 0, email: input.email.trim(), updated: now });
+        key = existing.public_key && existing.private_key_sealed ? { publicKey: existing.public_key, privateKey: openLegacyPrivateKey(ctx, id, existing.private_key_sealed) } : key;
+      } else {
+        if (existing && !input.force) throw errors.pendingInvite();
+        if (existing) await deleteUser(uow.db, existing.id);
+        await insertUser(uow.db, newUserRow(id, input, passwordHash, legacyKey, now));
+      }
+      const session = await openSession(ctx, uow.db, id);
+      const sendEmail = await prepareVerificationEmail(ctx, uow.db, { id, namespace: DIRECT_NAMESPACE, email: input.email.trim(), displayName: input.displayName ?? null });
+      uow.onCommit(sendEmail);
+      const user = await findUserById(uow.db, id);
+      return { user: user!, session, key };
+    });
+    const tokens = await issueTokenPair(ctx, outcome.user, outcome.session);
+    return input.version < 3 && outcome.key ? { ...tokens, ...outcome.key } : tokens;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw errors.emailTaken();
+    throw err;
+  }
+}
+
+function newUserRow(id: string, input: RegistrationInput, passwordHash: string, key: SealedLegacyKey | null, now: number) {
+  return {
+    id,
+    namespace: DIRECT_NAMESPACE,
+    external_id: null,
+    email: input.email.trim(),
+    email_normalised: normaliseEmail(input.email),
+    email_verified: 0 as const,
+    telephone: null,
+    telephone_verified: 0 as const,
+    display_name: input.displayName ?? null,
+    password_hash: passwordHash,
+    public_key: key?.public_key ?? null,
+    private_key_sealed: key?.private_key_sealed ?? null,
+    orphan: 0 as const,
+    created: now,
+    updated: now,
+  };
+}

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { errorResponses, NoContent } from '../../http/schemas.js';
+import { changePassword, getAccount, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
+import { presentAccount } from '../presenters.js';
+import { AccountResponse, AccountUpdate, PasswordChange, VerifyQuery } from '../schemas.js';
+
+export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get('/account', {
+      schema: { tags: ['account'], summary: 'The signed-in account', response: { 200: AccountResponse, ...errorResponses(401, 406) } },
+      handler: async (request) => presentAccount(await getAccount(ctx, request.caller)),
+    });
+
+    app.post('/account', {
+      schema: { tags: ['account'], summary: 'Update the display name', body: AccountUpdate, response: { 204: NoContent, ...errorResponses(400, 401) } },
+      handler: async (request, reply) => {
+        await updateDisplayName(ctx, request.caller, request.body.displayName);
+        return reply.code(204).send(null);
+      },
+    });
+
+    app.post('/account/password', {
+      schema: { tags: ['account'], summary: 'Change the password (other sessions end)', body: PasswordChange, response: { 204: NoContent, ...errorResponses(400, 401, 403, 429) } },
+      handler: async (request, reply) => {
+        await changePassword(ctx, request.caller, request.body.oldPassword, request.body.newPassword);
+        return reply.code(204).send(null);
+      },
+    });
+
+    app.put('/account/email/verify', {
+      config: { auth: 'none' },
+      onRequest: async (request) => ctx.limits.authPerIp.consume(request.ip),
+      schema: { tags: ['account'], summary: 'Verify the email with the code it received', security: [], querystring: VerifyQuery, response: { 204: NoContent, ...errorResponses(400, 429) } },
+      handler: async (request, reply) => {
+        await verifyEmail(ctx, request.query.code);
+        return reply.code(204).send(null);
+      },
+    });
+
+    app.post('/account/email/reverify', {
+      schema: { tags: ['account'], summary: 'Send a new verification code', response: { 204: NoContent, ...errorResponses(401, 429) } },
+      handler: async (request, reply) => {
+        await resendVerification(ctx, request.caller);
+        return reply.code(204).send(null);
+      },
+    });
+  };
+}

@@ -1,0 +1,32 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
+export const Password = Type.String({ minLength: 8, maxLength: 1024 });
+export const DisplayName = Type.String({ minLength: 1, maxLength: 255 });
+
+export const Credentials = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 1024 }) });
+export type Credentials = Static<typeof Credentials>;
+
+export const Registration = Type.Object({ email: Email, password: Password, displayName: Type.Optional(DisplayName) });
+export type Registration = Static<typeof Registration>;
+
+export const RegistrationQuery = Type.Object({ force: Type.Optional(Type.Boolean()) });
+
+export const TokenPairResponse = Type.Object({
+  authToken: Type.String(),
+  refreshToken: Type.Optional(Type.String()),
+  privateKey: Type.Optional(Type.String({ description: 'Base64 DER PKCS#8 RSA private key (v1 login, v1/v2 registration)' })),
+  publicKey: Type.Optional(Type.String({ description: 'Base64 DER SubjectPublicKeyInfo RSA public key' })),
+});
+
+export const AccountResponse = Type.Object({
+  publicKey: Type.Union([Type.String(), Type.Null()]),
+  email: Type.Union([Type.String(), Type.Null()]),
+  displayName: Type.Union([Type.String(), Type.Null()]),
+  emailVerified: Type.Boolean(),
+});
+
+export const AccountUpdate = Type.Object({ displayName: DisplayName });
+export const PasswordChange = Type.Object({ oldPassword: Type.String({ minLength: 1, maxLength: 1024 }), newPassword: Password });
+export const VerifyQuery = Type.Object({ code: Type.String({ minLength: 1, maxLength: 256 }) });
+

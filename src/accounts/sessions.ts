@@ -1,0 +1,66 @@
+import type { AppContext } from '../context.js';
+import { newId } from '../crypto/random.js';
+import type { Executor } from '../db/transaction.js';
+import { inTransaction } from '../db/transaction.js';
+import { errors } from '../errors/catalogue.js';
+import { findSession, findUserById, insertSession, revokeSession, rotateRefreshId, type UserRow } from './queries.js';
+
+export interface TokenPair {
+  authToken: string;
+  refreshToken: string;
+}
+
+/** Opens a session for `user` on `db` (inside the caller's transaction). */
+export async function openSession(ctx: AppContext, db: Executor, userId: string): Promise<{ sessionId: string; refreshId: string }> {
+  const now = ctx.now();
+  const session = { id: newId(), user_id: userId, created: now, expires_at: now + ctx.config.tokens.refreshTtlSeconds, revoked_at: null, refresh_id: newId() };
+  await insertSession(db, session);
+  return { sessionId: session.id, refreshId: session.refresh_id };
+}
+
+export async function issueTokenPair(ctx: AppContext, user: UserRow, session: { sessionId: string; refreshId: string }): Promise<TokenPair> {
+  const [authToken, refreshToken] = await Promise.all([
+    ctx.tokens.issueAuth({
+      userId: user.id,
+      sessionId: session.sessionId,
+      email: user.email,
+      emailVerified: user.email_verified === 1,
+      telephone: user.telephone,
+      telephoneVerified: user.telephone_verified === 1,
+      displayName: user.display_name,
+    }),
+    ctx.tokens.issueRefresh(user.id, session.sessionId, session.refreshId),
+  ]);
+  return { authToken, refreshToken };
+}
+
+/**
+ * Exchanges a refresh token for a new pair. Each refresh token works once: presenting one that
+ * was already exchanged means it leaked, so the whole session is revoked (reuse detection).
+ */
+export async function refreshSession(ctx: AppContext, refreshToken: string): Promise<TokenPair> {
+  const claims = await ctx.tokens.verifyRefresh(refreshToken);
+  const nextRefreshId = newId();
+  const outcome = await inTransaction(ctx.db, ctx.logger, async ({ db }) => {
+    const session = await findSession(db, claims.sid);
+    const now = ctx.now();
+    if (!session || session.user_id !== claims.sub || session.revoked_at !== null || session.expires_at <= now) return { kind: 'invalid' as const };
+    const rotated = await rotateRefreshId(db, session.id, claims.jti, nextRefreshId, now + ctx.config.tokens.refreshTtlSeconds);
+    if (!rotated) {
+      await revokeSession(db, session.id, now);
+      return { kind: 'reused' as const };
+    }
+    const user = await findUserById(db, session.user_id);
+    return user ? { kind: 'ok' as const, user } : { kind: 'invalid' as const };
+  });
+  if (outcome.kind === 'reused') {
+    ctx.logger.warn({ sessionId: claims.sid, userId: claims.sub }, 'refresh token reused: session revoked');
+    throw errors.unauthenticated('refresh token already used; session revoked');
+  }
+  if (outcome.kind === 'invalid') throw errors.unauthenticated();
+  return issueTokenPair(ctx, outcome.user, { sessionId: claims.sid, refreshId: nextRefreshId });
+}
+
+export async function endSession(ctx: AppContext, sessionId: string | null): Promise<void> {
+  if (sessionId) await revokeSession(ctx.db.kysely, sessionId, ctx.now());
+}

@@ -1,0 +1,50 @@
+import { ConfigError } from '../config/config.js';
+import { UsageError, parseOptions, type Command } from './command.js';
+import { migrateCommand, serveCommand } from './serve.js';
+
+/** Every `latchkey` command; features add theirs here. */
+export const commands: Command[] = [serveCommand, migrateCommand];
+
+function helpText(all: Command[]): string {
+  const width = Math.max(...all.map((c) => c.path.join(' ').length));
+  return ['Usage: latchkey <command> [options]', '', 'Commands:', ...all.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`), '', 'Run `latchkey <command> --help` for its options.'].join('\n');
+}
+
+function commandHelp(command: Command): string {
+  const options = Object.entries(command.options).map(([name, o]) => `  --${name}${o.type === 'string' ? ' <value>' : ''}`);
+  return [`Usage: latchkey ${command.usage}`, '', command.summary, ...(options.length ? ['', 'Options:', ...options] : [])].join('\n');
+}
+
+/** Dispatches argv to a command; returns the exit status (null: the command keeps running). */
+export async function runCommand(argv: string[], all: Command[]): Promise<number | null> {
+  const command = all
+    .filter((c) => c.path.every((word, i) => argv[i] === word))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+  if (!command) {
+    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+      console.log(helpText(all));
+      return 0;
+    }
+    console.error(`latchkey: unknown command "${argv.join(' ')}"\n\n${helpText(all)}`);
+    return 2;
+  }
+  try {
+    const values = parseOptions(command, argv.slice(command.path.length));
+    if (values.help) {
+      console.log(commandHelp(command));
+      return 0;
+    }
+    return await command.run(values);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`latchkey ${command.path.join(' ')}: ${err.message}`);
+      return 2;
+    }
+    if (err instanceof ConfigError) {
+      console.error(`latchkey: configuration error: ${err.message}`);
+      return 2;
+    }
+    console.error(`latchkey ${command.path.join(' ')}: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}

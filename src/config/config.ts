@@ -1,0 +1,134 @@
+import { isAbsolute, resolve } from 'node:path';
+
+/** Configuration of one Latchkey process, read once from the environment at start-up. */
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  dataDir: string;
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  mqtt: { kind: 'embedded'; port: number } | { kind: 'external'; url: string };
+  topicPrefix: string;
+  redisUrl: string | null;
+  smtpUrl: string | null;
+  smsWebhookUrl: string | null;
+  cdnUrl: string;
+  lockReplyTimeoutMs: number;
+  certCheck: 'always' | 'new-key' | 'never';
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Addresses of reverse proxies whose X-Forwarded-For is believed (decisions: permitted addresses). */
+  trustProxy: string[];
+  /** Base64 of a 32-byte key-encryption key; when null a key file in DATA_DIR is used. */
+  keyEncryptionKey: string | null;
+  tokens: { authTtlSeconds: number; refreshTtlSeconds: number };
+  limits: RateLimitConfig;
+}
+
+export interface RateLimitConfig {
+  /** Failed logins per account in the window. */
+  loginFailuresPerAccount: { points: number; durationSeconds: number };
+  /** Requests to authentication endpoints per IP. */
+  authPerIp: { points: number; durationSeconds: number };
+  /** Every request per caller (token or IP). */
+  requestsPerCaller: { points: number; durationSeconds: number };
+}
+
+/** A configuration value that cannot be used; start-up stops with `message`. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(', ')}), got an unparseable value`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function withoutTrailingSlash(value: string): string {
+  return value.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '0.0.0.0';
+  const baseUrl = withoutTrailingSlash(url(env, 'BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`);
+  const dataDirRaw = env.DATA_DIR || './data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
+
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'sqlite:', 'file:']);
+  let database: Config['database'];
+  if (databaseUrl === null) database = { kind: 'sqlite', file: resolve(dataDir, 'latchkey.sqlite') };
+  else if (databaseUrl.startsWith('postgres')) database = { kind: 'postgres', url: databaseUrl };
+  else database = { kind: 'sqlite', file: resolve(cwd, decodeURIComponent(new URL(databaseUrl).pathname)) };
+
+  const mqttUrl = url(env, 'MQTT_URL', ['mqtt:', 'mqtts:', 'tcp:', 'tls:']);
+  const mqtt: Config['mqtt'] = mqttUrl
+    ? { kind: 'external', url: mqttUrl }
+    : { kind: 'embedded', port: integer(env, 'MQTT_PORT', 1884, 0, 65535) };
+
+  const kek = env.KEY_ENCRYPTION_KEY || null;
+  if (kek !== null && Buffer.from(kek, 'base64').length !== 32) {
+    throw new ConfigError('KEY_ENCRYPTION_KEY must be the Base64 of exactly 32 bytes');
+  }
+
+  return {
+    port,
+    host,
+    baseUrl,
+    dataDir,
+    database,
+    mqtt,
+    topicPrefix: env.MQTT_TOPIC_PREFIX || 'locks',
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smsWebhookUrl: url(env, 'SMS_WEBHOOK_URL', ['http:', 'https:']),
+    cdnUrl: withoutTrailingSlash(url(env, 'CDN_URL', ['http:', 'https:']) ?? `${baseUrl}/cdn`),
+    lockReplyTimeoutMs: integer(env, 'LOCK_REPLY_TIMEOUT_MS', 5000, 1, 600_000),
+    certCheck: oneOf(env, 'CERT_CHECK', 'new-key', ['always', 'new-key', 'never'] as const),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    trustProxy: (env.TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean),
+    keyEncryptionKey: kek,
+    tokens: {
+      authTtlSeconds: integer(env, 'AUTH_TOKEN_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
+      refreshTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 90 * 24 * 3600, 60, 5 * 365 * 24 * 3600),
+    },
+    limits: {
+      loginFailuresPerAccount: {
+        points: integer(env, 'RATE_LOGIN_FAILURES_PER_ACCOUNT', 10, 1, 1_000_000),
+        durationSeconds: 15 * 60,
+      },
+      authPerIp: { points: integer(env, 'RATE_AUTH_PER_IP', 300, 1, 10_000_000), durationSeconds: 60 },
+      requestsPerCaller: { points: integer(env, 'RATE_REQUESTS_PER_CALLER', 100_000, 1, 100_000_000), durationSeconds: 60 },
+    },
+  };
+}

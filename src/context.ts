@@ -1,0 +1,103 @@
+import { Redis } from 'ioredis';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config/config.js';
+import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/secret-box.js';
+import { ServiceKeys } from './crypto/service-keys.js';
+import { ServiceTokens } from './crypto/service-tokens.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrateToLatest } from './db/migrator.js';
+import { createRateLimit, type RateLimit } from './http/rate-limiter.js';
+import { DEFAULT_BRANDING, type Branding } from './messaging/branding.js';
+import { createMailer, type Mailer } from './messaging/mailer.js';
+import { createTextSender, type TextSender } from './messaging/sms.js';
+
+export interface RateLimits {
+  loginFailuresPerAccount: RateLimit;
+  authPerIp: RateLimit;
+  requestsPerCaller: RateLimit;
+  verificationPerUser: RateLimit;
+}
+
+/** Everything a request or command needs, built once by the composition root and passed down. */
+export interface AppContext {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  box: SecretBox;
+  keys: ServiceKeys;
+  tokens: ServiceTokens;
+  mailer: Mailer;
+  texts: TextSender;
+  limits: RateLimits;
+  redis: Redis | null;
+  /** The look of messages to a user of `namespace` ('direct' or an application id). */
+  brandingFor: (namespace: string) => Promise<Branding>;
+  /** Unix seconds with fraction; injectable for tests. */
+  now: () => number;
+  /** Resources to release on shutdown, closed in reverse order of creation. */
+  closers: Array<() => Promise<void> | void>;
+}
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({
+    level: config.logLevel,
+    redact: { paths: ['req.headers.authorization', 'password', 'privateKey', '*.password', '*.privateKey', 'secret', '*.secret'], censor: '[redacted]' },
+  });
+}
+
+export interface ContextOptions {
+  logger?: Logger;
+  now?: () => number;
+  migrate?: boolean;
+}
+
+export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
+  const logger = options.logger ?? createLogger(config);
+  const now = options.now ?? (() => Date.now() / 1000);
+  const closers: AppContext['closers'] = [];
+  try {
+    const db = openDatabase(config.database);
+    closers.push(() => db.close());
+    if (options.migrate !== false) await migrateToLatest(db);
+
+    const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+    if (redis) closers.push(async () => void (await redis.quit()));
+
+    const box = createSecretBox(loadKeyEncryptionKey(config.keyEncryptionKey, config.dataDir));
+    const keys = new ServiceKeys(db.kysely, box, now);
+    await keys.load();
+    const tokens = new ServiceTokens({ keys, baseUrl: config.baseUrl, authTtlSeconds: config.tokens.authTtlSeconds, refreshTtlSeconds: config.tokens.refreshTtlSeconds, now });
+
+    const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger });
+    closers.push(() => mailer.close());
+    const texts = createTextSender({ webhookUrl: config.smsWebhookUrl, dataDir: config.dataDir, logger });
+
+    const { limits: l } = config;
+    const limits: RateLimits = {
+      loginFailuresPerAccount: createRateLimit({ name: 'login-fail', ...l.loginFailuresPerAccount, redis }),
+      authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis }),
+      requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis }),
+      verificationPerUser: createRateLimit({ name: 'verify', points: 10, durationSeconds: 3600, redis }),
+    };
+
+    const brandingFor = async (_namespace: string) => DEFAULT_BRANDING;
+    return { config, logger, db, box, keys, tokens, mailer, texts, limits, redis, brandingFor, now, closers };
+  } catch (err) {
+    await closeAll(closers);
+    throw err;
+  }
+}
+
+async function closeAll(closers: AppContext['closers']): Promise<void> {
+  for (const close of [...closers].reverse()) {
+    try {
+      await close();
+    } catch {
+      // Shutting down: a resource that fails to close must not keep the others open.
+    }
+  }
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  await closeAll(ctx.closers);
+}

@@ -1,0 +1,52 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Encrypts secrets at rest (private keys, CA keys) with AES-256-GCM under the key-encryption key.
+ * `context` is bound as additional data, so a sealed value cannot be moved to another row.
+ */
+export interface SecretBox {
+  seal(plaintext: Buffer | string, context: string): string;
+  open(sealed: string, context: string): Buffer;
+}
+
+const FORMAT = 'v1';
+
+export function createSecretBox(key: Buffer): SecretBox {
+  if (key.length !== 32) throw new Error('key-encryption key must be 32 bytes');
+  return {
+    seal(plaintext, context) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(Buffer.from(context));
+      const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+      return [FORMAT, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    },
+    open(sealed, context) {
+      const [format, iv, tag, body] = sealed.split('.');
+      if (format !== FORMAT || !iv || !tag || body === undefined) throw new Error('sealed value has an unknown format');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAAD(Buffer.from(context));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]);
+    },
+  };
+}
+
+/**
+ * The key-encryption key: from configuration when given (required for several instances), else
+ * a key file in the data directory, created on first start with owner-only permissions.
+ */
+export function loadKeyEncryptionKey(configured: string | null, dataDir: string): Buffer {
+  if (configured) return Buffer.from(configured, 'base64');
+  const file = join(dataDir, 'key-encryption.key');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+  }
+  chmodSync(file, 0o600);
+  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte Base64 key`);
+  return key;
+}

@@ -1,0 +1,37 @@
+import { AppError } from './app-error.js';
+
+/**
+ * Every error the API can answer, in one place. Each entry builds a fresh AppError so that a
+ * caller can add detail to the message where it helps (never internals).
+ */
+export const errors = {
+  badRequest: (message = 'malformed request') => new AppError(400, 'bad_request', message),
+  validation: (message: string) => new AppError(400, 'validation_failed', message),
+  unauthenticated: (message = 'authentication token invalid') => new AppError(401, 'unauthenticated', message),
+  badCredentials: () => new AppError(401, 'bad_credentials', 'email or password is incorrect'),
+  badSignature: (message = 'signature invalid') => new AppError(401, 'bad_signature', message),
+  forbidden: (message = 'caller lacks permission') => new AppError(403, 'forbidden', message),
+  wrongPassword: () => new AppError(403, 'wrong_password', 'old password is incorrect'),
+  notFound: (what = 'resource') => new AppError(404, 'not_found', `${what} not found`),
+  methodNotAllowed: () => new AppError(405, 'method_not_allowed', 'method not allowed for the resource'),
+  notAcceptable: () => new AppError(406, 'not_acceptable', 'requested format is not JSON'),
+  conflict: (message = 'conflict') => new AppError(409, 'conflict', message),
+  jtiReused: () => new AppError(409, 'jti_reused', 'jti already used', { code: 409.1 }),
+  pendingInvite: () => new AppError(409, 'pending_invite', 'a pending invite exists for this email; register with force=true to discard it', { code: 409.2 }),
+  emailTaken: () => new AppError(409, 'email_taken', 'an account with this email already exists', { code: 409.3 }),
+  lastAdmin: () => new AppError(409, 'last_admin', 'the last admin cannot leave while other users remain', { code: 409.4 }),
+  gone: (message = 'resource removed') => new AppError(410, 'gone', message),
+  payloadTooLarge: () => new AppError(413, 'payload_too_large', 'request body too large'),
+  unsupportedMediaType: () => new AppError(415, 'unsupported_media_type', 'unsupported content type'),
+  locked: (message = 'resource cannot be updated until an unlock operation is performed') => new AppError(423, 'locked', message),
+  secondaryCheckRequired: () => new AppError(423, 'verification_required', 'a secondary authentication check is required', { code: 423.1 }),
+  tooEarly: (message = 'resource unavailable until a pending operation completes') => new AppError(425, 'too_early', message),
+  tooManyRequests: (retryAfterSeconds: number) =>
+    new AppError(429, 'too_many_requests', 'too many requests', { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
+  internal: () => new AppError(500, 'internal', 'internal server error'),
+  lockRefused: (reason: string) => new AppError(409, 'lock_refused', `the lock refused the operation: ${reason}`),
+  lockOffline: () => new AppError(503, 'lock_offline', 'lock offline'),
+  lockTimeout: () => new AppError(504, 'lock_timeout', 'the lock did not respond in time'),
+} as const;
+
+export { AppError, isAppError } from './app-error.js';

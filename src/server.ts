@@ -1,0 +1,40 @@
+import type { Config } from './config/config.js';
+import { closeContext, createContext, type AppContext, type ContextOptions } from './context.js';
+import { createHttpApp, type HttpApp } from './http/app.js';
+import { registerRoutes } from './routes.js';
+
+export interface RunningService {
+  ctx: AppContext;
+  app: HttpApp;
+  /** The base URL the HTTP listener actually answers on (with the real port). */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds and starts the whole service: context, HTTP listener. `close()` stops in reverse:
+ * stop accepting, finish requests in flight, then release the context.
+ */
+export async function startService(config: Config, options: ContextOptions = {}): Promise<RunningService> {
+  const ctx = await createContext(config, options);
+  let app: HttpApp | null = null;
+  try {
+    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy });
+    await registerRoutes(app, ctx);
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const started = app;
+    let closing: Promise<void> | null = null;
+    return {
+      ctx,
+      app: started,
+      url: `http://127.0.0.1:${port}`,
+      close: () => (closing ??= started.close().then(() => closeContext(ctx))),
+    };
+  } catch (err) {
+    await app?.close();
+    await closeContext(ctx);
+    throw err;
+  }
+}

@@ -1,0 +1,48 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Config } from '../../src/config/config.js';
+
+/** Which engine this test run uses: LATCHKEY_TEST_DB=sqlite (default) or postgres. */
+export const TEST_DB = (process.env.LATCHKEY_TEST_DB ?? 'sqlite') as 'sqlite' | 'postgres';
+const PG_ADMIN_URL = process.env.LATCHKEY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestDatabase {
+  config: Config['database'];
+  /** DATABASE_URL for a child process using the same database. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database for one test: a temp SQLite file, or a throwaway PostgreSQL database. */
+export async function createTestDatabase(dir?: string): Promise<TestDatabase> {
+  if (TEST_DB === 'sqlite') {
+    const own = dir ? null : await mkdtemp(join(tmpdir(), 'latchkey-db-'));
+    const file = join(dir ?? own!, 'test.sqlite');
+    return { config: { kind: 'sqlite', file }, url: `file:${file}`, drop: async () => void (own && (await rm(own, { recursive: true, force: true }))) };
+  }
+  const name = `latchkey_test_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    config: { kind: 'postgres', url: url.toString() },
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
