@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
+import { createInProcessBus, createRedisBus, type EventBus } from './bus/event-bus.js';
 import type { Config } from './config/config.js';
 import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { ServiceKeys } from './crypto/service-keys.js';
@@ -30,6 +31,8 @@ export interface AppContext {
   texts: TextSender;
   limits: RateLimits;
   redis: Redis | null;
+  /** Events between features and instances (in-process, or Redis when configured). */
+  bus: EventBus;
   /** The look of messages to a user of `namespace` ('direct' or an application id). */
   brandingFor: (namespace: string) => Promise<Branding>;
   /** Unix seconds with fraction; injectable for tests. */
@@ -63,6 +66,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
     if (redis) closers.push(async () => void (await redis.quit()));
 
+    const bus = config.redisUrl ? createRedisBus(config.redisUrl, logger) : createInProcessBus();
+    closers.push(() => bus.close());
+
     const box = createSecretBox(loadKeyEncryptionKey(config.keyEncryptionKey, config.dataDir));
     const keys = new ServiceKeys(db.kysely, box, now);
     await keys.load();
@@ -81,7 +87,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     };
 
     const brandingFor = async (_namespace: string) => DEFAULT_BRANDING;
-    return { config, logger, db, box, keys, tokens, mailer, texts, limits, redis, brandingFor, now, closers };
+    return { config, logger, db, box, keys, tokens, mailer, texts, limits, redis, bus, brandingFor, now, closers };
   } catch (err) {
     await closeAll(closers);
     throw err;

@@ -1,0 +1,13 @@
+// `npm run bench`: every benchmark in turn, each in its own process; each prints its figures.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const only = process.argv.slice(2);
+const benches = ['account.ts', 'device-list.ts', 'audit-page.ts', 'link-roundtrip.ts', 'sse-fanout.ts', 'unlock.ts'];
+for (const name of benches) {
+  if (only.length > 0 && !only.some((o) => name.includes(o))) continue;
+  const file = new URL(name, import.meta.url).pathname;
+  if (!existsSync(file)) continue;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit' });
+  if (result.status !== 0) console.log(`(${name} exited ${result.status})`);
+}
