@@ -10,6 +10,8 @@ export const errors = {
   unauthenticated: (message = 'authentication token invalid') => new AppError(401, 'unauthenticated', message),
   badCredentials: () => new AppError(401, 'bad_credentials', 'email or password is incorrect'),
   badSignature: (message = 'signature invalid') => new AppError(401, 'bad_signature', message),
+  tokenExpired: (message = 'token expired') => new AppError(401, 'token_expired', message),
+  tokenNotYetValid: (message = 'token not yet valid') => new AppError(401, 'token_not_yet_valid', message),
   forbidden: (message = 'caller lacks permission') => new AppError(403, 'forbidden', message),
   wrongPassword: () => new AppError(403, 'wrong_password', 'old password is incorrect'),
   notFound: (what = 'resource') => new AppError(404, 'not_found', `${what} not found`),

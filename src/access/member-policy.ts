@@ -1,0 +1,133 @@
+import { errors, type AppError } from '../errors/catalogue.js';
+import { isAddressPermitted } from './addresses.js';
+import { meetsLocationRequirement } from './location.js';
+import { meetsTimeRequirements } from './time-window.js';
+import type { Member, MemberRole, OperationLocation, UsageRequirements } from './types.js';
+
+/**
+ * Who may do what on a lock (decisions §4 permissions, §5 reads). Pure: every fact comes in as an
+ * argument and `now` is Unix seconds. Results are small values rather than exceptions so each
+ * branch is easy to test; `assertAllowed` turns a refusal into the catalogue's AppError.
+ *
+ * Functions with an optional `now` also require the member to be inside its start/end window
+ * when it is given; the executor passes it, so an ADMIN whose access has ended manages nothing.
+ */
+
+export type Denied = { allowed: false; status: 403 | 409; reason: string; error?: 'last_admin' };
+export type Allowed = { allowed: true };
+export type Decision = Allowed | Denied;
+export type RemovalDecision = (Allowed & { lockBecomesUnowned: boolean }) | Denied;
+
+const forbidden = (reason: string): Denied => ({ allowed: false, status: 403, reason });
+const ALLOWED: Allowed = { allowed: true };
+
+type Enrolment = Pick<Member, 'role'> & { start?: number | null; end?: number | null };
+
+/** Inside the member's window: from `start` (inclusive; null/absent = always) to `end` (exclusive; null/absent = never). */
+export function isMemberActive(member: Pick<Member, 'start' | 'end'> | { start?: number | null; end?: number | null }, now: number): boolean {
+  return (member.start == null || now >= member.start) && (member.end == null || now < member.end);
+}
+
+function windowRefusal(member: Enrolment, now: number): Denied | null {
+  if (member.start != null && now < member.start) return forbidden('access has not started yet');
+  if (member.end != null && now >= member.end) return forbidden('access has ended');
+  return null;
+}
+
+function adminOnly(member: Enrolment, now: number | undefined): Decision {
+  if (member.role !== 'ADMIN') return forbidden('admin role required');
+  return (now === undefined ? null : windowRefusal(member, now)) ?? ALLOWED;
+}
+
+export interface UnlockRequest {
+  member: Enrolment;
+  requirements?: UsageRequirements | null;
+  permittedAddresses?: readonly string[] | null;
+  callerIp: string | null | undefined;
+  location?: Partial<OperationLocation> | null;
+  now: number;
+}
+
+/**
+ * MUTATE_LOCK: the member's window applies to everyone, permitted addresses to everyone, usage
+ * requirements (time, location) to USERs only: an ADMIN is exempt from them.
+ */
+export function canUnlock(request: UnlockRequest): Decision {
+  const { member, requirements, now } = request;
+  const refusal = windowRefusal(member, now);
+  if (refusal !== null) return refusal;
+  if (!isAddressPermitted(request.permittedAddresses ?? [], request.callerIp)) return forbidden('caller address not permitted');
+  if (member.role === 'ADMIN') return ALLOWED;
+  if (!meetsTimeRequirements(requirements?.time, now)) return forbidden('outside permitted times');
+  const location = meetsLocationRequirement(requirements?.location, request.location);
+  return location.ok ? ALLOWED : forbidden(location.reason);
+}
+
+/** ADD_USER and REMOVE_USER of others. */
+export function canManageMembers(member: Enrolment, now?: number): Decision {
+  return adminOnly(member, now);
+}
+
+/** MUTATE_SETTING and the `settings` part of PUT /device/{id}. */
+export function canChangeSettings(member: Enrolment, now?: number): Decision {
+  return adminOnly(member, now);
+}
+
+/** The lock's users list and the lock's audit trail: 403 for a USER (a non-member gets 404 before this). */
+export function canReadAdminData(member: Enrolment, now?: number): Decision {
+  return adminOnly(member, now);
+}
+
+export interface MembershipCounts {
+  /** ADMINs enrolled on the lock now, the actor included. */
+  adminCount: number;
+  /** Members enrolled on the lock now, of any role, the actor included. */
+  memberCount: number;
+  /** When given, the actor must be inside its window to remove others. */
+  now?: number;
+}
+
+/**
+ * REMOVE_USER of several members at once. `targets` must be enrolled members (the caller answers
+ * 404 or ignores others beforehand). Removing oneself is open to any member; removing others is
+ * ADMIN only. A removal that would leave members but no ADMIN is refused (409, last admin);
+ * one that leaves nobody returns the lock to unowned.
+ */
+export function canRemoveMembers(
+  actor: Enrolment & Pick<Member, 'userId'>,
+  targets: ReadonlyArray<{ userId: string; role: MemberRole }>,
+  counts: MembershipCounts,
+): RemovalDecision {
+  const unique = [...new Map(targets.map((target) => [target.userId, target])).values()];
+  if (unique.some((target) => target.userId !== actor.userId)) {
+    const decision = adminOnly(actor, counts.now);
+    if (!decision.allowed) return decision;
+  }
+  const remainingMembers = counts.memberCount - unique.length;
+  const removedAdmins = unique.filter((target) => target.role === 'ADMIN').length;
+  if (remainingMembers <= 0) return { allowed: true, lockBecomesUnowned: true };
+  if (removedAdmins > 0 && counts.adminCount - removedAdmins <= 0) {
+    return { allowed: false, status: 409, reason: 'the last admin cannot leave while other users remain', error: 'last_admin' };
+  }
+  return { allowed: true, lockBecomesUnowned: false };
+}
+
+/**
+ * REMOVE_USER of one member. When `targetUserId` is someone else its role is not needed: an
+ * ADMIN actor remains, so the lock keeps an admin whatever the target was.
+ */
+export function canRemoveMember(actor: Enrolment & Pick<Member, 'userId'>, targetUserId: string, counts: MembershipCounts): RemovalDecision {
+  const targetRole: MemberRole = targetUserId === actor.userId ? actor.role : 'USER';
+  return canRemoveMembers(actor, [{ userId: targetUserId, role: targetRole }], counts);
+}
+
+/** The AppError a refusal is answered with. */
+export function refusalError(denied: Denied): AppError {
+  if (denied.status === 409) return denied.error === 'last_admin' ? errors.lastAdmin() : errors.conflict(denied.reason);
+  return errors.forbidden(denied.reason);
+}
+
+/** Throws the catalogue's AppError for a refusal; narrows `result` to its allowed form otherwise. */
+export function assertAllowed<T extends Allowed>(result: T | Denied): asserts result is T {
+  if (!result.allowed) throw refusalError(result);
+}
