@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { createInProcessBus, createRedisBus, type EventBus } from './bus/event-bus.js';
+import { brandingFor as applicationBranding } from './applications/branding.js';
 import type { Config } from './config/config.js';
 import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { ServiceKeys } from './crypto/service-keys.js';
@@ -8,7 +9,7 @@ import { ServiceTokens } from './crypto/service-tokens.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { createRateLimit, type RateLimit } from './http/rate-limiter.js';
-import { DEFAULT_BRANDING, type Branding } from './messaging/branding.js';
+import type { Branding } from './messaging/branding.js';
 import { createMailer, type Mailer } from './messaging/mailer.js';
 import { createTextSender, type TextSender } from './messaging/sms.js';
 
@@ -86,7 +87,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       verificationPerUser: createRateLimit({ name: 'verify', points: 10, durationSeconds: 3600, redis }),
     };
 
-    const brandingFor = async (_namespace: string) => DEFAULT_BRANDING;
+    const brandingFor = (namespace: string) => applicationBranding(db.kysely, namespace);
     return { config, logger, db, box, keys, tokens, mailer, texts, limits, redis, bus, brandingFor, now, closers };
   } catch (err) {
     await closeAll(closers);

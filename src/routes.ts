@@ -1,22 +1,28 @@
 import type { FastifyRequest } from 'fastify';
 import { accountRoutes } from './accounts/routes/account.js';
 import { authRoutes } from './accounts/routes/auth.js';
-import { authenticate, bearerToken, type ExternalTokenVerifier } from './accounts/authenticate.js';
+import { authenticate, bearerToken } from './accounts/authenticate.js';
+import { createApplicationsPlatform, type ApplicationsPlatform } from './applications/platform.js';
+import { platformRoutes } from './applications/routes.js';
+import { auditRoutes } from './audit/routes.js';
+import { cdnRoutes } from './cdn/routes.js';
 import type { AppContext } from './context.js';
+import { directoryRoutes } from './directory/routes.js';
 import type { HttpApp } from './http/app.js';
+import { lockRoutes } from './locks/routes/index.js';
 import { systemRoutes } from './system/routes.js';
 
 /**
  * Registers every feature's routes inside one scope whose hook authenticates each request
  * unless the route says `auth: 'none'` (secure by default).
  */
-export async function registerRoutes(app: HttpApp, ctx: AppContext, external: ExternalTokenVerifier | null = null): Promise<void> {
+export async function registerRoutes(app: HttpApp, ctx: AppContext, applications: ApplicationsPlatform = createApplicationsPlatform(ctx)): Promise<void> {
   await app.register(async (api) => {
     api.decorateRequest('caller', undefined as never);
     api.addHook('onRequest', async (request: FastifyRequest) => {
       const auth = request.routeOptions.config?.auth ?? 'user';
       if (auth === 'user') {
-        request.caller = await authenticate(ctx, external, bearerToken(request));
+        request.caller = await authenticate(ctx, applications.tokens, bearerToken(request));
         await ctx.limits.requestsPerCaller.consume(request.caller.userId);
       } else {
         await ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);
@@ -25,5 +31,10 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, external: Ex
     await api.register(systemRoutes(ctx));
     await api.register(authRoutes(ctx));
     await api.register(accountRoutes(ctx));
+    await api.register(platformRoutes(ctx, applications));
+    await api.register(directoryRoutes(ctx, applications.tokens));
+    await api.register(cdnRoutes(ctx, applications.embedded));
+    await api.register(auditRoutes(ctx));
+    await api.register(lockRoutes(ctx));
   });
 }

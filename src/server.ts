@@ -1,3 +1,4 @@
+import { createApplicationsPlatform } from './applications/platform.js';
 import type { Config } from './config/config.js';
 import { closeContext, createContext, type AppContext, type ContextOptions } from './context.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
@@ -19,8 +20,9 @@ export async function startService(config: Config, options: ContextOptions = {})
   const ctx = await createContext(config, options);
   let app: HttpApp | null = null;
   try {
-    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy });
-    await registerRoutes(app, ctx);
+    const applications = createApplicationsPlatform(ctx);
+    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, corsOrigin: (origin) => applications.cors.allows(origin) });
+    await registerRoutes(app, ctx, applications);
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

@@ -20,11 +20,11 @@ export async function updateDisplayName(ctx: AppContext, caller: Caller, display
 /** A wrong old password is 403, not 401, which clients take as "signed out" (decisions §2). */
 export async function changePassword(ctx: AppContext, caller: Caller, oldPassword: string, newPassword: string): Promise<void> {
   const user = await getAccount(ctx, caller);
-  await ctx.limits.loginFailuresPerAccount.check(`password:${user.id}`);
-  if (!user.password_hash || !(await verifyPassword(user.password_hash, oldPassword))) {
-    await ctx.limits.loginFailuresPerAccount.consume(`password:${user.id}`);
-    throw errors.wrongPassword();
-  }
+  const limitKey = `password:${user.id}`;
+  // Counted before checking, like login: parallel guesses cannot overrun the limit.
+  await ctx.limits.loginFailuresPerAccount.consume(limitKey);
+  if (!user.password_hash || !(await verifyPassword(user.password_hash, oldPassword))) throw errors.wrongPassword();
+  await ctx.limits.loginFailuresPerAccount.reset(limitKey);
   const hash = await hashPassword(newPassword);
   await inTransaction(ctx.db, ctx.logger, async ({ db }) => {
     await updateUser(db, user.id, { password_hash: hash, updated: ctx.now() });

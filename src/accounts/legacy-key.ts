@@ -16,6 +16,11 @@ export async function createLegacyKey(ctx: AppContext, userId: string): Promise<
   return { public_key: publicKey, private_key_sealed: ctx.box.seal(privateKeyDer, sealContext(userId)), privateKey: privateKeyDer.toString('base64') };
 }
 
+/** Seals a Base64 PKCS#8 private key for storage on the row of `userId`. */
+export function sealLegacyPrivateKey(ctx: AppContext, userId: string, privateKeyBase64: string): string {
+  return ctx.box.seal(Buffer.from(privateKeyBase64, 'base64'), sealContext(userId));
+}
+
 export function openLegacyPrivateKey(ctx: AppContext, userId: string, sealed: string): string {
   return ctx.box.open(sealed, sealContext(userId)).toString('base64');
 }

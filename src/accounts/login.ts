@@ -3,7 +3,7 @@ import { decoyPasswordHash, verifyPassword } from '../crypto/passwords.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { createLegacyKey, openLegacyPrivateKey } from './legacy-key.js';
-import { DIRECT_NAMESPACE, findUserByEmail, normaliseEmail, updateUser, type UserRow } from './queries.js';
+import { DIRECT_NAMESPACE, findUserByEmail, findUserById, normaliseEmail, setLegacyKeyIfMissing, type UserRow } from './queries.js';
 import { issueTokenPair, openSession, type TokenPair } from './sessions.js';
 
 export interface LoggedIn extends TokenPair {
@@ -17,14 +17,13 @@ export interface LoggedIn extends TokenPair {
  */
 export async function login(ctx: AppContext, input: { email: string; password: string; withKeys: boolean }): Promise<LoggedIn> {
   const accountKey = normaliseEmail(input.email);
-  await ctx.limits.loginFailuresPerAccount.check(accountKey);
+  // Every attempt counts before the password is checked, so parallel guesses cannot all slip in
+  // under the limit; a success clears the count, which leaves only failures counted.
+  await ctx.limits.loginFailuresPerAccount.consume(accountKey);
   const user = await findUserByEmail(ctx.db.kysely, DIRECT_NAMESPACE, input.email);
   const hash = user?.password_hash ?? (await decoyPasswordHash());
   const valid = (await verifyPassword(hash, input.password)) && user !== undefined && user.password_hash !== null && user.orphan === 0;
-  if (!valid) {
-    await ctx.limits.loginFailuresPerAccount.consume(accountKey);
-    throw errors.badCredentials();
-  }
+  if (!valid) throw errors.badCredentials();
   await ctx.limits.loginFailuresPerAccount.reset(accountKey);
 
   const key = input.withKeys ? await legacyKeyFor(ctx, user) : null;
@@ -39,6 +38,11 @@ async function legacyKeyFor(ctx: AppContext, user: UserRow): Promise<{ publicKey
     return { publicKey: user.public_key, privateKey: openLegacyPrivateKey(ctx, user.id, user.private_key_sealed) };
   }
   const key = await createLegacyKey(ctx, user.id);
-  await updateUser(ctx.db.kysely, user.id, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() });
-  return { publicKey: key.public_key, privateKey: key.privateKey };
+  if (await setLegacyKeyIfMissing(ctx.db.kysely, user.id, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() })) {
+    return { publicKey: key.public_key, privateKey: key.privateKey };
+  }
+  // A concurrent v1 login stored its key first: everyone gets that one.
+  const stored = await findUserById(ctx.db.kysely, user.id);
+  if (!stored?.public_key || !stored.private_key_sealed) throw errors.unauthenticated();
+  return { publicKey: stored.public_key, privateKey: openLegacyPrivateKey(ctx, user.id, stored.private_key_sealed) };
 }

@@ -15,8 +15,10 @@ export function findUserById(db: Executor, id: string): Promise<UserRow | undefi
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findUserByEmail(db: Executor, namespace: string, email: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('namespace', '=', namespace).where('email_normalised', '=', normaliseEmail(email)).executeTakeFirst();
+/** `forUpdate` locks the row until the transaction ends (PostgreSQL only; SQLite has no FOR UPDATE). */
+export function findUserByEmail(db: Executor, namespace: string, email: string, options: { forUpdate?: boolean } = {}): Promise<UserRow | undefined> {
+  const query = db.selectFrom('users').selectAll().where('namespace', '=', namespace).where('email_normalised', '=', normaliseEmail(email));
+  return (options.forUpdate ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function insertUser(db: Executor, user: Insertable<UsersTable>): Promise<void> {
@@ -25,6 +27,12 @@ export async function insertUser(db: Executor, user: Insertable<UsersTable>): Pr
 
 export async function updateUser(db: Executor, id: string, changes: Updateable<UsersTable>): Promise<void> {
   await db.updateTable('users').set(changes).where('id', '=', id).execute();
+}
+
+/** Stores a legacy key only if the user has none yet; false when another request got there first. */
+export async function setLegacyKeyIfMissing(db: Executor, id: string, key: { public_key: string; private_key_sealed: string; updated: number }): Promise<boolean> {
+  const result = await db.updateTable('users').set(key).where('id', '=', id).where('public_key', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export async function deleteUser(db: Executor, id: string): Promise<void> {

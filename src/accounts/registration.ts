@@ -2,11 +2,11 @@ import type { AppContext } from '../context.js';
 import { hashPassword } from '../crypto/passwords.js';
 import { newId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { inTransaction } from '../db/transaction.js';
+import { inTransaction, type Executor } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { prepareVerificationEmail } from './emails.js';
-import { createLegacyKey, openLegacyPrivateKey, type SealedLegacyKey } from './legacy-key.js';
-import { DIRECT_NAMESPACE, deleteUser, findUserByEmail, findUserById, insertUser, normaliseEmail, updateUser } from './queries.js';
+import { createLegacyKey, openLegacyPrivateKey, sealLegacyPrivateKey, type SealedLegacyKey } from './legacy-key.js';
+import { DIRECT_NAMESPACE, deleteUser, findUserByEmail, findUserById, insertUser, normaliseEmail, updateUser, type UserRow } from './queries.js';
 import { issueTokenPair, openSession, type TokenPair } from './sessions.js';
 
 export interface RegistrationInput {
@@ -32,16 +32,15 @@ export async function register(ctx: AppContext, input: RegistrationInput): Promi
   ]);
   try {
     const outcome = await inTransaction(ctx.db, ctx.logger, async (uow) => {
-      const existing = await findUserByEmail(uow.db, DIRECT_NAMESPACE, input.email);
+      // FOR UPDATE (PostgreSQL): two registrations racing for one invite must not both take it over.
+      const existing = await findUserByEmail(uow.db, DIRECT_NAMESPACE, input.email, { forUpdate: ctx.db.dialect === 'postgres' });
       if (existing && existing.orphan === 0) throw errors.emailTaken();
       const now = ctx.now();
       let id = userId;
-      let key: { publicKey: string; privateKey: string } | null = legacyKey ? { publicKey: legacyKey.public_key, privateKey: legacyKey.privateKey } : null;
+      let key: LegacyKeyPair | null = legacyKey ? { publicKey: legacyKey.public_key, privateKey: legacyKey.privateKey } : null;
       if (existing && input.version === 1) {
-        // Taking over an invite keeps its id, key and the shares made to it.
         id = existing.id;
-        await updateUser(uow.db, id, { password_hash: passwordHash, display_name: input.displayName ?? existing.display_name, orphan: 0, email: input.email.trim(), updated: now });
-        key = existing.public_key && existing.private_key_sealed ? { publicKey: existing.public_key, privateKey: openLegacyPrivateKey(ctx, id, existing.private_key_sealed) } : key;
+        key = await takeOverInvite(ctx, uow.db, existing, { input, passwordHash, legacyKey, now });
       } else {
         if (existing && !input.force) throw errors.pendingInvite();
         if (existing) await deleteUser(uow.db, existing.id);
@@ -59,6 +58,36 @@ export async function register(ctx: AppContext, input: RegistrationInput): Promi
     if (isUniqueViolation(err)) throw errors.emailTaken();
     throw err;
   }
+}
+
+interface LegacyKeyPair {
+  publicKey: string;
+  privateKey: string;
+}
+
+/**
+ * Registration v1 with the email of a pending invite: the account keeps the invite's id, key and
+ * the shares made to it. An invite without a key gets the one just generated, sealed for its id.
+ */
+async function takeOverInvite(
+  ctx: AppContext,
+  db: Executor,
+  invite: UserRow,
+  args: { input: RegistrationInput; passwordHash: string; legacyKey: SealedLegacyKey | null; now: number },
+): Promise<LegacyKeyPair | null> {
+  const { input, passwordHash, legacyKey, now } = args;
+  const changes = { password_hash: passwordHash, display_name: input.displayName ?? invite.display_name, orphan: 0 as const, email: input.email.trim(), updated: now };
+  if (invite.public_key && invite.private_key_sealed) {
+    await updateUser(db, invite.id, changes);
+    return { publicKey: invite.public_key, privateKey: openLegacyPrivateKey(ctx, invite.id, invite.private_key_sealed) };
+  }
+  if (!legacyKey) {
+    await updateUser(db, invite.id, changes);
+    return null;
+  }
+  const sealed = sealLegacyPrivateKey(ctx, invite.id, legacyKey.privateKey);
+  await updateUser(db, invite.id, { ...changes, public_key: legacyKey.public_key, private_key_sealed: sealed });
+  return { publicKey: legacyKey.public_key, privateKey: legacyKey.privateKey };
 }
 
 function newUserRow(id: string, input: RegistrationInput, passwordHash: string, key: SealedLegacyKey | null, now: number) {

@@ -18,7 +18,7 @@ export async function openSession(ctx: AppContext, db: Executor, userId: string)
   return { sessionId: session.id, refreshId: session.refresh_id };
 }
 
-export async function issueTokenPair(ctx: AppContext, user: UserRow, session: { sessionId: string; refreshId: string }): Promise<TokenPair> {
+export async function issueTokenPair(ctx: AppContext, user: UserRow, session: { sessionId: string; refreshId: string; authTime?: number }): Promise<TokenPair> {
   const [authToken, refreshToken] = await Promise.all([
     ctx.tokens.issueAuth({
       userId: user.id,
@@ -28,6 +28,7 @@ export async function issueTokenPair(ctx: AppContext, user: UserRow, session: { 
       telephone: user.telephone,
       telephoneVerified: user.telephone_verified === 1,
       displayName: user.display_name,
+      ...(session.authTime === undefined ? {} : { authTime: session.authTime }),
     }),
     ctx.tokens.issueRefresh(user.id, session.sessionId, session.refreshId),
   ]);
@@ -51,14 +52,14 @@ export async function refreshSession(ctx: AppContext, refreshToken: string): Pro
       return { kind: 'reused' as const };
     }
     const user = await findUserById(db, session.user_id);
-    return user ? { kind: 'ok' as const, user } : { kind: 'invalid' as const };
+    return user ? { kind: 'ok' as const, user, authTime: session.created } : { kind: 'invalid' as const };
   });
   if (outcome.kind === 'reused') {
     ctx.logger.warn({ sessionId: claims.sid, userId: claims.sub }, 'refresh token reused: session revoked');
     throw errors.unauthenticated('refresh token already used; session revoked');
   }
   if (outcome.kind === 'invalid') throw errors.unauthenticated();
-  return issueTokenPair(ctx, outcome.user, { sessionId: claims.sid, refreshId: nextRefreshId });
+  return issueTokenPair(ctx, outcome.user, { sessionId: claims.sid, refreshId: nextRefreshId, authTime: outcome.authTime });
 }
 
 export async function endSession(ctx: AppContext, sessionId: string | null): Promise<void> {

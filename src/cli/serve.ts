@@ -1,9 +1,7 @@
 import { loadConfig } from '../config/config.js';
-import { createLogger } from '../context.js';
-import { openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrator.js';
-import { startService } from '../server.js';
 import type { Command } from './command.js';
+
+// The service and the database are imported when a command runs, so `latchkey --help` stays quick.
 
 export const serveCommand: Command = {
   path: ['serve'],
@@ -12,6 +10,7 @@ export const serveCommand: Command = {
   options: {},
   async run() {
     const config = loadConfig();
+    const [{ createLogger }, { startService }] = await Promise.all([import('../context.js'), import('../server.js')]);
     const logger = createLogger(config);
     const service = await startService(config, { logger });
     logger.info({ url: config.baseUrl, port: config.port, database: config.database.kind }, 'latchkey serving');
@@ -38,6 +37,7 @@ export const migrateCommand: Command = {
   options: {},
   async run() {
     const config = loadConfig();
+    const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('../db/database.js'), import('../db/migrator.js')]);
     const db = openDatabase(config.database);
     try {
       const applied = await migrateToLatest(db);

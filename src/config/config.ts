@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 /** Configuration of one Latchkey process, read once from the environment at start-up. */
 export interface Config {
@@ -13,6 +14,8 @@ export interface Config {
   smtpUrl: string | null;
   smsWebhookUrl: string | null;
   cdnUrl: string;
+  /** S3-compatible object storage for uploaded logos; null stores them in DATA_DIR/cdn. */
+  s3: S3Config | null;
   lockReplyTimeoutMs: number;
   certCheck: 'always' | 'new-key' | 'never';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -22,6 +25,16 @@ export interface Config {
   keyEncryptionKey: string | null;
   tokens: { authTtlSeconds: number; refreshTtlSeconds: number };
   limits: RateLimitConfig;
+}
+
+export interface S3Config {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Where the bucket's objects are publicly readable; logo URLs start with it. */
+  publicUrl: string;
 }
 
 export interface RateLimitConfig {
@@ -43,7 +56,8 @@ type Env = Record<string, string | undefined>;
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
+  // Digits only: Number() would also take ' 80', '0x50' and '1e3'.
+  const value = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
@@ -74,8 +88,55 @@ function url(env: Env, name: string, protocols: readonly string[]): string | nul
   return raw;
 }
 
+/** proxy-addr's names, IP addresses and CIDR ranges; anything else would crash the HTTP layer later. */
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+function proxyList(env: Env, name: string): string[] {
+  const entries = (env[name] || '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (PROXY_NAMES.has(entry) || ipaddr.isValid(entry)) continue;
+    try {
+      ipaddr.parseCIDR(entry);
+    } catch {
+      throw new ConfigError(`${name} must list IP addresses, CIDR ranges or ${[...PROXY_NAMES].join('/')}, got "${entry}"`);
+    }
+  }
+  return entries;
+}
+
+/** Base64 (standard or URL alphabet) of exactly 32 bytes, or null when unset. */
+function keyEncryptionKey(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw.trim()) || Buffer.from(raw.trim(), 'base64').length !== 32) {
+    throw new ConfigError(`${name} must be the Base64 of exactly 32 bytes`);
+  }
+  return raw.trim();
+}
+
 function withoutTrailingSlash(value: string): string {
   return value.replace(/\/+$/, '');
+}
+
+/** S3 settings: none set means embedded storage; some but not all required ones is an error. */
+function s3Config(env: Env): S3Config | null {
+  const names = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_PUBLIC_URL'];
+  if (names.every((name) => !env[name])) return null;
+  const endpoint = url(env, 'S3_ENDPOINT', ['http:', 'https:']);
+  for (const name of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) {
+    if (!env[name]) throw new ConfigError(`${name} must be set when S3 storage is configured`);
+  }
+  if (!endpoint) throw new ConfigError('S3_ENDPOINT must be set when S3 storage is configured');
+  const bucket = env.S3_BUCKET!;
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`S3_BUCKET must be a valid bucket name, got "${bucket}"`);
+  const publicUrl = url(env, 'S3_PUBLIC_URL', ['http:', 'https:']) ?? `${withoutTrailingSlash(endpoint)}/${bucket}`;
+  return {
+    endpoint: withoutTrailingSlash(endpoint),
+    bucket,
+    region: env.S3_REGION || 'us-east-1',
+    accessKeyId: env.S3_ACCESS_KEY_ID!,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY!,
+    publicUrl: withoutTrailingSlash(publicUrl),
+  };
 }
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
@@ -96,10 +157,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     ? { kind: 'external', url: mqttUrl }
     : { kind: 'embedded', port: integer(env, 'MQTT_PORT', 1884, 0, 65535) };
 
-  const kek = env.KEY_ENCRYPTION_KEY || null;
-  if (kek !== null && Buffer.from(kek, 'base64').length !== 32) {
-    throw new ConfigError('KEY_ENCRYPTION_KEY must be the Base64 of exactly 32 bytes');
-  }
+  const kek = keyEncryptionKey(env, 'KEY_ENCRYPTION_KEY');
 
   return {
     port,
@@ -113,10 +171,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smsWebhookUrl: url(env, 'SMS_WEBHOOK_URL', ['http:', 'https:']),
     cdnUrl: withoutTrailingSlash(url(env, 'CDN_URL', ['http:', 'https:']) ?? `${baseUrl}/cdn`),
+    s3: s3Config(env),
     lockReplyTimeoutMs: integer(env, 'LOCK_REPLY_TIMEOUT_MS', 5000, 1, 600_000),
     certCheck: oneOf(env, 'CERT_CHECK', 'new-key', ['always', 'new-key', 'never'] as const),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
-    trustProxy: (env.TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean),
+    trustProxy: proxyList(env, 'TRUST_PROXY'),
     keyEncryptionKey: kek,
     tokens: {
       authTtlSeconds: integer(env, 'AUTH_TOKEN_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),

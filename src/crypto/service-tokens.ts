@@ -7,6 +7,8 @@ import type { ServiceKeys } from './service-keys.js';
 export const TOKEN_TYPES = { auth: 'at+jwt', refresh: 'refresh+jwt' } as const;
 export type TokenKind = keyof typeof TOKEN_TYPES;
 
+const KID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface AuthClaims extends JWTPayload {
   sub: string;
   sid: string;
@@ -33,6 +35,8 @@ export interface AuthTokenSubject {
   telephone: string | null;
   telephoneVerified: boolean;
   displayName: string | null;
+  /** When the user last proved who they are (login or registration); a refresh keeps it. Default: now. */
+  authTime?: number;
 }
 
 interface Options {
@@ -59,7 +63,7 @@ export class ServiceTokens {
 
   async issueAuth(subject: AuthTokenSubject): Promise<string> {
     const now = Math.floor(this.options.now());
-    const claims: Record<string, unknown> = { sid: subject.sessionId, auth_time: now, email_verified: subject.emailVerified };
+    const claims: Record<string, unknown> = { sid: subject.sessionId, auth_time: Math.floor(subject.authTime ?? now), email_verified: subject.emailVerified };
     if (subject.email) claims.email = subject.email;
     if (subject.telephone) {
       claims.telephone = subject.telephone;
@@ -103,13 +107,14 @@ export class ServiceTokens {
   }
 
   private async verify(kind: TokenKind, token: string): Promise<JWTPayload> {
-    let kid: string | undefined;
+    let kid: unknown;
     try {
       kid = decodeProtectedHeader(token).kid;
     } catch {
       throw errors.unauthenticated();
     }
-    const key = kid ? await this.options.keys.publicKey(kid) : null;
+    // Our kids are UUIDs: anything else (a number, an object, a NUL) is refused before any lookup.
+    const key = typeof kid === 'string' && KID_PATTERN.test(kid) ? await this.options.keys.publicKey(kid) : null;
     if (!key) throw errors.unauthenticated();
     try {
       const { payload } = await jwtVerify(token, key, {
@@ -122,8 +127,8 @@ export class ServiceTokens {
       });
       return payload;
     } catch (err) {
-      if (err instanceof joseErrors.JOSEError) throw errors.unauthenticated(err instanceof joseErrors.JWTExpired ? 'authentication token expired' : undefined);
-      throw err;
+      // Whatever jose refuses (bad signature, claims, or a structure it cannot read) is a bad token.
+      throw errors.unauthenticated(err instanceof joseErrors.JWTExpired ? 'authentication token expired' : undefined);
     }
   }
 }

@@ -1,4 +1,9 @@
 import type { AccountTables } from '../accounts/tables.js';
+import type { ApplicationTables } from '../applications/tables.js';
+import type { AuditTables } from '../audit/tables.js';
+import type { LockTables } from '../locks/tables.js';
+import type { SiteTables } from '../sites/tables.js';
+import type { TileTables } from '../tiles/tables.js';
 
 /** Every table of the service, composed from the features that own them. */
-export interface DatabaseSchema extends AccountTables {}
+export interface DatabaseSchema extends AccountTables, SiteTables, LockTables, TileTables, AuditTables, ApplicationTables {}

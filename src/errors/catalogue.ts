@@ -33,6 +33,7 @@ export const errors = {
   internal: () => new AppError(500, 'internal', 'internal server error'),
   lockRefused: (reason: string) => new AppError(409, 'lock_refused', `the lock refused the operation: ${reason}`),
   lockOffline: () => new AppError(503, 'lock_offline', 'lock offline'),
+  shuttingDown: () => new AppError(503, 'shutting_down', 'the service is shutting down; try again', { headers: { connection: 'close', 'retry-after': '1' } }),
   lockTimeout: () => new AppError(504, 'lock_timeout', 'the lock did not respond in time'),
 } as const;
 

@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { errors } from '../errors/catalogue.js';
+import { registerJsonParser } from './body-parsing.js';
 import { handleError } from './error-handler.js';
 import { negotiate } from './negotiation.js';
+import { notFoundHandler } from './not-found.js';
+import { serializeRequest } from './request-log.js';
+import { AJV_OPTIONS, strictBodyValidators } from './validation.js';
 
-export type HttpApp = FastifyInstance<
-  import('node:http').Server,
-  import('node:http').IncomingMessage,
-  import('node:http').ServerResponse,
-  Logger,
-  TypeBoxTypeProvider
->;
+export type HttpApp = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,6 +26,8 @@ declare module 'fastify' {
     auth?: 'user' | 'none' | 'refresh';
     /** The route answers text/event-stream instead of JSON. */
     eventStream?: boolean;
+    /** The route serves files (e.g. /cdn logos), whatever the Accept header says: no 406. */
+    anyAccept?: boolean;
   }
 }
 
@@ -34,6 +36,14 @@ export interface HttpAppOptions {
   baseUrl: string;
   trustProxy: string[];
   bodyLimit?: number;
+  /** Whether a browser origin may call the API (CORS, decisions §6); no CORS headers at all when absent. */
+  corsOrigin?: (origin: string | undefined) => Promise<boolean>;
+}
+
+/** The API documentation pages are HTML for browsers; the JSON-only 406 rule does not apply to them. */
+const DOCS_PREFIX = '/docs';
+function isHtmlPage(routeUrl: string | undefined): boolean {
+  return routeUrl === DOCS_PREFIX || (routeUrl?.startsWith(`${DOCS_PREFIX}/`) ?? false);
 }
 
 /**
@@ -42,35 +52,46 @@ export interface HttpAppOptions {
  */
 export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   const app = Fastify({
-    loggerInstance: options.logger,
+    loggerInstance: options.logger.child({}, { serializers: { req: serializeRequest } }),
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     trustProxy: options.trustProxy.length > 0 ? options.trustProxy : false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2048 },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
-    return503OnClosing: true,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    // The caller's X-Request-Id is kept for tracing when it looks like an id; anything else is replaced.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    // Requests that arrive while closing get the 503 below, in the documented error format.
+    return503OnClosing: false,
+    // A URL that does not decode (e.g. `%ff`) is refused in the documented error format too.
+    frameworkErrors: (err, request, reply) => handleError(err, request, reply),
+    ajv: { customOptions: AJV_OPTIONS },
+    schemaController: { compilersFactory: { buildValidator: strictBodyValidators() } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
 
   app.decorateRequest('apiVersion', 1);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // Before negotiation, so that even a refused request carries the CORS headers a browser needs to read it.
+  if (options.corsOrigin) await registerCors(app, options.corsOrigin);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) throw errors.shuttingDown();
+    // PostgreSQL text cannot hold NUL: refuse it in any path or query value up front.
+    if (/%00/.test(request.url)) throw errors.badRequest('the URL must not contain NUL characters');
     const negotiated = negotiate(request.headers.accept);
     request.apiVersion = negotiated.version;
+    if (isHtmlPage(request.routeOptions.url) || request.routeOptions.config?.anyAccept === true) return;
     const wantsStream = request.routeOptions.config?.eventStream === true;
     if (wantsStream ? !negotiated.acceptsEventStream && !negotiated.acceptsJson : !negotiated.acceptsJson) throw errors.notAcceptable();
   });
 
-  // Clients send `Content-Type: application/json` with an empty body on body-less POSTs (compat).
-  const defaultJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    defaultJson(request, body as string, done);
-  });
-
+  registerJsonParser(app);
   app.setErrorHandler((err, request, reply) => handleError(err, request, reply));
-  app.setNotFoundHandler((request, reply) => handleError(errors.notFound(), request, reply));
+  app.setNotFoundHandler(notFoundHandler(app));
 
   await app.register(swagger, {
     openapi: {
@@ -81,7 +102,25 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       security: [{ bearer: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { docExpansion: 'list' } });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;
+}
+
+/**
+ * CORS for the origins applications registered: exact scheme://host:port match, preflight
+ * included; any other origin gets no CORS headers (and its preflight a 404).
+ */
+async function registerCors(app: HttpApp, allows: (origin: string | undefined) => Promise<boolean>): Promise<void> {
+  await app.register(cors, {
+    origin: (origin, callback) => {
+      allows(origin).then(
+        (allowed) => callback(null, allowed),
+        (err: unknown) => callback(err as Error, false),
+      );
+    },
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+    exposedHeaders: ['Location', 'Retry-After', 'X-Request-Id'],
+    maxAge: 600,
+  });
 }

@@ -11,7 +11,8 @@ function fromFastifyError(err: FastifyError): AppError | null {
   if (err.validation) return errors.validation(err.message);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return errors.payloadTooLarge();
+      // decisions §1: an out-of-bounds input, the body included, is a 400.
+      return new AppError(400, 'payload_too_large', 'request body too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.unsupportedMediaType();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

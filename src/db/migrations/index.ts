@@ -1,6 +1,9 @@
 import type { Migration } from 'kysely';
 import type { DialectName } from '../database.js';
 import { accountsMigration } from './0001_accounts.js';
+import { locksMigration } from './0002_locks.js';
+import { auditMigration } from './0003_audit.js';
+import { applicationsMigration } from './0004_applications.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -9,5 +12,8 @@ import { accountsMigration } from './0001_accounts.js';
 export function migrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_accounts': accountsMigration(dialect),
+    '0002_locks': locksMigration(dialect),
+    '0003_audit': auditMigration(dialect),
+    '0004_applications': applicationsMigration(dialect),
   };
 }

@@ -1,0 +1,107 @@
+import type { Updateable } from 'kysely';
+import type { Caller } from '../accounts/caller.js';
+import { findUserByEmail, insertUser, normaliseEmail, updateUser, type UserRow } from '../accounts/queries.js';
+import type { UsersTable } from '../accounts/tables.js';
+import type { AppContext } from '../context.js';
+import { newId } from '../crypto/random.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { inTransaction, type Executor } from '../db/transaction.js';
+import type { IdentityClaims } from './token-claims.js';
+
+export function findApplicationUser(db: Executor, applicationId: string, externalId: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('namespace', '=', applicationId).where('external_id', '=', externalId).executeTakeFirst();
+}
+
+export function callerFor(user: UserRow, applicationId: string): Caller {
+  return {
+    userId: user.id,
+    sessionId: null,
+    namespace: applicationId,
+    applicationId,
+    email: user.email,
+    emailVerified: user.email_verified === 1,
+    telephone: user.telephone,
+    telephoneVerified: user.telephone_verified === 1,
+    displayName: user.display_name,
+  };
+}
+
+/**
+ * The columns the token's claims set. Absent claims leave stored values alone (a token without
+ * `email` says nothing about it); an email another user of the application holds is not taken.
+ */
+async function claimedChanges(db: Executor, applicationId: string, claims: IdentityClaims, userId: string | null): Promise<Updateable<UsersTable>> {
+  const changes: Updateable<UsersTable> = {};
+  if (claims.email !== null) {
+    const holder = await findUserByEmail(db, applicationId, claims.email);
+    if (!holder || holder.id === userId) {
+      changes.email = claims.email;
+      changes.email_normalised = normaliseEmail(claims.email);
+      changes.email_verified = claims.emailVerified ? 1 : 0;
+    }
+  }
+  if (claims.telephone !== null) {
+    changes.telephone = claims.telephone;
+    changes.telephone_verified = claims.telephoneVerified ? 1 : 0;
+  }
+  if (claims.name !== null) changes.display_name = claims.name;
+  return changes;
+}
+
+function differs(user: UserRow, changes: Updateable<UsersTable>): boolean {
+  return Object.entries(changes).some(([column, value]) => user[column as keyof UserRow] !== value);
+}
+
+/**
+ * The application's user for a verified token: created on first use, kept in step with the claims
+ * after. A pending invite (orphan) made to the same email is taken over, keeping its shares — but
+ * only when the third party says the email is verified, so nobody claims another's invite.
+ */
+export async function ensureApplicationUser(ctx: AppContext, applicationId: string, claims: IdentityClaims): Promise<UserRow> {
+  try {
+    return await inTransaction(ctx.db, ctx.logger, async ({ db }) => {
+      const existing = await findApplicationUser(db, applicationId, claims.sub);
+      if (existing) return syncUser(ctx, db, existing, applicationId, claims);
+      const invite = claims.email && claims.emailVerified ? await findUserByEmail(db, applicationId, claims.email) : undefined;
+      if (invite && invite.orphan === 1 && invite.external_id === null) {
+        await updateUser(db, invite.id, { external_id: claims.sub, orphan: 0, updated: ctx.now() });
+        return syncUser(ctx, db, { ...invite, external_id: claims.sub, orphan: 0 }, applicationId, claims);
+      }
+      const id = newId();
+      const now = ctx.now();
+      await insertUser(db, {
+        id,
+        namespace: applicationId,
+        external_id: claims.sub,
+        email: null,
+        email_normalised: null,
+        email_verified: 0,
+        telephone: null,
+        telephone_verified: 0,
+        display_name: null,
+        password_hash: null,
+        public_key: null,
+        private_key_sealed: null,
+        orphan: 0,
+        created: now,
+        updated: now,
+        ...(await claimedChanges(db, applicationId, claims, id)),
+      });
+      ctx.logger.info({ userId: id, applicationId }, 'application user created on first use');
+      return (await findApplicationUser(db, applicationId, claims.sub))!;
+    });
+  } catch (err) {
+    // Two first requests at once: the other one created the user; use it.
+    if (!isUniqueViolation(err)) throw err;
+    const created = await findApplicationUser(ctx.db.kysely, applicationId, claims.sub);
+    if (!created) throw err;
+    return created;
+  }
+}
+
+async function syncUser(ctx: AppContext, db: Executor, user: UserRow, applicationId: string, claims: IdentityClaims): Promise<UserRow> {
+  const changes = await claimedChanges(db, applicationId, claims, user.id);
+  if (!differs(user, changes)) return user;
+  await updateUser(db, user.id, { ...changes, updated: ctx.now() });
+  return { ...user, ...changes } as UserRow;
+}

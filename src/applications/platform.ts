@@ -1,0 +1,46 @@
+import type { AppContext } from '../context.js';
+import { createLogoStorage, type EmbeddedLogoStorage, type LogoStorage } from '../cdn/storage.js';
+import { CorsOrigins } from './cors-origins.js';
+import { IssuerKeyCache } from './issuer-keys.js';
+import type { ApplicationChanges } from './policy.js';
+import { ThirdPartyTokens } from './third-party-tokens.js';
+
+/** Bus channel on which instances tell each other that an application's credentials changed. */
+export const APPLICATIONS_CHANGED = 'applications.changed';
+
+/** The long-lived parts of the applications feature, built once per process by the composition root. */
+export interface ApplicationsPlatform extends ApplicationChanges {
+  /** Verifies third-party tokens; handed to the authentication hook. */
+  tokens: ThirdPartyTokens;
+  /** The registered browser origins, for CORS. */
+  cors: CorsOrigins;
+  /** Where logo uploads go (embedded or S3). */
+  logos: LogoStorage;
+  /** The embedded store, which also answers PUT/GET /cdn/*. */
+  embedded: EmbeddedLogoStorage;
+}
+
+export function createApplicationsPlatform(ctx: AppContext): ApplicationsPlatform {
+  const issuers = new IssuerKeyCache(ctx.db.kysely);
+  const tokens = new ThirdPartyTokens(ctx, issuers);
+  const cors = new CorsOrigins(ctx.db.kysely);
+  const { storage, embedded } = createLogoStorage(ctx);
+  const forget = () => {
+    issuers.clear();
+    tokens.forget();
+    cors.clear();
+  };
+  const unsubscribe = ctx.bus.subscribe(APPLICATIONS_CHANGED, forget);
+  ctx.closers.push(unsubscribe);
+  return {
+    tokens,
+    cors,
+    logos: storage,
+    embedded,
+    changed(applicationId) {
+      // Here at once; elsewhere when the bus delivers (the caches' TTL bounds a lost message).
+      forget();
+      ctx.bus.publish(APPLICATIONS_CHANGED, { applicationId }).catch((err: unknown) => ctx.logger.warn({ err, applicationId }, 'could not announce an application change'));
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { assertAllowed, canReadAdminData } from '../access/member-policy.js';
+import type { Caller } from '../accounts/caller.js';
+import { findUserById } from '../accounts/queries.js';
+import type { AppContext } from '../context.js';
+import { errors } from '../errors/catalogue.js';
+import { findMembership } from '../locks/queries.js';
+import { userLogScope } from './policy.js';
+import { administersLockOf, lockLogPage, userLogPage, type LockLogRow, type PageQuery, type UserLogRow } from './queries.js';
+import { DEFAULT_PAGE, MAX_PAGE, type LogQuery } from './schemas.js';
+import { V1_TYPES } from './types.js';
+
+export function toPage(query: LogQuery): PageQuery {
+  return { start: query.start, end: query.end, limit: Math.min(query.limit ?? DEFAULT_PAGE, MAX_PAGE) };
+}
+
+/**
+ * A lock's trail for one of its active admins (404 for a non-member, as for a lock that does not
+ * exist; 403 otherwise); v1 shows only the types v1 clients know.
+ */
+export async function readLockLog(ctx: AppContext, caller: Caller, lockId: string, page: PageQuery, version: 1 | 2): Promise<LockLogRow[]> {
+  const db = ctx.db.kysely;
+  const member = await findMembership(db, lockId, caller.userId);
+  if (!member) throw errors.notFound('lock');
+  assertAllowed(canReadAdminData(member, ctx.now()));
+  return lockLogPage(db, lockId, page, version === 1 ? V1_TYPES : undefined);
+}
+
+/** A user's trail: all of it for the user, the part on their own locks for an admin. */
+export async function readUserLog(ctx: AppContext, caller: Caller, userId: string, page: PageQuery): Promise<UserLogRow[]> {
+  const db = ctx.db.kysely;
+  const admin = { adminId: caller.userId, now: ctx.now() };
+  const self = caller.userId === userId;
+  const administersOne = !self && (await findUserById(db, userId)) !== undefined && (await administersLockOf(db, admin, userId));
+  const scope = userLogScope(caller.userId, userId, administersOne);
+  if (scope === 'not_found') throw errors.notFound('user');
+  return userLogPage(db, userId, page, scope === 'administered' ? admin : undefined);
+}

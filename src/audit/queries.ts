@@ -1,0 +1,120 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../db/transaction.js';
+import { activeAdmin } from '../locks/admin-queries.js';
+import type { AuditEntriesTable } from './tables.js';
+import type { AuditType } from './types.js';
+
+export type AuditRow = Selectable<AuditEntriesTable>;
+
+/** A lock log row: the entry and its actor's current email and display name (null once the user is gone). */
+export type LockLogRow = AuditRow & { actor_email: string | null; actor_display_name: string | null };
+
+/** A user log row: the entry and its subject's current email. */
+export type UserLogRow = AuditRow & { subject_email: string | null };
+
+/** A page of a log: inclusive time bounds (Unix seconds), newest first. */
+export interface PageQuery {
+  start?: number;
+  end?: number;
+  limit: number;
+}
+
+/** The newest entries of one lock: one backward range read of the (lock_id, seq) index. */
+export function lockLogPage(db: Executor, lockId: string, page: PageQuery, types?: readonly AuditType[]): Promise<LockLogRow[]> {
+  return db
+    .selectFrom('audit_entries as a')
+    .leftJoin('users as u', 'u.id', 'a.actor_user_id')
+    .selectAll('a')
+    .select(['u.email as actor_email', 'u.display_name as actor_display_name'])
+    .where('a.lock_id', '=', lockId)
+    .$if(page.start !== undefined, (q) => q.where('a.timestamp', '>=', page.start!))
+    .$if(page.end !== undefined, (q) => q.where('a.timestamp', '<=', page.end!))
+    .$if(types !== undefined, (q) => q.where('a.type', 'in', [...types!]))
+    .orderBy('a.seq', 'desc')
+    .limit(page.limit)
+    .execute();
+}
+
+/** Only the entries on the locks `adminId` administers at `now` (an ADMIN whose window has ended administers nothing). */
+export interface AdminScope {
+  adminId: string;
+  now: number;
+}
+
+/**
+ * The newest entries in which `userId` is actor or subject, optionally only on the locks of an
+ * admin scope. Two index range reads, (actor_user_id, seq) and (subject_user_id, seq),
+ * merged here: an OR would make PostgreSQL sort every entry of the user.
+ */
+export async function userLogPage(db: Executor, userId: string, page: PageQuery, scope?: AdminScope): Promise<UserLogRow[]> {
+  const side = (column: 'a.actor_user_id' | 'a.subject_user_id') =>
+    db
+      .selectFrom('audit_entries as a')
+      .leftJoin('users as s', 's.id', 'a.subject_user_id')
+      .selectAll('a')
+      .select('s.email as subject_email')
+      .where(column, '=', userId)
+      .$if(page.start !== undefined, (q) => q.where('a.timestamp', '>=', page.start!))
+      .$if(page.end !== undefined, (q) => q.where('a.timestamp', '<=', page.end!))
+      .$if(scope !== undefined, (q) => q.where('a.lock_id', 'in', administeredLocks(db, scope!)))
+      .orderBy('a.seq', 'desc')
+      .limit(page.limit)
+      .execute();
+  const [asActor, asSubject] = await Promise.all([side('a.actor_user_id'), side('a.subject_user_id')]);
+  return mergeNewestFirst(asActor, asSubject, page.limit);
+}
+
+/** Two newest-first pages merged into one, without the entries both hold. */
+export function mergeNewestFirst<R extends { seq: number }>(a: readonly R[], b: readonly R[], limit: number): R[] {
+  const bySeq = new Map<number, R>();
+  for (const row of [...a, ...b]) bySeq.set(row.seq, row);
+  return [...bySeq.values()].sort((x, y) => y.seq - x.seq).slice(0, limit);
+}
+
+function administeredLocks(db: Executor, scope: AdminScope) {
+  return db.selectFrom('lock_members as admin').select('admin.lock_id').where(activeAdmin(scope.adminId, scope.now));
+}
+
+/**
+ * Whether the scope's admin administers a lock that `userId` is a member of or appears in the
+ * audit of (so a revoked user's history stays readable by the admins of their former locks).
+ */
+export async function administersLockOf(db: Executor, scope: AdminScope, userId: string): Promise<boolean> {
+  const shared = await db
+    .selectFrom('lock_members as admin')
+    .innerJoin('lock_members as theirs', 'theirs.lock_id', 'admin.lock_id')
+    .select('admin.lock_id')
+    .where(activeAdmin(scope.adminId, scope.now))
+    .where('theirs.user_id', '=', userId)
+    .limit(1)
+    .executeTakeFirst();
+  if (shared) return true;
+  for (const column of ['actor_user_id', 'subject_user_id'] as const) {
+    const entry = await db
+      .selectFrom('audit_entries')
+      .select('seq')
+      .where(column, '=', userId)
+      .where('lock_id', 'in', administeredLocks(db, scope))
+      .limit(1)
+      .executeTakeFirst();
+    if (entry) return true;
+  }
+  return false;
+}
+
+/** The first lock id with audit entries after `after` (keyset walk over the (lock_id, seq) index). */
+export async function nextAuditedLock(db: Executor, after: string | null): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('audit_entries')
+    .select('lock_id')
+    .$if(after !== null, (q) => q.where('lock_id', '>', after!))
+    .orderBy('lock_id')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.lock_id;
+}
+
+/** A lock's entries after `afterSeq`, oldest first. */
+export function chainPage(db: Executor, lockId: string, afterSeq: number, limit: number): Promise<AuditRow[]> {
+  return db.selectFrom('audit_entries').selectAll().where('lock_id', '=', lockId).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+}

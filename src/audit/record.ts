@@ -1,0 +1,100 @@
+import { sql } from 'kysely';
+import type { AppContext } from '../context.js';
+import { newId } from '../crypto/random.js';
+import { inTransaction, type Executor, type UnitOfWork } from '../db/transaction.js';
+import { GENESIS_HASH, auditEntryHash } from './chain.js';
+import { auditMessage, type AuditType } from './types.js';
+
+/** What a feature records; the recorder adds id, time, sequence and hash. */
+export interface AuditInput {
+  lockId: string;
+  type: AuditType;
+  /** Who acted (the new owner, the admin who shared, the user who unlocked); null for the lock or the service. */
+  actorUserId: string | null;
+  /** The member concerned, for LOCK_SHARED, LOCK_REVOKED, USER_PROMOTED and USER_DEMOTED. */
+  subjectUserId?: string | null;
+  /** A refused attempt: `message` is then the reason only (the stored message reads "<attempt> refused: <reason>"). */
+  rejected?: boolean;
+  /** For people; a default describing `type` when absent. */
+  message?: string;
+  /** Structured facts (operation, reason code); JSON values only. Never secrets. */
+  details?: Record<string, unknown>;
+}
+
+export interface AuditEntry {
+  seq: number;
+  id: string;
+  lockId: string;
+  timestamp: number;
+  type: AuditType;
+  actorUserId: string | null;
+  subjectUserId: string | null;
+  rejected: boolean;
+  message: string;
+  details: Record<string, unknown> | null;
+  previousHash: string;
+  hash: string;
+}
+
+/** The bus channel on which every committed entry is announced as `{ seq, lockId }`. */
+export const AUDIT_CHANNEL = 'audit';
+
+/** Arbitrary constant: the first key of the audit chain's advisory locks, so they share no key space with others. */
+const AUDIT_ADVISORY_SPACE = 0x41554454; // "AUDT"
+
+async function lastHashOf(db: Executor, lockId: string): Promise<string> {
+  const last = await db.selectFrom('audit_entries').select('hash').where('lock_id', '=', lockId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  return last?.hash ?? GENESIS_HASH;
+}
+
+/**
+ * Appends an entry to the lock's trail inside the caller's transaction, chained to the lock's
+ * previous entry, and announces it on the bus once committed. On PostgreSQL an advisory lock per
+ * lock id (held to the end of the transaction) makes concurrent writers of one lock take turns,
+ * so the chain cannot fork (the read after it sees the last committed entry under the default
+ * READ COMMITTED isolation); SQLite runs one write transaction at a time.
+ */
+export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: AuditInput): Promise<AuditEntry> {
+  if (ctx.db.dialect === 'postgres') {
+    await sql`SELECT pg_advisory_xact_lock(${AUDIT_ADVISORY_SPACE}::int4, hashtext(${input.lockId}))`.execute(uow.db);
+  }
+  const previousHash = await lastHashOf(uow.db, input.lockId);
+  const rejected = input.rejected === true;
+  const details = input.details === undefined ? null : (JSON.parse(JSON.stringify(input.details)) as Record<string, unknown>);
+  const fields = {
+    lockId: input.lockId,
+    timestamp: ctx.now(),
+    type: input.type,
+    actorUserId: input.actorUserId,
+    subjectUserId: input.subjectUserId ?? null,
+    rejected,
+    message: auditMessage(input.type, rejected, input.message),
+    details,
+  };
+  const hash = auditEntryHash(previousHash, fields);
+  const id = newId();
+  const { seq } = await uow.db
+    .insertInto('audit_entries')
+    .values({
+      id,
+      lock_id: fields.lockId,
+      timestamp: fields.timestamp,
+      type: fields.type,
+      actor_user_id: fields.actorUserId,
+      subject_user_id: fields.subjectUserId,
+      rejected: rejected ? 1 : 0,
+      message: fields.message,
+      details: details === null ? null : JSON.stringify(details),
+      prev_hash: previousHash,
+      hash,
+    })
+    .returning('seq')
+    .executeTakeFirstOrThrow();
+  uow.onCommit(() => ctx.bus.publish(AUDIT_CHANNEL, { seq, lockId: fields.lockId }));
+  return { seq, id, ...fields, previousHash, hash };
+}
+
+/** `recordAudit` in a transaction of its own: for refusals, whose other changes were rolled back or never made. */
+export function recordAuditNow(ctx: AppContext, input: AuditInput): Promise<AuditEntry> {
+  return inTransaction(ctx.db, ctx.logger, (uow) => recordAudit(ctx, uow, input));
+}

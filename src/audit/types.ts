@@ -1,0 +1,75 @@
+/** The audit event types of the spec's Events section, in its order. */
+export const AUDIT_TYPES = [
+  'DOOR_OPEN',
+  'DOOR_CLOSE',
+  'DOOR_UNLOCK',
+  'DOOR_LOCK',
+  'OWNER_ASSIGNED',
+  'DEVICE_CONNECTED',
+  'DEVICE_DISCONNECTED',
+  'LOCK_SHARED',
+  'LOCK_REVOKED',
+  'USER_PROMOTED',
+  'USER_DEMOTED',
+] as const;
+
+export type AuditType = (typeof AUDIT_TYPES)[number];
+
+/** The types the v1 lock log shows; v2 and the user log show all of them. */
+export const V1_TYPES: readonly AuditType[] = ['DOOR_OPEN', 'DOOR_CLOSE', 'DOOR_UNLOCK', 'DOOR_LOCK', 'OWNER_ASSIGNED', 'DEVICE_CONNECTED', 'DEVICE_DISCONNECTED'];
+
+/** Types about a member other than the actor: the user log shows their `subject`. */
+export const SUBJECT_TYPES: readonly AuditType[] = ['LOCK_SHARED', 'LOCK_REVOKED', 'USER_PROMOTED', 'USER_DEMOTED'];
+
+export function isAuditType(value: string): value is AuditType {
+  return (AUDIT_TYPES as readonly string[]).includes(value);
+}
+
+export function hasSubject(type: string): boolean {
+  return (SUBJECT_TYPES as readonly string[]).includes(type);
+}
+
+/** Messages are written by the service, never by callers; this only bounds a runaway reason. */
+export const MAX_MESSAGE_LENGTH = 1024;
+
+/** What happened, for entries recorded without a message. */
+const DESCRIPTIONS: Record<AuditType, string> = {
+  DOOR_OPEN: 'door opened',
+  DOOR_CLOSE: 'door closed',
+  DOOR_UNLOCK: 'lock unlocked',
+  DOOR_LOCK: 'lock locked',
+  OWNER_ASSIGNED: 'owner assigned',
+  DEVICE_CONNECTED: 'lock connected',
+  DEVICE_DISCONNECTED: 'lock disconnected',
+  LOCK_SHARED: 'access shared',
+  LOCK_REVOKED: 'access revoked',
+  USER_PROMOTED: 'user promoted to administrator',
+  USER_DEMOTED: 'administrator demoted to user',
+};
+
+/** What was attempted, for refusals. */
+const ATTEMPTS: Record<AuditType, string> = {
+  DOOR_OPEN: 'door open',
+  DOOR_CLOSE: 'door close',
+  DOOR_UNLOCK: 'unlock',
+  DOOR_LOCK: 'lock',
+  OWNER_ASSIGNED: 'claim',
+  DEVICE_CONNECTED: 'connection',
+  DEVICE_DISCONNECTED: 'disconnection',
+  LOCK_SHARED: 'share',
+  LOCK_REVOKED: 'revocation',
+  USER_PROMOTED: 'promotion',
+  USER_DEMOTED: 'demotion',
+};
+
+/**
+ * The stored message of an entry. For a refusal, `given` is the reason, and the message always
+ * says "refused" (clients show `message`, and a refused DOOR_UNLOCK must never read as an unlock).
+ */
+export function auditMessage(type: AuditType, rejected: boolean, given?: string): string {
+  const detail = given?.trim() ? given.trim() : undefined;
+  let message: string;
+  if (!rejected) message = detail ?? DESCRIPTIONS[type];
+  else message = detail ? `${ATTEMPTS[type]} refused: ${detail}` : `${ATTEMPTS[type]} refused`;
+  return message.length > MAX_MESSAGE_LENGTH ? message.slice(0, MAX_MESSAGE_LENGTH) : message;
+}

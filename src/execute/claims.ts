@@ -1,0 +1,115 @@
+import { decodeBase64Any } from '../crypto/base64.js';
+import { assertUnixSeconds } from '../crypto/chain.js';
+import { sha256Hex } from '../crypto/random.js';
+import { errors } from '../errors/catalogue.js';
+import { parseOperation, type Operation } from './operations.js';
+import { sameId } from './token.js';
+
+export type {
+  AddUserOperation, MutateLockOperation, MutateSettingOperation, Operation, OperationType, RemoveUserOperation,
+} from './operations.js';
+export { OPERATION_TYPES, parseOperation } from './operations.js';
+
+/**
+ * The claims of a signed operation (decisions §4). Status codes:
+ * - 400 for claims that are missing, of the wrong type or out of bounds (`sub` not this lock, a
+ *   lifetime longer than allowed, a bad operation): the request itself is wrong.
+ * - 401 when the token is not valid *now*: expired, or `nbf`/`iat` in the future beyond the
+ *   tolerance. Like an expired signature, the remedy is a fresh token (with a corrected clock,
+ *   see GET /time), not a different request.
+ * - 403 when `iss` is not the authenticated caller.
+ */
+
+export interface OperationClaims {
+  /** The signing user's id. */
+  iss: string;
+  /** The lock's id. */
+  sub: string;
+  /** Unix seconds, fractions allowed. */
+  iat: number;
+  exp: number;
+  nbf?: number;
+  jti?: string;
+  operation: Operation;
+}
+
+export const DEFAULT_TOLERANCE_SECONDS = 30;
+/** Longest `exp − iat` of a MUTATE_LOCK (plus the tolerance); lock and unlock tokens are short-lived. */
+export const MUTATE_LOCK_MAX_LIFETIME_SECONDS = 60;
+/** Longest `exp − iat` of any other operation. */
+export const MAX_OPERATION_LIFETIME_SECONDS = 30 * 24 * 3600;
+const MAX_ID_BYTES = 1024;
+
+function requiredId(payload: Record<string, unknown>, name: 'iss' | 'sub'): string {
+  const value = payload[name];
+  if (typeof value !== 'string' || value === '' || Buffer.byteLength(value) > MAX_ID_BYTES) {
+    throw errors.badRequest(`${name} must be a non-empty string of at most ${MAX_ID_BYTES} bytes`);
+  }
+  return value;
+}
+
+function instant(payload: Record<string, unknown>, name: 'iat' | 'exp' | 'nbf', required: boolean): number | undefined {
+  const value = payload[name];
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw errors.badRequest(`${name} must be Unix seconds`);
+  return value;
+}
+
+function optionalJti(payload: Record<string, unknown>): string | undefined {
+  const jti = payload.jti;
+  if (jti === undefined) return undefined;
+  if (typeof jti !== 'string' || jti === '' || Buffer.byteLength(jti) > MAX_ID_BYTES) {
+    throw errors.badRequest(`jti must be a non-empty string of at most ${MAX_ID_BYTES} bytes`);
+  }
+  return jti;
+}
+
+/**
+ * Validates the payload of a signed operation for lock `lockId` at `now` (Unix seconds):
+ * `iss` a string (and the caller, when `callerUserId` is given), `sub` the lock, `exp` > now,
+ * `nbf` (optional) and `iat` no later than now + tolerance, `exp − iat` at most 60 s + tolerance
+ * for MUTATE_LOCK and 30 days otherwise, and a valid `operation`. Ids compare case-insensitively
+ * (they are UUIDs). See the top of this file for the status codes.
+ */
+export function checkOperationClaims(
+  payload: Record<string, unknown>,
+  options: { lockId: string; callerUserId?: string; now: number; toleranceSeconds?: number },
+): OperationClaims {
+  const { now } = options;
+  assertUnixSeconds(now);
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const iss = requiredId(payload, 'iss');
+  if (options.callerUserId !== undefined && !sameId(iss, options.callerUserId)) throw errors.forbidden('iss must be the authenticated user');
+  const sub = requiredId(payload, 'sub');
+  if (!sameId(sub, options.lockId)) throw errors.badRequest('sub must be the id of the lock in the path');
+  const exp = instant(payload, 'exp', true)!;
+  const iat = instant(payload, 'iat', true)!;
+  const nbf = instant(payload, 'nbf', false);
+  const jti = optionalJti(payload);
+  const operation = parseOperation(payload.operation);
+
+  if (exp <= now) throw errors.tokenExpired('operation token expired');
+  if (nbf !== undefined && nbf > now + tolerance) throw errors.tokenNotYetValid('operation token not yet valid (nbf)');
+  // A future iat would stretch the lifetime bound below far past now.
+  if (iat > now + tolerance) throw errors.tokenNotYetValid('operation token issued in the future (iat)');
+  const maxLifetime = operation.type === 'MUTATE_LOCK' ? MUTATE_LOCK_MAX_LIFETIME_SECONDS + tolerance : MAX_OPERATION_LIFETIME_SECONDS;
+  if (exp - iat > maxLifetime) throw errors.badRequest(`exp - iat must be at most ${maxLifetime} seconds for ${operation.type}`);
+  if (exp < iat) throw errors.badRequest('exp must not be before iat');
+
+  return { iss, sub, iat, exp, ...(nbf === undefined ? {} : { nbf }), ...(jti === undefined ? {} : { jti }), operation };
+}
+
+/**
+ * The key that marks a token as used (decisions §4 replay): its `jti` when present, otherwise the
+ * SHA-256 (hex) of the compact token. The signature segment is re-encoded canonically (Base64URL,
+ * no padding) before hashing: the signature does not cover its own encoding, so otherwise the
+ * same token re-sent with padding or the standard alphabet would count as new. Callers should
+ * scope the key (per issuer or lock) in their store.
+ */
+export function replayKey(payload: Record<string, unknown>, compact: string): string {
+  if (typeof payload.jti === 'string' && payload.jti !== '') return payload.jti;
+  const lastDot = compact.lastIndexOf('.');
+  const signature = decodeBase64Any(compact.slice(lastDot + 1));
+  const canonical = signature === null ? compact : `${compact.slice(0, lastDot)}.${signature.toString('base64url')}`;
+  return sha256Hex(canonical);
+}

@@ -1,0 +1,81 @@
+import type { Caller } from '../accounts/caller.js';
+import { createLegacyKey } from '../accounts/legacy-key.js';
+import { findUserByEmail, findUserById, insertUser, normaliseEmail, type UserRow } from '../accounts/queries.js';
+import type { AppContext } from '../context.js';
+import { newId } from '../crypto/random.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { inTransaction } from '../db/transaction.js';
+import { errors } from '../errors/catalogue.js';
+import { administersAnyLock } from '../locks/admin-queries.js';
+import { invitationSender } from './email.js';
+
+export interface PublicKeyResult {
+  id: string;
+  publicKey: string;
+}
+
+/**
+ * GET|POST /share/invite/{email} (decisions §2, pending invites): the id and legacy public key of
+ * the user with that email in the caller's namespace, so the caller can share a lock with them.
+ * An unknown email becomes an orphan user with a service-generated key and is sent an
+ * invitation after commit; a known user without a legacy key (registered v3) is given one.
+ * Only a caller who administers a lock (and so can share one) may ask: 403 otherwise, so the
+ * endpoint is neither an email directory nor an invitation cannon for everyone.
+ */
+export async function inviteByEmail(ctx: AppContext, caller: Caller, email: string): Promise<PublicKeyResult> {
+  if (!(await administersAnyLock(ctx.db.kysely, caller.userId, ctx.now()))) throw errors.forbidden('only lock administrators can invite users');
+  const existing = await findUserByEmail(ctx.db.kysely, caller.namespace, email);
+  if (existing) return withPublicKey(ctx, existing);
+  try {
+    return await createInvitee(ctx, caller, email);
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    // Invited concurrently by someone else: use theirs.
+    const winner = await findUserByEmail(ctx.db.kysely, caller.namespace, email);
+    if (!winner) throw err;
+    return withPublicKey(ctx, winner);
+  }
+}
+
+/** The user's legacy key, generating one if they have none; a concurrent generation wins only once. */
+async function withPublicKey(ctx: AppContext, user: UserRow): Promise<PublicKeyResult> {
+  if (user.public_key) return { id: user.id, publicKey: user.public_key };
+  const key = await createLegacyKey(ctx, user.id);
+  await ctx.db.kysely
+    .updateTable('users')
+    .set({ public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() })
+    .where('id', '=', user.id)
+    .where('public_key', 'is', null)
+    .execute();
+  const stored = await findUserById(ctx.db.kysely, user.id);
+  if (!stored?.public_key) throw errors.notFound('user');
+  return { id: stored.id, publicKey: stored.public_key };
+}
+
+async function createInvitee(ctx: AppContext, caller: Caller, email: string): Promise<PublicKeyResult> {
+  const id = newId();
+  const key = await createLegacyKey(ctx, id);
+  const address = email.trim();
+  return inTransaction(ctx.db, ctx.logger, async (uow) => {
+    const now = ctx.now();
+    await insertUser(uow.db, {
+      id,
+      namespace: caller.namespace,
+      external_id: null,
+      email: address,
+      email_normalised: normaliseEmail(address),
+      email_verified: 0,
+      telephone: null,
+      telephone_verified: 0,
+      display_name: null,
+      password_hash: null,
+      public_key: key.public_key,
+      private_key_sealed: key.private_key_sealed,
+      orphan: 1,
+      created: now,
+      updated: now,
+    });
+    uow.onCommit(invitationSender(ctx, caller, address));
+    return { id, publicKey: key.public_key };
+  });
+}

@@ -1,0 +1,59 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { LOCK_PUBLISHES, LOCK_SUBSCRIBES, isValidLockId, lockTopic } from './topics.js';
+
+/**
+ * Who may do what on the embedded broker, as pure functions (the broker adapter in broker.ts
+ * only wires them to aedes). A lock is confined to `{prefix}/{ownId}/…`; the service's own clients
+ * may use any topic.
+ */
+
+export type BrokerIdentity = { kind: 'service' } | { kind: 'lock'; lockId: string };
+
+export interface ServiceCredentials {
+  username: string;
+  password: string;
+}
+
+export type LoginDecision =
+  | { ok: true; identity: BrokerIdentity }
+  | { ok: false; reason: 'bad_credentials' | 'identifier_rejected' };
+
+/** Equal-time string comparison (hashing first makes the lengths equal). */
+function sameSecret(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/**
+ * Decides a CONNECT. `verifyDevice` is called only for a well-formed lock login whose client id
+ * equals its username, so a malformed id never reaches the database.
+ */
+export async function decideLogin(
+  clientId: string,
+  username: string | undefined,
+  password: Buffer | undefined,
+  service: ServiceCredentials,
+  verifyDevice: (lockId: string, secret: string) => Promise<boolean>,
+): Promise<LoginDecision> {
+  if (username === undefined || password === undefined) return { ok: false, reason: 'bad_credentials' };
+  const secret = password.toString('utf8');
+  if (username === service.username) {
+    return sameSecret(secret, service.password) ? { ok: true, identity: { kind: 'service' } } : { ok: false, reason: 'bad_credentials' };
+  }
+  if (!isValidLockId(username)) return { ok: false, reason: 'bad_credentials' };
+  if (clientId !== username) return { ok: false, reason: 'identifier_rejected' };
+  if (!(await verifyDevice(username, secret))) return { ok: false, reason: 'bad_credentials' };
+  return { ok: true, identity: { kind: 'lock', lockId: username } };
+}
+
+export function mayPublish(identity: BrokerIdentity | undefined, topic: string, prefix: string): boolean {
+  if (identity === undefined) return false;
+  if (identity.kind === 'service') return !topic.startsWith('$');
+  return LOCK_PUBLISHES.some((kind) => topic === lockTopic(prefix, identity.lockId, kind));
+}
+
+/** Exact topics only: a lock subscribing to `locks/+/config` would read every lock's users. */
+export function maySubscribe(identity: BrokerIdentity | undefined, topic: string, prefix: string): boolean {
+  if (identity === undefined) return false;
+  if (identity.kind === 'service') return true;
+  return LOCK_SUBSCRIBES.some((kind) => topic === lockTopic(prefix, identity.lockId, kind));
+}

@@ -1,0 +1,135 @@
+import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import type { Aedes, AuthenticateError, Client } from 'aedes';
+import type { Logger } from 'pino';
+import { decideLogin, mayPublish, maySubscribe, type BrokerIdentity, type ServiceCredentials } from './broker-policy.js';
+import { DEFAULT_TOPIC_PREFIX, isValidTopicPrefix } from './topics.js';
+
+export interface EmbeddedBrokerOptions {
+  /** 0 picks a free port. */
+  port: number;
+  host: string;
+  /** PEM key and certificate: the listener then speaks MQTT over TLS (mqtts://). */
+  tls?: { key: string | Buffer; cert: string | Buffer };
+  /** True when `secret` is the device secret of lock `lockId`. */
+  authenticateDevice: (lockId: string, secret: string) => Promise<boolean>;
+  /** The service's own login (random per process), allowed on every topic. */
+  serviceCredentials: ServiceCredentials;
+  topicPrefix?: string;
+  logger: Logger;
+}
+
+export interface EmbeddedBroker {
+  port: number;
+  close(): Promise<void>;
+}
+
+// CONNACK return codes of MQTT 3.1.1.
+const IDENTIFIER_REJECTED = 2;
+const SERVER_UNAVAILABLE = 3;
+const BAD_USERNAME_OR_PASSWORD = 4;
+
+function authError(message: string, returnCode: number): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
+}
+
+/** Topics are attacker-chosen; keep log lines bounded. */
+function short(topic: string): string {
+  return topic.length > 200 ? `${topic.slice(0, 200)}…` : topic;
+}
+
+/** Wires the policy of broker-policy.ts into an aedes instance. */
+function guard(broker: Aedes, options: EmbeddedBrokerOptions, prefix: string): void {
+  const identities = new WeakMap<Client, BrokerIdentity>();
+  const { logger } = options;
+
+  broker.authenticate = (client, username, password, done) => {
+    decideLogin(client.id, username, password, options.serviceCredentials, options.authenticateDevice).then(
+      (decision) => {
+        if (decision.ok) {
+          identities.set(client, decision.identity);
+          return done(null, true);
+        }
+        logger.warn({ clientId: short(client.id), reason: decision.reason }, 'mqtt login refused');
+        const code = decision.reason === 'identifier_rejected' ? IDENTIFIER_REJECTED : BAD_USERNAME_OR_PASSWORD;
+        done(authError(decision.reason, code), false);
+      },
+      (err: unknown) => {
+        logger.error({ err, clientId: short(client.id) }, 'device authentication failed');
+        done(authError('authentication unavailable', SERVER_UNAVAILABLE), false);
+      },
+    );
+  };
+
+  // Also called for a client's will when it drops: a will on a foreign topic is dropped too.
+  broker.authorizePublish = (client, packet, done) => {
+    const identity = client === null ? undefined : identities.get(client);
+    if (mayPublish(identity, packet.topic, prefix)) return done(null);
+    logger.warn({ clientId: client === null ? null : short(client.id), topic: short(packet.topic) }, 'mqtt publish refused');
+    // aedes closes the connection of a client whose publish is refused (MQTT 3.1.1 has no NACK).
+    done(new Error('publish not authorised'));
+  };
+
+  broker.authorizeSubscribe = (client, subscription, done) => {
+    if (maySubscribe(identities.get(client), subscription.topic, prefix)) return done(null, subscription);
+    logger.warn({ clientId: short(client.id), topic: short(subscription.topic) }, 'mqtt subscription refused');
+    done(null, null); // negated grant: SUBACK 0x80, the connection stays up
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}
+
+/**
+ * Starts the in-process MQTT broker locks connect to when no external broker is configured.
+ * Every socket has Nagle's algorithm off: MQTT packets are small and a QoS 1 exchange is
+ * write-then-wait, which with Nagle and delayed ACKs costs tens of milliseconds per round trip.
+ */
+export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promise<EmbeddedBroker> {
+  const prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
+  if (!isValidTopicPrefix(prefix)) throw new Error(`invalid MQTT topic prefix "${prefix}"`);
+  const { Aedes } = await import('aedes');
+  const broker = await Aedes.createBroker({ heartbeatInterval: 60_000, connectTimeout: 10_000, drainTimeout: 30_000 });
+  guard(broker, options, prefix);
+  broker.on('clientError', (client, err) => options.logger.debug({ clientId: short(client.id), err: err.message }, 'mqtt client error'));
+  broker.on('connectionError', (client, err) => options.logger.debug({ err: err.message, clientId: short(client.id ?? '') }, 'mqtt connection error'));
+
+  const sockets = new Set<Socket>();
+  const onSocket = (socket: Socket): void => {
+    socket.setNoDelay(true);
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  };
+  const server: Server = options.tls
+    ? createTlsServer({ key: options.tls.key, cert: options.tls.cert, noDelay: true }, (socket) => broker.handle(socket))
+    : createTcpServer({ noDelay: true }, (socket) => broker.handle(socket));
+  // 'connection' carries the raw TCP socket for TLS servers too.
+  server.on('connection', onSocket);
+
+  let port: number;
+  try {
+    port = await listen(server, options.port, options.host);
+  } catch (err) {
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    throw err;
+  }
+  options.logger.info({ port, host: options.host, tls: options.tls !== undefined }, 'embedded MQTT broker listening');
+
+  let closing: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    // Stop accepting, disconnect every client (aedes), then drop whatever socket is left.
+    const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    for (const socket of sockets) socket.destroy();
+    await serverClosed;
+  };
+  return { port, close: () => (closing ??= close()) };
+}

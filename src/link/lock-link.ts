@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import type { MqttClient } from 'mqtt';
+import type { Logger } from 'pino';
+import { errors } from '../errors/catalogue.js';
+import { connectMqtt } from './mqtt-connection.js';
+import {
+  decodeEvent, decodeOnline, decodeReply, decodeState, safeReason,
+  type Decoded, type LockConfig, type LockEvent, type LockState, type ReplyPayload,
+} from './payloads.js';
+import { PendingCommands } from './pending-commands.js';
+import { allLocksTopic, DEFAULT_TOPIC_PREFIX, isValidLockId, isValidTopicPrefix, lockTopic, parseLockTopic } from './topics.js';
+
+/**
+ * The service's side of the lock link (docs/device-protocol.md).
+ *
+ * Several service instances may share one external broker. Every instance subscribes to every
+ * lock's `online`, `state`, `event` and `reply`, so each knows every lock's presence and state
+ * (and each instance's handlers see each message: audit writers must be idempotent or elected).
+ * A command goes out from the instance that received the HTTP request; the lock's reply is
+ * broadcast on `{prefix}/{lockId}/reply`, reaches every instance, and only the instance holding
+ * that random command id in its pending table acts on it; the others drop it as unknown.
+ */
+
+export interface MessageMeta {
+  /** True when the broker delivered a stored retained message (on (re)subscribe), not a live one. */
+  retained: boolean;
+}
+
+/** Called for each valid inbound message; a throw or rejection is logged, never fatal. */
+export interface LockLinkHandlers {
+  /** On every change of a lock's presence as this instance knows it (first sight included). */
+  onPresence(lockId: string, online: boolean, meta: MessageMeta): void | Promise<void>;
+  /** On every state report; `previous` is the last state this instance saw, if any. */
+  onState(lockId: string, state: LockState, meta: MessageMeta & { previous: LockState | undefined }): void | Promise<void>;
+  onEvent(lockId: string, event: LockEvent): void | Promise<void>;
+}
+
+export interface LockLinkOptions {
+  /** mqtt:// or mqtts:// of the embedded or external broker. */
+  url: string;
+  username?: string;
+  password?: string;
+  /** Extra CA (PEM) to trust for mqtts://, e.g. a self-signed broker certificate. */
+  ca?: string | Buffer;
+  topicPrefix?: string;
+  /** MQTT 3.1.1 (4, the default; what the embedded broker speaks) or 5. */
+  protocolVersion?: 4 | 5;
+  replyTimeoutMs: number;
+  logger: Logger;
+  handlers: LockLinkHandlers;
+}
+
+export interface CommandResult {
+  /** The state the lock reported with its reply, when it sent one. */
+  state?: LockState;
+}
+
+export interface LockLink {
+  /** True when this instance is connected to the broker and the lock's last `online` was true. */
+  isOnline(lockId: string): boolean;
+  /**
+   * Sends an already authorised operation with the user's token to the lock and waits for its
+   * reply. Throws errors.lockOffline() (503) at once when the lock is not online, errors.lockTimeout()
+   * (504) when no reply comes within replyTimeoutMs, errors.lockRefused(reason) (409) when the lock
+   * answers `ok: false`.
+   */
+  sendCommand(lockId: string, token: string, operation: Record<string, unknown>): Promise<CommandResult>;
+  /** Publishes the lock's configuration, retained, QoS 1; resolves once the broker has it. */
+  publishConfig(lockId: string, config: LockConfig): Promise<void>;
+  /** Removes the retained configuration (a lock then has no users). */
+  clearConfig(lockId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+type Outcome = { value: CommandResult } | { error: Error };
+
+function outcomeOf(reply: ReplyPayload): Outcome {
+  if (reply.ok) return { value: reply.state === undefined ? {} : { state: reply.state } };
+  return { error: errors.lockRefused(safeReason(reply.error)) };
+}
+
+class MqttLockLink implements LockLink {
+  private readonly presence = new Map<string, boolean>();
+  private readonly states = new Map<string, LockState>();
+  private readonly pending = new PendingCommands<CommandResult>();
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: MqttClient,
+    private readonly prefix: string,
+    private readonly options: LockLinkOptions,
+  ) {}
+
+  isOnline(lockId: string): boolean {
+    return this.closing === undefined && this.client.connected && this.presence.get(lockId) === true;
+  }
+
+  sendCommand(lockId: string, token: string, operation: Record<string, unknown>): Promise<CommandResult> {
+    // Presence is only ever recorded for valid ids, so this also keeps odd ids out of topics.
+    if (!this.isOnline(lockId)) return Promise.reject(errors.lockOffline());
+    const id = randomUUID();
+    const reply = this.pending.wait(id, lockId, this.options.replyTimeoutMs, errors.lockTimeout);
+    const payload = JSON.stringify({ id, token, operation });
+    this.client.publish(lockTopic(this.prefix, lockId, 'command'), payload, { qos: 1 }, (err) => {
+      if (err) this.pending.settle(id, lockId, { error: errors.lockOffline() });
+    });
+    return reply;
+  }
+
+  async publishConfig(lockId: string, config: LockConfig): Promise<void> {
+    await this.client.publishAsync(this.configTopic(lockId), JSON.stringify(config), { qos: 1, retain: true });
+  }
+
+  async clearConfig(lockId: string): Promise<void> {
+    // An empty retained payload deletes the retained message (MQTT 3.1.1 §3.3.1.3).
+    await this.client.publishAsync(this.configTopic(lockId), Buffer.alloc(0), { qos: 1, retain: true });
+  }
+
+  private configTopic(lockId: string): string {
+    // An id with `/` or a wildcard would address some other topic; ids come from our database.
+    if (!isValidLockId(lockId)) throw new TypeError('invalid lock id');
+    return lockTopic(this.prefix, lockId, 'config');
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.pending.rejectAll(() => errors.lockOffline());
+      await this.client.endAsync();
+    })();
+    return this.closing;
+  }
+
+  /** Entry point of every inbound message. */
+  receive(topic: string, payload: Buffer, retained: boolean): void {
+    const parsed = parseLockTopic(this.prefix, topic);
+    if (parsed === null) return;
+    const { lockId, kind } = parsed;
+    switch (kind) {
+      case 'online': return this.receivePresence(lockId, payload, retained);
+      case 'state': return this.receiveState(lockId, payload, retained);
+      case 'event': return this.ifValid(lockId, kind, decodeEvent(payload), (event) => this.invoke('onEvent', lockId, () => this.options.handlers.onEvent(lockId, event)));
+      case 'reply': return this.ifValid(lockId, kind, decodeReply(payload), (reply) => this.receiveReply(lockId, reply));
+      default: return; // command/config: our own publications, not subscribed
+    }
+  }
+
+  private receivePresence(lockId: string, payload: Buffer, retained: boolean): void {
+    // An empty payload is a deleted retained message: presence unknown, which counts as offline.
+    const decoded: Decoded<{ online: boolean }> = payload.length === 0 ? { ok: true, value: { online: false } } : decodeOnline(payload);
+    this.ifValid(lockId, 'online', decoded, ({ online }) => {
+      if (this.presence.get(lockId) === online) return;
+      this.presence.set(lockId, online);
+      this.invoke('onPresence', lockId, () => this.options.handlers.onPresence(lockId, online, { retained }));
+    });
+  }
+
+  private receiveState(lockId: string, payload: Buffer, retained: boolean): void {
+    if (payload.length === 0) return;
+    this.ifValid(lockId, 'state', decodeState(payload), (state) => {
+      const previous = this.states.get(lockId);
+      this.states.set(lockId, state);
+      this.invoke('onState', lockId, () => this.options.handlers.onState(lockId, state, { retained, previous }));
+    });
+  }
+
+  private receiveReply(lockId: string, reply: ReplyPayload): void {
+    if (!this.pending.settle(reply.id, lockId, outcomeOf(reply))) {
+      this.options.logger.info({ lockId, commandId: reply.id }, 'lock reply for no pending command dropped (late, duplicate or another instance\'s)');
+    }
+  }
+
+  private ifValid<T>(lockId: string, kind: string, decoded: Decoded<T>, use: (value: T) => void): void {
+    if (decoded.ok) use(decoded.value);
+    else this.options.logger.warn({ lockId, kind, reason: decoded.reason }, 'invalid lock message ignored');
+  }
+
+  private invoke(handler: string, lockId: string, call: () => void | Promise<void>): void {
+    const fail = (err: unknown): void => this.options.logger.error({ err, handler, lockId }, 'lock link handler failed');
+    try {
+      const result = call();
+      if (result instanceof Promise) result.catch(fail);
+    } catch (err) {
+      fail(err);
+    }
+  }
+}
+
+/** Connects to the broker, subscribes to every lock's reports, and answers once subscribed. */
+export async function createLockLink(options: LockLinkOptions): Promise<LockLink> {
+  const prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
+  if (!isValidTopicPrefix(prefix)) throw new Error(`invalid MQTT topic prefix "${prefix}"`);
+  const client = await connectMqtt(options.url, {
+    clientId: `latchkey-service-${randomUUID()}`,
+    clean: true,
+    protocolVersion: options.protocolVersion ?? 4,
+    ...(options.username === undefined ? {} : { username: options.username }),
+    ...(options.password === undefined ? {} : { password: options.password }),
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+  });
+  const link = new MqttLockLink(client, prefix, options);
+  const { logger } = options;
+  client.on('message', (topic, payload, packet) => link.receive(topic, payload, packet.retain === true));
+  client.on('error', (err) => logger.warn({ err: err.message }, 'MQTT client error'));
+  client.on('offline', () => logger.warn('MQTT connection lost; reconnecting'));
+  client.on('reconnect', () => logger.debug('MQTT reconnecting'));
+
+  const topics = (['online', 'state', 'event', 'reply'] as const).map((kind) => allLocksTopic(prefix, kind));
+  try {
+    // mqtt.js rejects when the SUBACK refuses any topic (0x80).
+    await client.subscribeAsync(topics, { qos: 1 });
+  } catch (err) {
+    await client.endAsync(true);
+    throw new Error(`MQTT broker refused the subscriptions ${topics.join(', ')}; check the service user's ACL`, { cause: err });
+  }
+  logger.info({ prefix }, 'lock link connected');
+  return link;
+}

@@ -1,0 +1,100 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { UnlockBetweenWindowSchema } from '../access/schemas.js';
+
+/**
+ * JSON payloads of the lock link (docs/device-protocol.md). Whatever arrives from the broker is
+ * untrusted: it is size-checked, parsed and checked against these schemas before anything reads
+ * it. Unknown fields are allowed (and ignored) so either side can add fields without breaking the
+ * other.
+ */
+
+/** Larger payloads are dropped unparsed; a config of a few thousand users fits. */
+export const MAX_PAYLOAD_BYTES = 1024 * 1024;
+export const MAX_TOKEN_BYTES = 16 * 1024;
+export const MAX_ERROR_LENGTH = 200;
+
+const Seconds = Type.Number({ minimum: 0 });
+const CommandId = Type.String({ minLength: 1, maxLength: 64 });
+
+export const OnlineSchema = Type.Object({ online: Type.Boolean() });
+
+export const StateSchema = Type.Object({
+  locked: Type.Boolean(),
+  doorOpen: Type.Optional(Type.Boolean()),
+  ts: Seconds,
+});
+
+export const EventSchema = Type.Object({
+  type: Type.Union([Type.Literal('DOOR_OPEN'), Type.Literal('DOOR_CLOSE')]),
+  ts: Seconds,
+});
+
+export const ReplySchema = Type.Union([
+  Type.Object({ id: CommandId, ok: Type.Literal(true), state: Type.Optional(StateSchema) }),
+  Type.Object({ id: CommandId, ok: Type.Literal(false), error: Type.String({ maxLength: 1024 }) }),
+]);
+
+export const CommandSchema = Type.Object({
+  id: CommandId,
+  token: Type.String({ minLength: 1, maxLength: MAX_TOKEN_BYTES }),
+  operation: Type.Object({ type: Type.String() }),
+});
+
+export const ConfigUserSchema = Type.Object({
+  userId: Type.String({ minLength: 1, maxLength: 1024 }),
+  /** Base64 DER SPKI RSA key for RS256 tokens; null for a user who signs only with certificates. */
+  publicKey: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]),
+  role: Type.Union([Type.Literal('ADMIN'), Type.Literal('USER')]),
+  start: Type.Union([Seconds, Type.Null()]),
+  end: Type.Union([Seconds, Type.Null()]),
+});
+
+export const ConfigSchema = Type.Object({
+  version: Type.Integer({ minimum: 0 }),
+  unlockDuration: Type.Integer({ minimum: 0 }),
+  unlockBetween: Type.Union([UnlockBetweenWindowSchema, Type.Null()]),
+  users: Type.Array(ConfigUserSchema),
+});
+
+export type OnlinePayload = Static<typeof OnlineSchema>;
+export type LockState = Static<typeof StateSchema>;
+export type LockEvent = Static<typeof EventSchema>;
+export type ReplyPayload = Static<typeof ReplySchema>;
+export type CommandPayload = Static<typeof CommandSchema>;
+export type ConfigUser = Static<typeof ConfigUserSchema>;
+export type LockConfig = Static<typeof ConfigSchema>;
+
+export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** A decoder of one payload kind: bytes in, a checked value or a reason out; never throws. */
+export type Decoder<T> = (payload: Buffer) => Decoded<T>;
+
+function decoder<S extends TSchema>(schema: S): Decoder<Static<S>> {
+  const check: TypeCheck<S> = TypeCompiler.Compile(schema);
+  return (payload) => {
+    if (payload.length > MAX_PAYLOAD_BYTES) return { ok: false, reason: 'payload too large' };
+    let value: unknown;
+    try {
+      value = JSON.parse(payload.toString('utf8'));
+    } catch {
+      return { ok: false, reason: 'payload is not JSON' };
+    }
+    if (check.Check(value)) return { ok: true, value };
+    const first = check.Errors(value).First();
+    return { ok: false, reason: first === undefined ? 'payload has a bad shape' : `${first.path || '/'}: ${first.message}` };
+  };
+}
+
+export const decodeOnline = decoder(OnlineSchema);
+export const decodeState = decoder(StateSchema);
+export const decodeEvent = decoder(EventSchema);
+export const decodeReply = decoder(ReplySchema);
+export const decodeCommand = decoder(CommandSchema);
+export const decodeConfig = decoder(ConfigSchema);
+
+/** A reason from a device made safe to show: printable, bounded. */
+export function safeReason(reason: string): string {
+  const printable = reason.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim();
+  return printable.length > MAX_ERROR_LENGTH ? `${printable.slice(0, MAX_ERROR_LENGTH)}…` : printable || 'unspecified';
+}

@@ -1,0 +1,54 @@
+import type { AppError } from '../errors/catalogue.js';
+
+interface Pending<T> {
+  lockId: string;
+  resolve: (value: T) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Commands waiting for their lock's reply, by command id. Each either settles with the reply,
+ * times out, or is rejected when the link closes; whichever comes first wins and removes it, so
+ * a reply that arrives later finds nothing and is dropped.
+ */
+export class PendingCommands<T> {
+  private readonly pending = new Map<string, Pending<T>>();
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Starts waiting for `id`; rejects with `onTimeout()` after `timeoutMs`. */
+  wait(id: string, lockId: string, timeoutMs: number, onTimeout: () => AppError): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(onTimeout());
+      }, timeoutMs);
+      this.pending.set(id, { lockId, resolve, reject, timer });
+    });
+  }
+
+  /**
+   * Settles `id` when it is pending for `lockId` (a lock can only answer its own commands).
+   * False when nobody waits: late, duplicate, foreign or unknown.
+   */
+  settle(id: string, lockId: string, outcome: { value: T } | { error: Error }): boolean {
+    const entry = this.pending.get(id);
+    if (entry === undefined || entry.lockId !== lockId) return false;
+    this.pending.delete(id);
+    clearTimeout(entry.timer);
+    if ('error' in outcome) entry.reject(outcome.error);
+    else entry.resolve(outcome.value);
+    return true;
+  }
+
+  rejectAll(error: () => Error): void {
+    for (const [id, entry] of this.pending) {
+      this.pending.delete(id);
+      clearTimeout(entry.timer);
+      entry.reject(error());
+    }
+  }
+}

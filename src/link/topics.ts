@@ -1,0 +1,50 @@
+/**
+ * Topic names of the lock link (docs/device-protocol.md). Every topic is
+ * `{prefix}/{lockId}/{kind}`; the prefix may itself contain slashes (`acme/locks`).
+ */
+
+/** What a lock publishes. */
+export const LOCK_PUBLISHES = ['online', 'state', 'event', 'reply'] as const;
+/** What a lock subscribes to (the service publishes). */
+export const LOCK_SUBSCRIBES = ['command', 'config'] as const;
+
+export type LockPublishKind = (typeof LOCK_PUBLISHES)[number];
+export type LockSubscribeKind = (typeof LOCK_SUBSCRIBES)[number];
+export type TopicKind = LockPublishKind | LockSubscribeKind;
+
+const KINDS: readonly string[] = [...LOCK_PUBLISHES, ...LOCK_SUBSCRIBES];
+
+export const DEFAULT_TOPIC_PREFIX = 'locks';
+
+/**
+ * A lock id usable as one topic level and as an MQTT client id: no wildcard, separator, `$` or
+ * control characters, at most 128 bytes. Checked before a device id ever reaches a topic, so
+ * `a/b` or `+` can never widen what a lock may touch.
+ */
+export function isValidLockId(id: string): boolean {
+  return id.length > 0 && Buffer.byteLength(id) <= 128 && /^[A-Za-z0-9._:-]+$/.test(id);
+}
+
+/** A prefix made of non-empty levels without wildcards, e.g. `locks` or `acme/locks`. */
+export function isValidTopicPrefix(prefix: string): boolean {
+  return prefix.length > 0 && !prefix.startsWith('$') && prefix.split('/').every((level) => level.length > 0 && !/[+#\u0000]/.test(level));
+}
+
+export function lockTopic(prefix: string, lockId: string, kind: TopicKind): string {
+  return `${prefix}/${lockId}/${kind}`;
+}
+
+/** The subscription that matches `kind` for every lock. */
+export function allLocksTopic(prefix: string, kind: TopicKind): string {
+  return `${prefix}/+/${kind}`;
+}
+
+/** Splits `{prefix}/{lockId}/{kind}`; null for anything else (wrong prefix, extra levels, unknown kind). */
+export function parseLockTopic(prefix: string, topic: string): { lockId: string; kind: TopicKind } | null {
+  if (!topic.startsWith(`${prefix}/`)) return null;
+  const rest = topic.slice(prefix.length + 1).split('/');
+  if (rest.length !== 2) return null;
+  const [lockId, kind] = rest as [string, string];
+  if (!isValidLockId(lockId) || !KINDS.includes(kind)) return null;
+  return { lockId, kind: kind as TopicKind };
+}

@@ -1,0 +1,34 @@
+import type { UnlockBetweenWindow } from '../access/types.js';
+import type { Executor } from '../db/transaction.js';
+import { readUnlockBetween } from './json.js';
+
+/** What a lock needs to decide alone (docs/device-protocol.md, `locks/{id}/config`). */
+export interface LockConfigPayload {
+  version: number;
+  unlockDuration: number;
+  unlockBetween: Required<UnlockBetweenWindow> | null;
+  users: Array<{ userId: string; publicKey: string | null; role: 'ADMIN' | 'USER'; start: number | null; end: number | null }>;
+}
+
+/**
+ * The lock's current configuration, for the lock link to publish (retained) after a
+ * `lock-config` announcement. `publicKey` is the member's legacy RSA key (RS256 tokens), null
+ * for a member who signs only with certificates. Undefined when the lock does not exist.
+ */
+export async function lockConfig(db: Executor, lockId: string): Promise<LockConfigPayload | undefined> {
+  const lock = await db.selectFrom('locks').select(['config_version', 'unlock_time', 'unlock_between']).where('id', '=', lockId).executeTakeFirst();
+  if (!lock) return undefined;
+  const users = await db
+    .selectFrom('lock_members')
+    .innerJoin('users', 'users.id', 'lock_members.user_id')
+    .select(['lock_members.user_id', 'users.public_key', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
+    .where('lock_members.lock_id', '=', lockId)
+    .orderBy('lock_members.user_id')
+    .execute();
+  return {
+    version: lock.config_version,
+    unlockDuration: lock.unlock_time,
+    unlockBetween: readUnlockBetween(lock.unlock_between) as Required<UnlockBetweenWindow> | null,
+    users: users.map((u) => ({ userId: u.user_id, publicKey: u.public_key, role: u.role, start: u.starts_at, end: u.ends_at })),
+  };
+}

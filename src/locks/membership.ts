@@ -1,0 +1,126 @@
+import { assertAllowed, canManageMembers, canRemoveMembers } from '../access/member-policy.js';
+import type { MemberRole } from '../access/types.js';
+import { findUserById } from '../accounts/queries.js';
+import { recordAudit } from '../audit/record.js';
+import type { AppContext } from '../context.js';
+import type { UnitOfWork } from '../db/transaction.js';
+import { errors } from '../errors/catalogue.js';
+import { accessWindowError, canAddMember, demotesLastAdmin, membershipChange, type MembershipChange } from './policy.js';
+import { bumpConfigVersion, countMembers, findLockForUpdate, findMembership, findMemberships, insertMember, type LockRow, type Membership } from './queries.js';
+
+/**
+ * Changes of who may use a lock, for the signed operations (ADD_USER, REMOVE_USER) and the claim.
+ * Each runs inside the caller's transaction, checks the actor's rights itself, audits, takes the
+ * lock's next config version and, after commit, announces `lock-config` so the lock link
+ * publishes the new configuration to the lock.
+ */
+
+/** Bus channel: `{ lockId }` after any change of a lock's users or on-lock settings. */
+export const LOCK_CONFIG_CHANNEL = 'lock-config';
+
+/** Takes the next config version and queues the announcement for after commit. */
+export async function configChanged(ctx: AppContext, uow: UnitOfWork, lockId: string): Promise<void> {
+  await bumpConfigVersion(uow.db, lockId, ctx.now());
+  uow.onCommit(() => ctx.bus.publish(LOCK_CONFIG_CHANNEL, { lockId }));
+}
+
+/** The lock (row-locked on PostgreSQL) and the actor's enrolment; 404 when either is missing. */
+async function lockAndActor(ctx: AppContext, uow: UnitOfWork, lockId: string, actorUserId: string): Promise<{ lock: LockRow; actor: Membership }> {
+  const lock = await findLockForUpdate(uow.db, ctx.db.dialect, lockId);
+  const actor = lock && (await findMembership(uow.db, lockId, actorUserId));
+  if (!lock || !actor) throw errors.notFound('lock');
+  return { lock, actor };
+}
+
+export interface AddMemberInput {
+  lockId: string;
+  actorUserId: string;
+  userId: string;
+  /** Default USER (decisions §4): adding an ADMIN without a role demotes them. */
+  role?: MemberRole;
+  /** Unix seconds; null or absent = immediately. */
+  start?: number | null;
+  /** Unix seconds; null or absent = never expires. */
+  end?: number | null;
+}
+
+/**
+ * ADD_USER: enrols `userId` (LOCK_SHARED), changes the role of an enrolled user
+ * (USER_PROMOTED / USER_DEMOTED) or, with the same role, replaces their access window.
+ * 404 unknown lock or user, or actor not a member; 403 actor not an active ADMIN; 400 bad window;
+ * 409 demoting the last ADMIN.
+ */
+export async function addMember(ctx: AppContext, uow: UnitOfWork, input: AddMemberInput): Promise<{ change: MembershipChange }> {
+  const role = input.role ?? 'USER';
+  const start = input.start ?? null;
+  const end = input.end ?? null;
+  const { lockId, actorUserId, userId } = input;
+  const { actor } = await lockAndActor(ctx, uow, lockId, actorUserId);
+  const now = ctx.now();
+  assertAllowed(canAddMember(actor, now));
+  const windowError = accessWindowError(start, end);
+  if (windowError !== null) throw errors.validation(windowError);
+  if (!(await findUserById(uow.db, userId))) throw errors.notFound('user');
+
+  const existing = await findMembership(uow.db, lockId, userId);
+  const change = membershipChange(existing?.role, role);
+  if (demotesLastAdmin(existing?.role, role, (await countMembers(uow.db, lockId)).adminCount)) throw errors.lastAdmin();
+  if (existing === undefined) {
+    await insertMember(uow.db, { lock_id: lockId, user_id: userId, role, starts_at: start, ends_at: end, alias: null, favourite: 0, colour: null, created: now, updated: now });
+  } else {
+    await uow.db.updateTable('lock_members').set({ role, starts_at: start, ends_at: end, updated: now }).where('lock_id', '=', lockId).where('user_id', '=', userId).execute();
+  }
+  await recordAudit(ctx, uow, {
+    lockId,
+    type: change === 'WINDOW_UPDATED' ? 'LOCK_SHARED' : change,
+    actorUserId,
+    subjectUserId: userId,
+    ...(change === 'WINDOW_UPDATED' ? { message: 'access window updated' } : {}),
+    details: { role, start, end },
+  });
+  await configChanged(ctx, uow, lockId);
+  return { change };
+}
+
+export interface RemoveMembersInput {
+  lockId: string;
+  actorUserId: string;
+  userIds: readonly string[];
+}
+
+export interface RemoveMembersResult {
+  /** The users whose enrolment ended (ids that were not enrolled are ignored). */
+  removed: string[];
+  /** True when nobody is left: the lock is unowned, and stays so (its registration key is spent). */
+  lockBecameUnowned: boolean;
+}
+
+/**
+ * REMOVE_USER: any member may remove themselves, an active ADMIN anyone (LOCK_REVOKED each).
+ * The last ADMIN cannot leave while others remain (409). When nobody is left the owner is
+ * cleared; the registration key stays spent, so the lock can only be claimed again after an
+ * operator provisions it anew. 404 unknown lock, actor not a member, or no listed user enrolled.
+ */
+export async function removeMembers(ctx: AppContext, uow: UnitOfWork, input: RemoveMembersInput): Promise<RemoveMembersResult> {
+  const { lockId, actorUserId } = input;
+  const { lock, actor } = await lockAndActor(ctx, uow, lockId, actorUserId);
+  const now = ctx.now();
+  const requested = [...new Set(input.userIds)];
+  // Asking about others is an ADMIN's business: a USER learns nothing about who else is enrolled.
+  if (requested.some((id) => id !== actorUserId)) assertAllowed(canManageMembers(actor, now));
+  const targets = await findMemberships(uow.db, lockId, requested);
+  if (targets.length === 0) throw errors.notFound('member');
+
+  const decision = canRemoveMembers(actor, targets, { ...(await countMembers(uow.db, lockId)), now });
+  assertAllowed(decision);
+  const removed = targets.map((t) => t.userId);
+  await uow.db.deleteFrom('lock_members').where('lock_id', '=', lockId).where('user_id', 'in', removed).execute();
+  for (const userId of removed) {
+    await recordAudit(ctx, uow, { lockId, type: 'LOCK_REVOKED', actorUserId, subjectUserId: userId, details: { role: targets.find((t) => t.userId === userId)!.role } });
+  }
+  if (lock.owner_user_id !== null && (decision.lockBecomesUnowned || removed.includes(lock.owner_user_id))) {
+    await uow.db.updateTable('locks').set({ owner_user_id: null, updated: now }).where('id', '=', lockId).execute();
+  }
+  await configChanged(ctx, uow, lockId);
+  return { removed, lockBecameUnowned: decision.lockBecomesUnowned };
+}

@@ -1,0 +1,77 @@
+import { parsePermittedAddresses } from '../access/addresses.js';
+import { canChangeSettings, canManageMembers, canReadAdminData, type Decision } from '../access/member-policy.js';
+import type { MemberRole } from '../access/types.js';
+
+/**
+ * Lock-specific rules on top of src/access/member-policy.ts, pure and unit-tested
+ * (test/unit/locks/policy.test.ts). `now` is Unix seconds: an ADMIN outside their start/end
+ * window administers nothing (decisions §4).
+ */
+
+type Enrolment = { role: MemberRole; start?: number | null; end?: number | null };
+
+/** PUT /device/{id}: name, favourite and colour are the member's own; `settings` needs an active ADMIN. */
+export function canUpdateLock(member: Enrolment, update: { settings?: unknown }, now: number): Decision {
+  return update.settings === undefined ? { allowed: true } : canChangeSettings(member, now);
+}
+
+/** Linking and unlinking tiles: an active ADMIN of the lock. */
+export function canManageTiles(member: Enrolment, now: number): Decision {
+  return canChangeSettings(member, now);
+}
+
+/** GET /device/{id}/users: an active ADMIN of the lock. */
+export function canListLockUsers(member: Enrolment, now: number): Decision {
+  return canReadAdminData(member, now);
+}
+
+/** ADD_USER: an active ADMIN. */
+export function canAddMember(member: Enrolment, now: number): Decision {
+  return canManageMembers(member, now);
+}
+
+export type MembershipChange = 'LOCK_SHARED' | 'USER_PROMOTED' | 'USER_DEMOTED' | 'WINDOW_UPDATED';
+
+/** What ADD_USER does to a user with role `current` (undefined: not enrolled) when asked for `wanted`. */
+export function membershipChange(current: MemberRole | undefined, wanted: MemberRole): MembershipChange {
+  if (current === undefined) return 'LOCK_SHARED';
+  if (current === wanted) return 'WINDOW_UPDATED';
+  return wanted === 'ADMIN' ? 'USER_PROMOTED' : 'USER_DEMOTED';
+}
+
+/** A demotion of the only ADMIN would leave a lock with members and nobody to manage them (409). */
+export function demotesLastAdmin(current: MemberRole | undefined, wanted: MemberRole, adminCount: number): boolean {
+  return current === 'ADMIN' && wanted === 'USER' && adminCount <= 1;
+}
+
+/** An access window: finite non-negative seconds, and an end after its start. Null when valid, else a message for a 400. */
+export function accessWindowError(start: number | null | undefined, end: number | null | undefined): string | null {
+  for (const [name, value] of [['start', start], ['end', end]] as const) {
+    if (value != null && (!Number.isFinite(value) || value < 0)) return `${name} must be Unix seconds or null`;
+  }
+  if (start != null && end != null && end <= start) return 'end must be after start';
+  return null;
+}
+
+export type AddressesUpdate = { ok: true; value: string[] | undefined } | { ok: false; message: string };
+
+/**
+ * PUT settings may name the list `permittedAddress` (spec) or `permittedAddresses` (decisions §1).
+ * Both at once must agree. Each entry must be an IPv4/IPv6 address or CIDR range.
+ */
+export function permittedAddressesUpdate(settings: { permittedAddress?: string[]; permittedAddresses?: string[] }): AddressesUpdate {
+  const { permittedAddress: a, permittedAddresses: b } = settings;
+  if (a !== undefined && b !== undefined && JSON.stringify(a) !== JSON.stringify(b)) {
+    return { ok: false, message: 'permittedAddress and permittedAddresses differ; send one of them' };
+  }
+  const list = a ?? b;
+  if (list === undefined) return { ok: true, value: undefined };
+  const parsed = parsePermittedAddresses(list);
+  if (!parsed.ok) return { ok: false, message: parsed.message.replace(/^permittedAddresses/, a !== undefined ? 'permittedAddress' : 'permittedAddresses') };
+  return { ok: true, value: [...new Set(list)] };
+}
+
+/** Seconds a lock stays unlocked: a positive whole number up to a day. Null when valid, else a message. */
+export function unlockDurationError(value: unknown): string | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 86_400 ? null : 'unlockDuration must be an integer from 1 to 86400 seconds';
+}

@@ -1,0 +1,101 @@
+import { readPermittedAddresses, readUnlockBetween, readUsageRequirements } from './json.js';
+import type { LockUserRow, MemberLock } from './queries.js';
+import type { LockResponse, LockUserResponse, SiteLockResponse, UserWithLocksResponse } from './schemas.js';
+import type { UserWithLocks } from './users.js';
+
+/** Shown when neither the member nor the lock's site chose a colour (the service's primary colour). */
+export const DEFAULT_LOCK_COLOUR = '#00283C';
+
+/** The name a member sees: their own alias, else the lock's default name, else its provisioned name. */
+export function displayName(lock: Pick<MemberLock, 'default_name' | 'name' | 'member'>): string {
+  return lock.member.alias ?? defaultName(lock);
+}
+
+export function defaultName(lock: Pick<MemberLock, 'default_name' | 'name'>): string {
+  return lock.default_name ?? lock.name;
+}
+
+function colourOf(lock: MemberLock): string {
+  return lock.member.colour ?? lock.site_colour ?? DEFAULT_LOCK_COLOUR;
+}
+
+/** `locked` is absent while the lock has never reported its state. */
+function lockedState(lock: MemberLock): { locked?: boolean } {
+  return lock.locked === null ? {} : { locked: lock.locked === 1 };
+}
+
+/** The full Lock of GET /device and GET /device/{id}. */
+export function presentLock(lock: MemberLock): LockResponse {
+  return {
+    id: lock.id,
+    name: displayName(lock),
+    // The spec types lastOperation as a number: before any operation, the claim is the last one.
+    lastOperation: lock.last_operation ?? lock.claimed_at ?? lock.created,
+    colour: colourOf(lock),
+    role: lock.member.role,
+    settings: {
+      txBeaconRssi: lock.tx_beacon_rssi,
+      rxBeaconRssi: lock.rx_beacon_rssi,
+      unlockTime: lock.unlock_time,
+      proximityUnlock: lock.proximity_unlock === 1,
+      permittedAddresses: readPermittedAddresses(lock.permitted_addresses),
+      defaultName: defaultName(lock),
+      usageRequirements: readUsageRequirements(lock.usage_requirements),
+      delay: lock.delay,
+      unlockBetweenWindow: readUnlockBetween(lock.unlock_between),
+    },
+    state: { ...lockedState(lock), connected: lock.connected === 1, duration: lock.unlock_time },
+    favourite: lock.member.favourite,
+    unlockTime: lock.unlock_time,
+    // Latchkey has no "stay unlocked until told otherwise" mode; the unlock-between window covers schedules.
+    unlockForever: false,
+    start: lock.member.start,
+    end: lock.member.end,
+  };
+}
+
+/** The shorter entry of the site lock list and the pinned locks. */
+export function presentSiteLock(lock: MemberLock, tiles: readonly string[]): SiteLockResponse {
+  return {
+    id: lock.id,
+    name: displayName(lock),
+    colour: colourOf(lock),
+    start: lock.member.start,
+    end: lock.member.end,
+    role: lock.member.role,
+    settings: {
+      unlockTime: lock.unlock_time,
+      permittedAddresses: readPermittedAddresses(lock.permitted_addresses),
+      defaultName: defaultName(lock),
+      usageRequirements: readUsageRequirements(lock.usage_requirements),
+      unlockBetweenWindow: readUnlockBetween(lock.unlock_between),
+      tiles: [...tiles],
+    },
+    state: { connected: lock.connected === 1, ...lockedState(lock) },
+    favourite: lock.member.favourite,
+  };
+}
+
+export function presentLockUser(row: LockUserRow): LockUserResponse {
+  return {
+    userId: row.user_id,
+    email: row.email,
+    publicKey: row.public_key,
+    displayName: row.display_name,
+    orphan: row.orphan === 1,
+    role: row.role,
+    start: row.starts_at,
+    end: row.ends_at,
+  };
+}
+
+export function presentUserWithLocks({ user, devices }: UserWithLocks): UserWithLocksResponse {
+  return {
+    userId: user.id,
+    email: user.email,
+    publicKey: user.public_key,
+    displayName: user.display_name,
+    orphan: user.orphan === 1,
+    devices: devices.map((d) => ({ deviceId: d.lock_id, role: d.role })),
+  };
+}

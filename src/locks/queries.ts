@@ -1,0 +1,178 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { MemberRole } from '../access/types.js';
+import type { DialectName } from '../db/database.js';
+import type { Executor } from '../db/transaction.js';
+import type { LockMembersTable, LocksTable } from './tables.js';
+
+export type LockRow = Selectable<LocksTable>;
+
+/** One user's enrolment on a lock, with their own preferences for it. */
+export interface Membership {
+  lockId: string;
+  userId: string;
+  role: MemberRole;
+  /** Unix seconds; null = immediately. */
+  start: number | null;
+  /** Unix seconds; null = never. */
+  end: number | null;
+  alias: string | null;
+  favourite: boolean;
+  colour: string | null;
+}
+
+/** A lock as one member sees it: the lock's columns plus their membership and the site's colour. */
+export type MemberLock = Omit<LockRow, 'registration_key_hash' | 'secret_hash'> & {
+  member: Membership;
+  site_colour: string | null;
+};
+
+const MEMBER_COLUMNS = [
+  'lock_members.lock_id',
+  'lock_members.user_id',
+  'lock_members.role',
+  'lock_members.starts_at',
+  'lock_members.ends_at',
+  'lock_members.alias',
+  'lock_members.favourite',
+  'lock_members.colour',
+] as const;
+
+/** Every column of `locks` except the two secrets' hashes, which never leave the lock service. */
+const LOCK_COLUMNS = [
+  'locks.id',
+  'locks.name',
+  'locks.site_id',
+  'locks.owner_user_id',
+  'locks.claimed_at',
+  'locks.unlock_time',
+  'locks.permitted_addresses',
+  'locks.default_name',
+  'locks.usage_requirements',
+  'locks.unlock_between',
+  'locks.tx_beacon_rssi',
+  'locks.rx_beacon_rssi',
+  'locks.proximity_unlock',
+  'locks.delay',
+  'locks.locked',
+  'locks.door_open',
+  'locks.connected',
+  'locks.last_operation',
+  'locks.config_version',
+  'locks.created',
+  'locks.updated',
+] as const;
+
+type MemberColumns = Pick<Selectable<LockMembersTable>, 'lock_id' | 'user_id' | 'role' | 'starts_at' | 'ends_at' | 'alias' | 'favourite' | 'colour'>;
+
+function toMembership(row: MemberColumns): Membership {
+  return {
+    lockId: row.lock_id,
+    userId: row.user_id,
+    role: row.role,
+    start: row.starts_at,
+    end: row.ends_at,
+    alias: row.alias,
+    favourite: row.favourite === 1,
+    colour: row.colour,
+  };
+}
+
+/** The caller's enrolment on a lock, or undefined when they are not a member. */
+export async function findMembership(db: Executor, lockId: string, userId: string): Promise<Membership | undefined> {
+  const row = await db.selectFrom('lock_members').select(MEMBER_COLUMNS).where('lock_id', '=', lockId).where('user_id', '=', userId).executeTakeFirst();
+  return row && toMembership(row);
+}
+
+export function findLock(db: Executor, lockId: string): Promise<LockRow | undefined> {
+  return db.selectFrom('locks').selectAll().where('id', '=', lockId).executeTakeFirst();
+}
+
+/**
+ * The lock row, locked against concurrent membership and settings changes until the transaction
+ * ends (PostgreSQL; SQLite runs one write transaction at a time anyway).
+ */
+export function findLockForUpdate(db: Executor, dialect: DialectName, lockId: string): Promise<LockRow | undefined> {
+  const query = db.selectFrom('locks').selectAll().where('id', '=', lockId);
+  return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}
+
+function memberLocksQuery(db: Executor, userId: string) {
+  return db
+    .selectFrom('lock_members')
+    .innerJoin('locks', 'locks.id', 'lock_members.lock_id')
+    .leftJoin('sites', 'sites.id', 'locks.site_id')
+    .select([...LOCK_COLUMNS, ...MEMBER_COLUMNS, 'sites.colour as site_colour'])
+    .where('lock_members.user_id', '=', userId);
+}
+
+type MemberLockRow = Awaited<ReturnType<ReturnType<typeof memberLocksQuery>['executeTakeFirstOrThrow']>>;
+
+function toMemberLock(row: MemberLockRow): MemberLock {
+  const { lock_id, user_id, role, starts_at, ends_at, alias, favourite, colour, ...lock } = row;
+  return { ...lock, member: toMembership({ lock_id, user_id, role, starts_at, ends_at, alias, favourite, colour }) };
+}
+
+/** The lock as `userId` sees it, or undefined when they are not a member (or it does not exist). */
+export async function loadLockForMember(db: Executor, lockId: string, userId: string): Promise<MemberLock | undefined> {
+  const row = await memberLocksQuery(db, userId).where('lock_members.lock_id', '=', lockId).executeTakeFirst();
+  return row && toMemberLock(row);
+}
+
+export interface LockListFilter {
+  favouritesOnly?: boolean;
+  siteId?: string;
+}
+
+/** Every lock `userId` is enrolled on (one index range of lock_members), oldest lock first. */
+export async function listLocksForMember(db: Executor, userId: string, filter: LockListFilter = {}): Promise<MemberLock[]> {
+  let query = memberLocksQuery(db, userId);
+  if (filter.favouritesOnly) query = query.where('lock_members.favourite', '=', 1);
+  if (filter.siteId !== undefined) query = query.where('locks.site_id', '=', filter.siteId);
+  const rows = await query.orderBy('lock_members.lock_id').execute();
+  return rows.map(toMemberLock);
+}
+
+export async function insertLock(db: Executor, lock: Insertable<LocksTable>): Promise<void> {
+  await db.insertInto('locks').values(lock).execute();
+}
+
+export async function insertMember(db: Executor, member: Insertable<LockMembersTable>): Promise<void> {
+  await db.insertInto('lock_members').values(member).execute();
+}
+
+/** Members of a lock counted by role. */
+export async function countMembers(db: Executor, lockId: string): Promise<{ adminCount: number; memberCount: number }> {
+  const rows = await db.selectFrom('lock_members').select(['role', (eb) => eb.fn.countAll<number>().as('count')]).where('lock_id', '=', lockId).groupBy('role').execute();
+  const count = (role: MemberRole) => Number(rows.find((r) => r.role === role)?.count ?? 0);
+  return { adminCount: count('ADMIN'), memberCount: count('ADMIN') + count('USER') };
+}
+
+/** Members of a lock among `userIds` (others are not enrolled). */
+export async function findMemberships(db: Executor, lockId: string, userIds: readonly string[]): Promise<Membership[]> {
+  if (userIds.length === 0) return [];
+  const rows = await db.selectFrom('lock_members').select(MEMBER_COLUMNS).where('lock_id', '=', lockId).where('user_id', 'in', [...userIds]).execute();
+  return rows.map(toMembership);
+}
+
+/** Every member of a lock with the user details the users list shows, oldest enrolment first. */
+export function listLockUsers(db: Executor, lockId: string) {
+  return db
+    .selectFrom('lock_members')
+    .innerJoin('users', 'users.id', 'lock_members.user_id')
+    .select(['users.id as user_id', 'users.email', 'users.public_key', 'users.display_name', 'users.orphan', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
+    .where('lock_members.lock_id', '=', lockId)
+    .orderBy('lock_members.created')
+    .orderBy('lock_members.user_id')
+    .execute();
+}
+
+export type LockUserRow = Awaited<ReturnType<typeof listLockUsers>>[number];
+
+/** Takes the next config version; the row lock it takes also serialises concurrent changes on PostgreSQL. */
+export async function bumpConfigVersion(db: Executor, lockId: string, now: number): Promise<void> {
+  await db
+    .updateTable('locks')
+    .set((eb) => ({ config_version: eb('config_version', '+', 1), updated: now }))
+    .where('id', '=', lockId)
+    .execute();
+}

@@ -1,0 +1,46 @@
+import { assertAllowed } from '../access/member-policy.js';
+import type { Caller } from '../accounts/caller.js';
+import type { AppContext } from '../context.js';
+import { errors } from '../errors/catalogue.js';
+import { tileIdsByLockForMember, type TileFilter } from '../tiles/queries.js';
+import { listAdministeredLocks } from './admin-queries.js';
+import { canListLockUsers } from './policy.js';
+import { listLocksForMember, listLockUsers, loadLockForMember, type LockUserRow, type MemberLock } from './queries.js';
+
+/** Reads of the lock endpoints; every one is scoped to the caller's own enrolments. */
+
+export function listLocks(ctx: AppContext, caller: Caller): Promise<MemberLock[]> {
+  return listLocksForMember(ctx.db.kysely, caller.userId);
+}
+
+/** 404 when the caller is not enrolled on the lock, exactly as when it does not exist. */
+export async function getLock(ctx: AppContext, caller: Caller, lockId: string): Promise<MemberLock> {
+  const lock = await loadLockForMember(ctx.db.kysely, lockId, caller.userId);
+  if (!lock) throw errors.notFound('lock');
+  return lock;
+}
+
+export interface LockWithTiles {
+  lock: MemberLock;
+  tiles: string[];
+}
+
+/** The caller's locks with their tiles: pinned ones (GET /device/favourite) or a site's. */
+export async function listLocksWithTiles(ctx: AppContext, caller: Caller, filter: TileFilter): Promise<LockWithTiles[]> {
+  const db = ctx.db.kysely;
+  const [locks, tiles] = await Promise.all([listLocksForMember(db, caller.userId, filter), tileIdsByLockForMember(db, caller.userId, filter)]);
+  return locks.map((lock) => ({ lock, tiles: tiles.get(lock.id) ?? [] }));
+}
+
+/** Locks the caller administers now, with the name the caller sees (GET /device/shareable). */
+export async function listShareableLocks(ctx: AppContext, caller: Caller): Promise<Array<{ id: string; name: string }>> {
+  const rows = await listAdministeredLocks(ctx.db.kysely, caller.userId, ctx.now());
+  return rows.map((row) => ({ id: row.id, name: row.alias ?? row.default_name ?? row.name }));
+}
+
+/** GET /device/{id}/users: 404 for a non-member, 403 unless an active ADMIN. */
+export async function listUsersOfLock(ctx: AppContext, caller: Caller, lockId: string): Promise<LockUserRow[]> {
+  const lock = await getLock(ctx, caller, lockId);
+  assertAllowed(canListLockUsers(lock.member, ctx.now()));
+  return listLockUsers(ctx.db.kysely, lockId);
+}

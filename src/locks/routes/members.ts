@@ -1,0 +1,29 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import { errorResponses } from '../../http/schemas.js';
+import { pathId } from '../ids.js';
+import { presentLockUser, presentUserWithLocks } from '../presenters.js';
+import { listUsersOfLock } from '../reads.js';
+import { LockIdParams, LockUserResponse, UserIdParams, UserWithLocksResponse } from '../schemas.js';
+import { getUserWithLocks } from '../users.js';
+
+/** Who is enrolled where, for administrators. */
+export function memberRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get('/device/:lockId/users', {
+      schema: { tags: ['locks'], summary: "The lock's users (ADMIN only)", params: LockIdParams, response: { 200: Type.Array(LockUserResponse), ...errorResponses(401, 403, 404, 406) } },
+      handler: async (request) => (await listUsersOfLock(ctx, request.caller, pathId(request.params.lockId, 'lock'))).map(presentLockUser),
+    });
+
+    app.get('/user/:userId', {
+      schema: {
+        tags: ['locks'],
+        summary: "A user and their enrolments on the locks the caller administers",
+        params: UserIdParams,
+        response: { 200: UserWithLocksResponse, ...errorResponses(401, 404, 406) },
+      },
+      handler: async (request) => presentUserWithLocks(await getUserWithLocks(ctx, request.caller, pathId(request.params.userId, 'user'))),
+    });
+  };
+}

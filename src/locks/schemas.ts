@@ -1,0 +1,125 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { UnlockBetweenWindowSchema as UnlockBetweenWindowRule, UsageRequirementsSchema as UsageRequirementsRule } from '../access/schemas.js';
+import type { UnlockBetweenWindow, UsageRequirements } from '../access/types.js';
+
+/** Request and response shapes of the lock endpoints (spec "Lock", "Lock settings", "Users"). */
+
+export const Colour = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'hex colour #RRGGBB' });
+export const Name = Type.String({ minLength: 1, maxLength: 255 });
+// Same JSON schemas as src/access, typed by its hand-written types (the Fastify type provider
+// cannot infer a union built from an array of literals and would see `days: never[]`).
+const UsageRequirementsSchema = Type.Unsafe<UsageRequirements>(UsageRequirementsRule);
+const UnlockBetweenWindowSchema = Type.Unsafe<UnlockBetweenWindow>(UnlockBetweenWindowRule);
+const Seconds = Type.Number({ description: 'Unix seconds' });
+const NullableSeconds = Type.Union([Seconds, Type.Null()]);
+const Role = Type.Union([Type.Literal('ADMIN'), Type.Literal('USER')]);
+const UnlockBetweenOrNull = Type.Union([UnlockBetweenWindowSchema, Type.Null()]);
+
+export const LockIdParams = Type.Object({ lockId: Type.String({ description: 'lock UUID' }) });
+export const UserIdParams = Type.Object({ userId: Type.String({ description: 'user UUID' }) });
+
+export const LockSettingsResponse = Type.Object({
+  txBeaconRssi: Type.Integer({ description: 'deprecated' }),
+  rxBeaconRssi: Type.Integer({ description: 'deprecated' }),
+  unlockTime: Type.Integer({ description: 'seconds' }),
+  proximityUnlock: Type.Boolean({ description: 'deprecated' }),
+  permittedAddresses: Type.Array(Type.String()),
+  defaultName: Type.String(),
+  usageRequirements: UsageRequirementsSchema,
+  delay: Type.Integer({ description: 'milliseconds; deprecated' }),
+  unlockBetweenWindow: UnlockBetweenOrNull,
+});
+
+export const LockStateResponse = Type.Object({
+  locked: Type.Optional(Type.Boolean({ description: 'absent while unknown' })),
+  connected: Type.Boolean(),
+  duration: Type.Integer({ description: 'seconds the lock stays unlocked after an unlock' }),
+});
+
+export const LockResponse = Type.Object({
+  id: Type.String(),
+  name: Type.String({ description: "the caller's alias, else the lock's default name" }),
+  lastOperation: Seconds,
+  colour: Colour,
+  role: Role,
+  settings: LockSettingsResponse,
+  state: LockStateResponse,
+  favourite: Type.Boolean(),
+  unlockTime: Type.Integer(),
+  unlockForever: Type.Boolean(),
+  start: NullableSeconds,
+  end: NullableSeconds,
+});
+export type LockResponse = Static<typeof LockResponse>;
+
+export const SiteLockResponse = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  colour: Colour,
+  start: NullableSeconds,
+  end: NullableSeconds,
+  role: Role,
+  settings: Type.Object({
+    unlockTime: Type.Integer(),
+    permittedAddresses: Type.Array(Type.String()),
+    defaultName: Type.String(),
+    usageRequirements: UsageRequirementsSchema,
+    unlockBetweenWindow: UnlockBetweenOrNull,
+    tiles: Type.Array(Type.String()),
+  }),
+  state: Type.Object({ connected: Type.Boolean(), locked: Type.Optional(Type.Boolean()) }),
+  favourite: Type.Boolean(),
+});
+export type SiteLockResponse = Static<typeof SiteLockResponse>;
+
+export const ShareableLockResponse = Type.Object({ id: Type.String(), name: Type.String() });
+
+export const LockUserResponse = Type.Object({
+  userId: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  publicKey: Type.Union([Type.String(), Type.Null()]),
+  displayName: Type.Union([Type.String(), Type.Null()]),
+  orphan: Type.Boolean(),
+  role: Role,
+  start: NullableSeconds,
+  end: NullableSeconds,
+});
+export type LockUserResponse = Static<typeof LockUserResponse>;
+
+export const UserWithLocksResponse = Type.Object({
+  userId: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  publicKey: Type.Union([Type.String(), Type.Null()]),
+  displayName: Type.Union([Type.String(), Type.Null()]),
+  orphan: Type.Boolean(),
+  devices: Type.Array(Type.Object({ deviceId: Type.String(), role: Role })),
+});
+export type UserWithLocksResponse = Static<typeof UserWithLocksResponse>;
+
+export const ClaimBody = Type.Object({
+  key: Type.String({ minLength: 1, maxLength: 256, description: "the lock's registration key" }),
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'default name of the lock' }),
+});
+
+const addressList = (description: string) => Type.Array(Type.String({ maxLength: 64 }), { maxItems: 256, description });
+const Rssi = Type.Integer({ minimum: -200, maximum: 200 });
+
+export const LockSettingsUpdate = Type.Object({
+  defaultName: Type.Optional(Name),
+  permittedAddress: Type.Optional(addressList('complete list of permitted IPv4/IPv6 addresses or CIDR ranges (spec name)')),
+  permittedAddresses: Type.Optional(addressList('same as permittedAddress')),
+  usageRequirements: Type.Optional(Type.Union([UsageRequirementsSchema, Type.Null()])),
+  txBeaconRssi: Type.Optional(Rssi),
+  rxBeaconRssi: Type.Optional(Rssi),
+  proximityUnlock: Type.Optional(Type.Boolean()),
+  delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+});
+export type LockSettingsUpdate = Static<typeof LockSettingsUpdate>;
+
+export const LockUpdate = Type.Object({
+  name: Type.Optional(Type.Union([Name, Type.Null()], { description: "the caller's alias; null removes it" })),
+  favourite: Type.Optional(Type.Boolean()),
+  colour: Type.Optional(Type.Union([Colour, Type.Null()])),
+  settings: Type.Optional(LockSettingsUpdate),
+});
+export type LockUpdate = Static<typeof LockUpdate>;

@@ -1,0 +1,64 @@
+import type { Generated } from 'kysely';
+import type { Flag } from '../accounts/tables.js';
+import type { MemberRole } from '../access/types.js';
+
+export interface LocksTable {
+  id: string;
+  /** The name the operator provisioned the lock with; the fallback for `default_name`. */
+  name: string;
+  site_id: string | null;
+  /** SHA-256 hex of the one-time registration key (POST /device). */
+  registration_key_hash: string;
+  /** SHA-256 hex of the device secret (MQTT password); 256-bit random, so no stretching is needed. */
+  secret_hash: string;
+  /** The user who claimed the lock, while they remain a member; null when unowned. */
+  owner_user_id: string | null;
+  /** Set once, when the registration key is used; never cleared (the key is one-time). */
+  claimed_at: number | null;
+  // Settings.
+  /** Seconds the lock stays unlocked after an unlock (unlockTime / unlockDuration). */
+  unlock_time: Generated<number>;
+  /** JSON array of IPv4/IPv6 addresses or CIDR ranges; `[]` = unrestricted. */
+  permitted_addresses: Generated<string>;
+  /** Default alias for members without their own; null = `name`. */
+  default_name: string | null;
+  /** JSON object (spec "Usage requirements"); `{}` = unrestricted. */
+  usage_requirements: Generated<string>;
+  /** JSON object (spec "Unlock-between window") or null. */
+  unlock_between: string | null;
+  /** Deprecated settings, kept only so old clients can read back what they wrote. */
+  tx_beacon_rssi: Generated<number>;
+  rx_beacon_rssi: Generated<number>;
+  proximity_unlock: Generated<Flag>;
+  delay: Generated<number>;
+  // Live state, as the lock last reported it.
+  locked: Flag | null;
+  door_open: Flag | null;
+  connected: Generated<Flag>;
+  last_operation: number | null;
+  /** Increases with every change of the lock's config (users, unlock duration, unlock-between). */
+  config_version: Generated<number>;
+  created: number;
+  updated: number;
+}
+
+export interface LockMembersTable {
+  lock_id: string;
+  user_id: string;
+  role: MemberRole;
+  /** Unix seconds; null = immediately. */
+  starts_at: number | null;
+  /** Unix seconds; null = never expires. */
+  ends_at: number | null;
+  /** The member's own name for the lock. */
+  alias: string | null;
+  favourite: Generated<Flag>;
+  colour: string | null;
+  created: number;
+  updated: number;
+}
+
+export interface LockTables {
+  locks: LocksTable;
+  lock_members: LockMembersTable;
+}

@@ -1,0 +1,64 @@
+import type { Updateable } from 'kysely';
+import { assertAllowed } from '../access/member-policy.js';
+import { validateUsageRequirements } from '../access/schemas.js';
+import type { Caller } from '../accounts/caller.js';
+import type { AppContext } from '../context.js';
+import { inTransaction } from '../db/transaction.js';
+import { errors } from '../errors/catalogue.js';
+import { canUpdateLock, permittedAddressesUpdate } from './policy.js';
+import { findMembership } from './queries.js';
+import type { LockSettingsUpdate, LockUpdate } from './schemas.js';
+import type { LockMembersTable, LocksTable } from './tables.js';
+
+/** The request as the route hands it over: usage requirements are checked here, not trusted as typed. */
+type SettingsInput = Omit<LockSettingsUpdate, 'usageRequirements'> & { usageRequirements?: unknown };
+type UpdateInput = Omit<LockUpdate, 'settings'> & { settings?: SettingsInput };
+
+/** The member's own fields of PUT /device/{id}; undefined when the body names none. */
+function memberChanges(update: UpdateInput): Updateable<LockMembersTable> | undefined {
+  const changes: Updateable<LockMembersTable> = {};
+  if (update.name !== undefined) changes.alias = update.name;
+  if (update.favourite !== undefined) changes.favourite = update.favourite ? 1 : 0;
+  if (update.colour !== undefined) changes.colour = update.colour;
+  return Object.keys(changes).length > 0 ? changes : undefined;
+}
+
+/** The lock's settings of PUT /device/{id}, validated (400); undefined when none are named. */
+export function lockSettingsChanges(settings: SettingsInput): Updateable<LocksTable> | undefined {
+  const changes: Updateable<LocksTable> = {};
+  if (settings.defaultName !== undefined) changes.default_name = settings.defaultName;
+  const addresses = permittedAddressesUpdate(settings);
+  if (!addresses.ok) throw errors.validation(addresses.message);
+  if (addresses.value !== undefined) changes.permitted_addresses = JSON.stringify(addresses.value);
+  if (settings.usageRequirements !== undefined) {
+    const requirements = settings.usageRequirements ?? {};
+    const error = validateUsageRequirements(requirements);
+    if (error !== null) throw errors.validation(error);
+    changes.usage_requirements = JSON.stringify(requirements);
+  }
+  if (settings.txBeaconRssi !== undefined) changes.tx_beacon_rssi = settings.txBeaconRssi;
+  if (settings.rxBeaconRssi !== undefined) changes.rx_beacon_rssi = settings.rxBeaconRssi;
+  if (settings.proximityUnlock !== undefined) changes.proximity_unlock = settings.proximityUnlock ? 1 : 0;
+  if (settings.delay !== undefined) changes.delay = settings.delay;
+  return Object.keys(changes).length > 0 ? changes : undefined;
+}
+
+/**
+ * PUT /device/{id}: any member changes their own name (alias), favourite and colour; `settings`
+ * need an active ADMIN (403), and the whole request is refused if they are not allowed.
+ * Checked in order: membership (404), permission (403), values (400).
+ */
+export async function updateLock(ctx: AppContext, caller: Caller, lockId: string, update: UpdateInput): Promise<void> {
+  await inTransaction(ctx.db, ctx.logger, async (uow) => {
+    const member = await findMembership(uow.db, lockId, caller.userId);
+    if (!member) throw errors.notFound('lock');
+    const now = ctx.now();
+    assertAllowed(canUpdateLock(member, update, now));
+    const settings = update.settings === undefined ? undefined : lockSettingsChanges(update.settings);
+    const own = memberChanges(update);
+    if (own) {
+      await uow.db.updateTable('lock_members').set({ ...own, updated: now }).where('lock_id', '=', lockId).where('user_id', '=', caller.userId).execute();
+    }
+    if (settings) await uow.db.updateTable('locks').set({ ...settings, updated: now }).where('id', '=', lockId).execute();
+  });
+}

@@ -1,0 +1,71 @@
+import { isDeepStrictEqual } from 'node:util';
+import { createTrustAnchor, type TrustAnchor } from '../crypto/chain.js';
+import { isAppError } from '../errors/catalogue.js';
+import { checkOperationClaims, parseOperation, replayKey, type Operation } from '../execute/claims.js';
+import { decodeOperationToken, parseLegacyPublicKey, sameId, verifyOperationSignature } from '../execute/token.js';
+import type { CommandPayload, ConfigUser, LockConfig } from '../link/payloads.js';
+import { ReplayMemory } from './replay-memory.js';
+
+/**
+ * The lock's own check of a command (defence in depth, docs/device-protocol.md): whoever can
+ * publish on the broker still needs a token signed by a user enrolled in the lock's config, for
+ * this lock, valid now, never used before. Uses the service's own decoding and signature code so
+ * lock and service agree on every edge case.
+ */
+
+export type CheckResult = { ok: true; userId: string; operation: Operation } | { ok: false; error: string };
+
+/** Refusal reasons a lock sends in `reply.error` (`<code>: <detail>`). */
+const refuse = (code: string, detail: string): CheckResult => ({ ok: false, error: `${code}: ${detail}` });
+
+function userWindowOpen(user: ConfigUser, now: number): boolean {
+  return (user.start === null || user.start <= now) && (user.end === null || user.end > now);
+}
+
+export class CommandChecker {
+  private readonly replays = new ReplayMemory();
+  private readonly anchor: TrustAnchor | undefined;
+
+  /** `trustedRoot`: Base64 DER of the root CA the lock was provisioned with, if any. */
+  constructor(private readonly options: { lockId: string; trustedRoot?: string; now: () => number }) {
+    this.anchor = options.trustedRoot === undefined ? undefined : createTrustAnchor(options.trustedRoot);
+  }
+
+  async check(command: CommandPayload, config: LockConfig | null): Promise<CheckResult> {
+    try {
+      return await this.checkOrThrow(command, config);
+    } catch (err) {
+      if (isAppError(err)) return refuse(err.error, err.message);
+      throw err;
+    }
+  }
+
+  private async checkOrThrow(command: CommandPayload, config: LockConfig | null): Promise<CheckResult> {
+    const now = this.options.now();
+    const decoded = decodeOperationToken(command.token);
+    const claims = checkOperationClaims(decoded.payload, { lockId: this.options.lockId, now });
+    if (config === null) return refuse('not_enrolled', 'the lock has no configuration');
+    const user = config.users.find((candidate) => sameId(candidate.userId, claims.iss));
+    if (user === undefined) return refuse('not_enrolled', 'the signer is not a user of this lock');
+    if (!userWindowOpen(user, now)) return refuse('outside_user_window', 'the signer\'s access is not active now');
+    if (decoded.header.alg === 'EdDSA' && this.anchor === undefined) return refuse('bad_signature', 'no trusted root provisioned');
+    const legacyPublicKey = user.publicKey === null ? undefined : parseLegacyPublicKey(user.publicKey) ?? undefined;
+    // trustedRoot is read only for EdDSA, which the line above guarantees has one.
+    await verifyOperationSignature(decoded, { legacyPublicKey, trustedRoot: this.anchor as TrustAnchor, now });
+
+    // Only a verified token may occupy replay memory, so forged ones cannot fill it.
+    const remembered = this.replays.remember(`${claims.iss.toLowerCase()}:${replayKey(decoded.payload, command.token)}`, claims.exp, now);
+    if (remembered === 'replayed') return refuse('replayed', 'this token was already used');
+    if (remembered === 'full') return refuse('busy', 'replay memory full');
+
+    // The token's operation is what the lock acts on; the copy beside it must say the same.
+    let sent: Operation;
+    try {
+      sent = parseOperation(command.operation);
+    } catch {
+      return refuse('operation_mismatch', 'the command\'s operation is invalid');
+    }
+    if (!isDeepStrictEqual(sent, claims.operation)) return refuse('operation_mismatch', 'the command\'s operation differs from the signed one');
+    return { ok: true, userId: claims.iss, operation: claims.operation };
+  }
+}

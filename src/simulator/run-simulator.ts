@@ -1,0 +1,94 @@
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { SimulatedLock, type SimulatorLog } from './simulated-lock.js';
+
+export interface SimulatorOptions {
+  id: string;
+  secret: string;
+  /** mqtt:// or mqtts:// of the broker the service uses (embedded: mqtt://HOST:MQTT_PORT). */
+  mqttUrl: string;
+  /** `--reply-delay`: milliseconds to wait before handling each command. Default 0. */
+  replyDelayMs?: number;
+  /** Base64 DER of the root CA the lock trusts for EdDSA tokens. */
+  trustedRoot?: string;
+  topicPrefix?: string;
+  /** Lines `open`, `close`, `offline`, `online`, `state` are read from here. */
+  stdin: Readable;
+  /** One JSON line per thing the lock does is written here. */
+  stdout: Writable;
+  /** Clock, Unix seconds. Default: the system clock. */
+  now?: () => number;
+}
+
+export interface RunningSimulator {
+  lock: SimulatedLock;
+  /** Stops reading input, reports the lock offline and disconnects. */
+  close(): Promise<void>;
+}
+
+const INPUTS = ['open', 'close', 'offline', 'online', 'state', 'help'] as const;
+
+function jsonLines(stdout: Writable, id: string, now: () => number): SimulatorLog {
+  return (action, fields = {}) => {
+    stdout.write(`${JSON.stringify({ ts: now(), lock: id, action, ...fields })}\n`);
+  };
+}
+
+async function handleInput(line: string, lock: SimulatedLock, log: SimulatorLog): Promise<void> {
+  const input = line.trim().toLowerCase();
+  switch (input) {
+    case '': return;
+    case 'open': return lock.door(true);
+    case 'close': return lock.door(false);
+    case 'offline': return lock.powerCut();
+    case 'online': return lock.connect();
+    case 'state': return log('status', { ...lock.state, connected: lock.connected, configVersion: lock.configVersion });
+    case 'help': return log('help', { inputs: INPUTS });
+    default: return log('unknown_input', { input: input.slice(0, 100), inputs: INPUTS });
+  }
+}
+
+/**
+ * `latchkey lock simulate`: runs a virtual lock (docs/device-protocol.md) until closed. Resolves
+ * once the lock is connected and announced; rejects when the first connection fails.
+ */
+export async function runSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
+  const now = options.now ?? (() => Date.now() / 1000);
+  const log = jsonLines(options.stdout, options.id, now);
+  const lock = new SimulatedLock({
+    id: options.id,
+    secret: options.secret,
+    mqttUrl: options.mqttUrl,
+    replyDelayMs: options.replyDelayMs ?? 0,
+    now,
+    log,
+    ...(options.trustedRoot === undefined ? {} : { trustedRoot: options.trustedRoot }),
+    ...(options.topicPrefix === undefined ? {} : { topicPrefix: options.topicPrefix }),
+  });
+  try {
+    await lock.connect();
+  } catch (err) {
+    await lock.close();
+    throw err;
+  }
+
+  const lines = createInterface({ input: options.stdin, crlfDelay: Infinity });
+  // Inputs run one after another, so `offline` then `online` cannot overlap.
+  let queue = Promise.resolve();
+  lines.on('line', (line) => {
+    queue = queue
+      .then(() => handleInput(line, lock, log))
+      .catch((err: unknown) => log('error', { input: line.trim().slice(0, 100), message: err instanceof Error ? err.message : String(err) }));
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    lock,
+    close: () => (closing ??= (async () => {
+      lines.close();
+      await queue;
+      await lock.close();
+      log('stopped');
+    })()),
+  };
+}

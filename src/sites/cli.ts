@@ -1,0 +1,47 @@
+import { UsageError, optionalNumber, requireString, type Command } from '../cli/command.js';
+import { loadConfig } from '../config/config.js';
+import { openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrator.js';
+import { presentSite } from './presenters.js';
+import { createSite, siteInputError, type SiteInput } from './service.js';
+
+type Print = (line: string) => void;
+const stdout: Print = (line) => void process.stdout.write(`${line}\n`);
+
+/** Reads the options into a site, or throws a UsageError naming what is wrong. */
+export function siteInputFromOptions(values: Record<string, string | boolean | undefined>): SiteInput {
+  const name = requireString(values, 'name');
+  const colour = values.colour === undefined ? undefined : String(values.colour);
+  const latitude = optionalNumber(values, 'latitude');
+  const longitude = optionalNumber(values, 'longitude');
+  const radius = optionalNumber(values, 'radius');
+  const given = [latitude, longitude, radius].filter((v) => v !== undefined).length;
+  if (given !== 0 && given !== 3) throw new UsageError('--latitude, --longitude and --radius go together');
+  const input: SiteInput = { name, ...(colour !== undefined ? { colour } : {}) };
+  if (given === 3) input.location = { latitude: latitude!, longitude: longitude!, radius: radius! };
+  const error = siteInputError(input);
+  if (error !== null) throw new UsageError(error);
+  return input;
+}
+
+/** `latchkey site create --name N [--colour #RRGGBB] [--latitude X --longitude Y --radius R]`: prints the site as JSON. */
+export function siteCreateCommand(print: Print = stdout): Command {
+  return {
+    path: ['site', 'create'],
+    summary: 'Create a site (a group of locks); prints it as JSON',
+    usage: 'site create --name N [--colour #RRGGBB] [--latitude X --longitude Y --radius R]',
+    options: { name: { type: 'string' }, colour: { type: 'string' }, latitude: { type: 'string' }, longitude: { type: 'string' }, radius: { type: 'string' } },
+    async run(values) {
+      const input = siteInputFromOptions(values);
+      const db = openDatabase(loadConfig().database);
+      try {
+        await migrateToLatest(db);
+        const site = await createSite(db.kysely, input, Date.now() / 1000);
+        print(JSON.stringify(presentSite(site)));
+        return 0;
+      } finally {
+        await db.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { MemberRole } from '../../src/access/types.js';
+import type { LockResponse } from '../../src/locks/schemas.js';
+import { inTransaction } from '../../src/db/transaction.js';
+import { addMember, removeMembers } from '../../src/locks/membership.js';
+import { provisionLock as provision, type ProvisionedLock } from '../../src/locks/provision.js';
+import { createSite as create, type SiteInput } from '../../src/sites/service.js';
+import type { SiteRow } from '../../src/sites/queries.js';
+import type { TestUser } from './factories.js';
+import type { TestService } from './service.js';
+
+/**
+ * Lock factories for black-box tests. Provisioning and membership changes run in-process
+ * against the test service's own database (what `latchkey lock provision` and the execute
+ * endpoint do); claiming goes through the API.
+ */
+
+let counter = 0;
+const uniqueName = (prefix: string) => `${prefix} ${process.pid}-${++counter}`;
+
+/** An unowned lock, as `latchkey lock provision` makes it. */
+export function provisionLock(t: TestService, options: { name?: string; siteId?: string } = {}): Promise<ProvisionedLock> {
+  return provision(t.service.ctx.db.kysely, { name: options.name ?? uniqueName('Lock'), siteId: options.siteId ?? null }, t.service.ctx.now());
+}
+
+export interface ClaimedLock extends ProvisionedLock {
+  /** The Lock the claim answered with (full shape). */
+  lock: LockResponse;
+}
+
+/** A lock provisioned and claimed by `user` (POST /device): `user` is its ADMIN. */
+export async function claimLock(t: TestService, user: TestUser, options: { name?: string; siteId?: string } = {}): Promise<ClaimedLock> {
+  const provisioned = await provisionLock(t, options);
+  const name = options.name ?? uniqueName('Door');
+  const res = await t.api.post('/device', { token: user.authToken, body: { key: provisioned.registrationKey, name } });
+  if (res.status !== 200) throw new Error(`claim failed: ${res.status} ${res.text}`);
+  return { ...provisioned, lock: res.body };
+}
+
+/** Enrols `userId` on the lock as `actor` would with ADD_USER (audited, config version bumped). */
+export async function shareLock(
+  t: TestService,
+  lockId: string,
+  actor: { userId: string },
+  userId: string,
+  options: { role?: MemberRole; start?: number | null; end?: number | null } = {},
+): Promise<void> {
+  const ctx = t.service.ctx;
+  await inTransaction(ctx.db, ctx.logger, (uow) => addMember(ctx, uow, { lockId, actorUserId: actor.userId, userId, ...options }));
+}
+
+/** Removes members as `actor` would with REMOVE_USER. */
+export async function revokeLock(t: TestService, lockId: string, actor: { userId: string }, userIds: string[]): Promise<void> {
+  const ctx = t.service.ctx;
+  await inTransaction(ctx.db, ctx.logger, (uow) => removeMembers(ctx, uow, { lockId, actorUserId: actor.userId, userIds }));
+}
+
+/** A site, as `latchkey site create` makes it. */
+export function createSite(t: TestService, input: Partial<SiteInput> = {}): Promise<SiteRow> {
+  return create(t.service.ctx.db.kysely, { name: input.name ?? uniqueName('Site'), ...input }, t.service.ctx.now());
+}

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import type { Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { describe, it } from 'node:test';
+import pino from 'pino';
+import { createHttpApp } from '../../../src/http/app.js';
+
+/** Collects what the server writes on `socket` until it has sent `count` responses or hung up. */
+function readResponses(socket: Socket, count: number): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += chunk.toString();
+      if ((text.match(/HTTP\/1\.1 \d{3}/g) ?? []).length >= count && /\r\n\r\n[^]*\}$/.test(text)) resolve(text);
+    });
+    socket.on('close', () => resolve(text));
+  });
+}
+
+/** Resolves once the listener has stopped accepting connections (Fastify closes it after preClose). */
+async function stoppedListening(server: Server): Promise<void> {
+  while (server.listening) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('requests that arrive while the service closes', () => {
+  it('finish if already running; new ones get 503 in the documented error format', async () => {
+    const app = await createHttpApp({ logger: pino({ level: 'silent' }), baseUrl: 'http://latchkey.test', trustProxy: [] });
+    let entered!: () => void;
+    const slowEntered = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    app.get('/slow', async () => {
+      entered();
+      await gate;
+      return { finished: true };
+    });
+    app.get('/fast', async () => ({ fast: true }));
+    let markClosing!: () => void;
+    const closingStarted = new Promise<void>((resolve) => (markClosing = resolve));
+    app.addHook('preClose', async () => markClosing());
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const responses = readResponses(socket, 2);
+    socket.write('GET /slow HTTP/1.1\r\nHost: latchkey.test\r\n\r\n');
+    await slowEntered;
+    const closed = app.close();
+    await closingStarted;
+    await stoppedListening(app.server);
+    socket.write('GET /fast HTTP/1.1\r\nHost: latchkey.test\r\n\r\n');
+    release();
+    const text = await responses;
+    await closed;
+    socket.destroy();
+
+    const [first, second] = text.split(/(?=HTTP\/1\.1 )/);
+    assert.ok(second, `two responses expected, got: ${text}`);
+    assert.match(first!, /^HTTP\/1\.1 200/);
+    assert.ok(first!.endsWith('{"finished":true}'));
+    assert.match(second!, /^HTTP\/1\.1 503/);
+    const body = JSON.parse(second!.slice(second!.indexOf('\r\n\r\n') + 4));
+    assert.equal(body.code, 503);
+    assert.equal(typeof body.message, 'string');
+    assert.match(second!, /\r\nconnection: close\r\n/i);
+  });
+});
