@@ -38,6 +38,10 @@ export interface LocksTable {
   last_operation: number | null;
   /** Increases with every change of the lock's config (users, unlock duration, unlock-between). */
   config_version: Generated<number>;
+  /** A MUTATE_LOCK in flight (migration 0005): who sent it, the state it asks for, until when. */
+  pending_actor_user_id: string | null;
+  pending_target_locked: Flag | null;
+  pending_until: number | null;
   created: number;
   updated: number;
 }

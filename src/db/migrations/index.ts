@@ -4,6 +4,7 @@ import { accountsMigration } from './0001_accounts.js';
 import { locksMigration } from './0002_locks.js';
 import { auditMigration } from './0003_audit.js';
 import { applicationsMigration } from './0004_applications.js';
+import { lockCommandsMigration } from './0005_lock_commands.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -15,5 +16,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0002_locks': locksMigration(dialect),
     '0003_audit': auditMigration(dialect),
     '0004_applications': applicationsMigration(dialect),
+    '0005_lock_commands': lockCommandsMigration(dialect),
   };
 }
