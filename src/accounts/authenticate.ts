@@ -32,13 +32,14 @@ function unverifiedIssuer(token: string): string {
  * session on every request, so logout and revocation take effect at once.
  */
 export async function authenticate(ctx: AppContext, external: ExternalTokenVerifier | null, token: string): Promise<Caller> {
-  const issuer = unverifiedIssuer(token);
+  const known = ctx.tokens.cachedAuth(token);
+  const issuer = known ? ctx.tokens.issuer : unverifiedIssuer(token);
   if (issuer !== ctx.tokens.issuer) {
     const caller = external ? await external.authenticate(token, issuer) : null;
     if (!caller) throw errors.unauthenticated();
     return caller;
   }
-  const claims = await ctx.tokens.verifyAuth(token);
+  const claims = known ?? (await ctx.tokens.verifyAuth(token));
   const user = await findLiveSessionUser(ctx.db.kysely, claims.sid, ctx.now());
   if (!user || user.id !== claims.sub) throw errors.unauthenticated('session ended');
   return {
@@ -51,5 +52,6 @@ export async function authenticate(ctx: AppContext, external: ExternalTokenVerif
     telephone: user.telephone,
     telephoneVerified: user.telephone_verified === 1,
     displayName: user.display_name,
+    publicKey: user.public_key,
   };
 }

@@ -11,6 +11,8 @@ export interface Caller {
   telephone: string | null;
   telephoneVerified: boolean;
   displayName: string | null;
+  /** The legacy RSA public key (Base64 DER SPKI), when the user has one. */
+  publicKey: string | null;
 }
 
 declare module 'fastify' {

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { CompiledQuery, Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../db/transaction.js';
 import type { SessionsTable, UsersTable } from './tables.js';
 
@@ -48,7 +48,7 @@ export function findSession(db: Executor, id: string): Promise<SessionRow | unde
 }
 
 /** The user behind a live session: the one query every authenticated request makes. */
-export function findLiveSessionUser(db: Executor, sessionId: string, now: number) {
+function liveSessionUserQuery(db: Executor, sessionId: string, now: number) {
   return db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
@@ -64,8 +64,24 @@ export function findLiveSessionUser(db: Executor, sessionId: string, now: number
     ])
     .where('sessions.id', '=', sessionId)
     .where('sessions.revoked_at', 'is', null)
-    .where('sessions.expires_at', '>', now)
-    .executeTakeFirst();
+    .where('sessions.expires_at', '>', now);
+}
+
+type LiveSessionUser = NonNullable<Awaited<ReturnType<ReturnType<typeof liveSessionUserQuery>['executeTakeFirst']>>>;
+const compiledLiveSessionUser = new WeakMap<Executor, CompiledQuery<LiveSessionUser>>();
+
+/**
+ * The user behind a live session: the one query every authenticated request makes, so it is
+ * compiled once per database and only its parameters change (session id, now).
+ */
+export async function findLiveSessionUser(db: Executor, sessionId: string, now: number): Promise<LiveSessionUser | undefined> {
+  let compiled = compiledLiveSessionUser.get(db);
+  if (!compiled) {
+    compiled = liveSessionUserQuery(db, '', 0).compile();
+    compiledLiveSessionUser.set(db, compiled);
+  }
+  const result = await db.executeQuery<LiveSessionUser>({ ...compiled, parameters: [sessionId, now] });
+  return result.rows[0];
 }
 
 /** Moves the session to its next refresh token, only if `expectedRefreshId` is still the current one. */

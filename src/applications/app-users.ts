@@ -23,6 +23,7 @@ export function callerFor(user: UserRow, applicationId: string): Caller {
     telephone: user.telephone,
     telephoneVerified: user.telephone_verified === 1,
     displayName: user.display_name,
+    publicKey: user.public_key,
   };
 }
 

@@ -21,6 +21,8 @@ pg.types.setTypeParser(20, (value) => Number(value));
 export function openDatabase(config: Config['database']): Database {
   if (config.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: config.url, max: 10 });
+    // An idle client dropped by the server (restart, failover) must not crash the process.
+    pool.on('error', () => undefined);
     const kysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
     return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
   }
@@ -30,7 +32,7 @@ export function openDatabase(config: Config['database']): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const kysely = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     kysely,
     dialect: 'sqlite',
@@ -38,4 +40,30 @@ export function openDatabase(config: Config['database']): Database {
       await kysely.destroy();
     },
   };
+}
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a small indexed query, so
+ * statements are kept by their SQL text (a bounded set: our queries are built from fixed shapes).
+ */
+function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
+  const statements = new Map<string, SQLite.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, property, receiver) {
+      if (property !== 'prepare') {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      }
+      return (source: string) => {
+        let statement = statements.get(source);
+        if (!statement) {
+          statement = prepare(source);
+          if (statements.size >= 2000) statements.delete(statements.keys().next().value!);
+          statements.set(source, statement);
+        }
+        return statement;
+      };
+    },
+  });
 }

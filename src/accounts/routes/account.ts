@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
-import { changePassword, getAccount, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
-import { presentAccount } from '../presenters.js';
+import { changePassword, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
+import { presentCallerAccount } from '../presenters.js';
 import { AccountResponse, AccountUpdate, PasswordChange, VerifyQuery } from '../schemas.js';
 
 export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/account', {
       schema: { tags: ['account'], summary: 'The signed-in account', response: { 200: AccountResponse, ...errorResponses(401, 406) } },
-      handler: async (request) => presentAccount(await getAccount(ctx, request.caller)),
+      handler: async (request) => presentCallerAccount(request.caller),
     });
 
     app.post('/account', {

@@ -43,7 +43,7 @@ describe('third-party token claims', () => {
 });
 
 describe('platform policy', () => {
-  const caller = { userId: 'u', sessionId: 's', namespace: 'direct', applicationId: null, email: null, emailVerified: false, telephone: null, telephoneVerified: false, displayName: null };
+  const caller = { userId: 'u', sessionId: 's', namespace: 'direct', applicationId: null, email: null, emailVerified: false, telephone: null, telephoneVerified: false, displayName: null, publicKey: null };
   it('lets direct users in and keeps application users out (403)', () => {
     assert.doesNotThrow(() => requireDirectUser(caller));
     assert.throws(() => requireDirectUser({ ...caller, sessionId: null, namespace: 'app', applicationId: 'app' }), (err: unknown) => isAppError(err) && err.status === 403);
