@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
-import type { Caller } from './caller.js';
+import { callerFromUser, type Caller } from './caller.js';
 import { findLiveSessionUser } from './queries.js';
 
 /** Verifies tokens of a registered third-party issuer (the applications feature provides it). */
@@ -42,16 +42,5 @@ export async function authenticate(ctx: AppContext, external: ExternalTokenVerif
   const claims = known ?? (await ctx.tokens.verifyAuth(token));
   const user = await findLiveSessionUser(ctx.db.kysely, claims.sid, ctx.now());
   if (!user || user.id !== claims.sub) throw errors.unauthenticated('session ended');
-  return {
-    userId: user.id,
-    sessionId: claims.sid,
-    namespace: user.namespace,
-    applicationId: null,
-    email: user.email,
-    emailVerified: user.email_verified === 1,
-    telephone: user.telephone,
-    telephoneVerified: user.telephone_verified === 1,
-    displayName: user.display_name,
-    publicKey: user.public_key,
-  };
+  return callerFromUser(user, claims.sid, null);
 }

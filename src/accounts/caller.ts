@@ -15,6 +15,33 @@ export interface Caller {
   publicKey: string | null;
 }
 
+/** The user columns a caller is made of. */
+export interface CallerUser {
+  id: string;
+  namespace: string;
+  email: string | null;
+  email_verified: number;
+  telephone: string | null;
+  telephone_verified: number;
+  display_name: string | null;
+  public_key: string | null;
+}
+
+export function callerFromUser(user: CallerUser, sessionId: string | null, applicationId: string | null): Caller {
+  return {
+    userId: user.id,
+    sessionId,
+    namespace: user.namespace,
+    applicationId,
+    email: user.email,
+    emailVerified: user.email_verified === 1,
+    telephone: user.telephone,
+    telephoneVerified: user.telephone_verified === 1,
+    displayName: user.display_name,
+    publicKey: user.public_key,
+  };
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the authentication hook on every route whose `auth` is not 'none'. */

@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import type { Caller } from '../accounts/caller.js';
+import { callerFromUser, type Caller } from '../accounts/caller.js';
 import { findUserByEmail, insertUser, normaliseEmail, updateUser, type UserRow } from '../accounts/queries.js';
 import type { UsersTable } from '../accounts/tables.js';
 import type { AppContext } from '../context.js';
@@ -13,18 +13,7 @@ export function findApplicationUser(db: Executor, applicationId: string, externa
 }
 
 export function callerFor(user: UserRow, applicationId: string): Caller {
-  return {
-    userId: user.id,
-    sessionId: null,
-    namespace: applicationId,
-    applicationId,
-    email: user.email,
-    emailVerified: user.email_verified === 1,
-    telephone: user.telephone,
-    telephoneVerified: user.telephone_verified === 1,
-    displayName: user.display_name,
-    publicKey: user.public_key,
-  };
+  return callerFromUser({ ...user, namespace: applicationId }, null, applicationId);
 }
 
 /**
