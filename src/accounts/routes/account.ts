@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
+import { isAppError } from '../../errors/catalogue.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
 import { changePassword, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
 import { presentCallerAccount } from '../presenters.js';
@@ -35,6 +36,27 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       handler: async (request, reply) => {
         await verifyEmail(ctx, request.query.code);
         return reply.code(204).send(null);
+      },
+    });
+
+    // The emailed link is opened in a browser (GET): verify and answer a page a person can read.
+    app.get('/account/email/verify', {
+      config: { auth: 'none', anyAccept: true },
+      onRequest: async (request) => ctx.limits.authPerIp.consume(request.ip),
+      schema: { tags: ['account'], summary: 'Verification link target: verifies and answers an HTML page', security: [], querystring: VerifyQuery },
+      handler: async (request, reply) => {
+        const verified = await verifyEmail(ctx, request.query.code).then(
+          () => true,
+          (err: unknown) => {
+            if (isAppError(err) && err.status === 400) return false;
+            throw err;
+          },
+        );
+        const text = verified ? 'Your email address is verified. You can close this page.' : 'This verification link is invalid, already used or expired.';
+        return reply
+          .code(verified ? 200 : 400)
+          .type('text/html; charset=utf-8')
+          .send(`<!doctype html><html><head><meta charset="utf-8"><title>Email verification</title></head><body style="font-family:sans-serif;padding:24px"><p>${text}</p></body></html>`);
       },
     });
 

@@ -47,6 +47,19 @@ describe('email verification (over a real SMTP server)', () => {
     assertError(await t.api.put(`/account/email/verify?code=${encodeURIComponent(code)}`), 400);
   });
 
+  it('the emailed link opened in a browser (GET) verifies and answers a page', async () => {
+    const user = await createUser(t.api);
+    const { code } = await verificationCode(sink, user.email);
+    const res = await t.api.get(`/account/email/verify?code=${encodeURIComponent(code)}`, { accept: 'text/html' });
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(res.text, /verified/);
+    assert.equal((await t.api.get('/account', { token: user.authToken })).body.emailVerified, true);
+    const again = await t.api.get(`/account/email/verify?code=${encodeURIComponent(code)}`, { accept: 'text/html' });
+    assert.equal(again.status, 400);
+    assert.match(again.text, /invalid, already used or expired/);
+  });
+
   it('needs no authentication and ignores a trailing slash', async () => {
     const user = await createUser(t.api);
     const { code } = await verificationCode(sink, user.email);
