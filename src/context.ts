@@ -9,7 +9,11 @@ import { ServiceTokens } from './crypto/service-tokens.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { createRateLimit, type RateLimit } from './http/rate-limiter.js';
+import type { EmbeddedBroker } from './link/broker.js';
+import type { LockLink } from './link/lock-link.js';
+import { startLink } from './lock-link/start.js';
 import type { Branding } from './messaging/branding.js';
+import { loadCertificateAuthority, type Pki } from './certificates/ca.js';
 import { createMailer, type Mailer } from './messaging/mailer.js';
 import { createTextSender, type TextSender } from './messaging/sms.js';
 
@@ -28,6 +32,8 @@ export interface AppContext {
   box: SecretBox;
   keys: ServiceKeys;
   tokens: ServiceTokens;
+  /** Our CA (decisions §3): issues ephemeral-key certificates; its root verifies `x5c` chains. */
+  pki: Pki;
   mailer: Mailer;
   texts: TextSender;
   limits: RateLimits;
@@ -38,6 +44,10 @@ export interface AppContext {
   brandingFor: (namespace: string) => Promise<Branding>;
   /** Unix seconds with fraction; injectable for tests. */
   now: () => number;
+  /** The service's side of the lock link (commands, configs, presence). */
+  link: LockLink;
+  /** The embedded MQTT broker (its actual `port`), or null when MQTT_URL names an external one. */
+  broker: EmbeddedBroker | null;
   /** Resources to release on shutdown, closed in reverse order of creation. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -73,6 +83,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const box = createSecretBox(loadKeyEncryptionKey(config.keyEncryptionKey, config.dataDir));
     const keys = new ServiceKeys(db.kysely, box, now);
     await keys.load();
+    const pki = await loadCertificateAuthority({ db, box, logger, now, config });
     const tokens = new ServiceTokens({ keys, baseUrl: config.baseUrl, authTtlSeconds: config.tokens.authTtlSeconds, refreshTtlSeconds: config.tokens.refreshTtlSeconds, now });
 
     const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger });
@@ -88,7 +99,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     };
 
     const brandingFor = (namespace: string) => applicationBranding(db.kysely, namespace);
-    return { config, logger, db, box, keys, tokens, mailer, texts, limits, redis, bus, brandingFor, now, closers };
+    const base = { config, logger, db, box, keys, tokens, pki, mailer, texts, limits, redis, bus, brandingFor, now, closers };
+    const { link, broker } = await startLink(base);
+    return { ...base, link, broker };
   } catch (err) {
     await closeAll(closers);
     throw err;

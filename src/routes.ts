@@ -6,8 +6,11 @@ import { createApplicationsPlatform, type ApplicationsPlatform } from './applica
 import { platformRoutes } from './applications/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { cdnRoutes } from './cdn/routes.js';
+import { certificateRoutes } from './certificates/routes.js';
 import type { AppContext } from './context.js';
 import { directoryRoutes } from './directory/routes.js';
+import { executeRoutes } from './execute/routes.js';
+import { eventRoutes } from './events/routes.js';
 import type { HttpApp } from './http/app.js';
 import { lockRoutes } from './locks/routes/index.js';
 import { systemRoutes } from './system/routes.js';
@@ -35,6 +38,9 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(directoryRoutes(ctx, applications.tokens));
     await api.register(cdnRoutes(ctx, applications.embedded));
     await api.register(auditRoutes(ctx));
+    await api.register(eventRoutes(ctx));
     await api.register(lockRoutes(ctx));
+    await api.register(certificateRoutes(ctx));
+    await api.register(executeRoutes(ctx));
   });
 }

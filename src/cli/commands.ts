@@ -2,11 +2,12 @@ import { auditVerifyCommand } from '../audit/cli.js';
 import { ConfigError } from '../config/config.js';
 import { lockProvisionCommand } from '../locks/cli.js';
 import { siteCreateCommand } from '../sites/cli.js';
+import { lockSimulateCommand } from './simulate.js';
 import { UsageError, parseOptions, type Command } from './command.js';
 import { migrateCommand, serveCommand } from './serve.js';
 
 /** Every `latchkey` command; features add theirs here. */
-export const commands: Command[] = [serveCommand, migrateCommand, auditVerifyCommand(), siteCreateCommand(), lockProvisionCommand()];
+export const commands: Command[] = [serveCommand, migrateCommand, auditVerifyCommand(), siteCreateCommand(), lockProvisionCommand(), lockSimulateCommand];
 
 function helpText(all: Command[]): string {
   const width = Math.max(...all.map((c) => c.path.join(' ').length));

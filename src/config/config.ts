@@ -9,6 +9,10 @@ export interface Config {
   dataDir: string;
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
   mqtt: { kind: 'embedded'; port: number } | { kind: 'external'; url: string };
+  /** PEM files of the embedded broker's TLS listener (both or neither); null = plain MQTT. */
+  mqttTls: { keyFile: string; certFile: string } | null;
+  /** Milliseconds between keep-alive comments on event streams (GET /device/events). */
+  sseHeartbeatMs: number;
   topicPrefix: string;
   redisUrl: string | null;
   smtpUrl: string | null;
@@ -18,6 +22,8 @@ export interface Config {
   s3: S3Config | null;
   lockReplyTimeoutMs: number;
   certCheck: 'always' | 'new-key' | 'never';
+  /** An operator-supplied CA (JSON export, see src/crypto/ca-store.ts); null = the service's own, kept in the database. */
+  caFile: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Addresses of reverse proxies whose X-Forwarded-For is believed (decisions: permitted addresses). */
   trustProxy: string[];
@@ -158,6 +164,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     : { kind: 'embedded', port: integer(env, 'MQTT_PORT', 1884, 0, 65535) };
 
   const kek = keyEncryptionKey(env, 'KEY_ENCRYPTION_KEY');
+  const tlsKey = env.MQTT_TLS_KEY_FILE || '';
+  const tlsCert = env.MQTT_TLS_CERT_FILE || '';
+  if ((tlsKey === '') !== (tlsCert === '')) throw new ConfigError('MQTT_TLS_KEY_FILE and MQTT_TLS_CERT_FILE must be set together');
+  const mqttTls = tlsKey === '' ? null : { keyFile: resolve(cwd, tlsKey), certFile: resolve(cwd, tlsCert) };
 
   return {
     port,
@@ -166,6 +176,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     dataDir,
     database,
     mqtt,
+    mqttTls,
+    sseHeartbeatMs: integer(env, 'SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
     topicPrefix: env.MQTT_TOPIC_PREFIX || 'locks',
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
@@ -174,6 +186,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     s3: s3Config(env),
     lockReplyTimeoutMs: integer(env, 'LOCK_REPLY_TIMEOUT_MS', 5000, 1, 600_000),
     certCheck: oneOf(env, 'CERT_CHECK', 'new-key', ['always', 'new-key', 'never'] as const),
+    caFile: env.CA_FILE ? resolve(cwd, env.CA_FILE) : null,
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     trustProxy: proxyList(env, 'TRUST_PROXY'),
     keyEncryptionKey: kek,

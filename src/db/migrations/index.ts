@@ -5,6 +5,7 @@ import { locksMigration } from './0002_locks.js';
 import { auditMigration } from './0003_audit.js';
 import { applicationsMigration } from './0004_applications.js';
 import { lockCommandsMigration } from './0005_lock_commands.js';
+import { certificatesMigration } from './0006_certificates.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -17,5 +18,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0003_audit': auditMigration(dialect),
     '0004_applications': applicationsMigration(dialect),
     '0005_lock_commands': lockCommandsMigration(dialect),
+    '0006_certificates': certificatesMigration(dialect),
   };
 }

@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises';
+import pino from 'pino';
+import { loadConfig, type Config } from '../config/config.js';
+import { loadKeyEncryptionKey, createSecretBox } from '../crypto/secret-box.js';
+import { openDatabase } from '../db/database.js';
+import { isValidLockId } from '../link/topics.js';
+import { runSimulator } from '../simulator/run-simulator.js';
+import { UsageError, optionalNumber, requireString, type Command } from './command.js';
+
+/** Base64 DER from a file holding a PEM certificate or Base64 DER. */
+export function rootFromText(text: string): string {
+  const pem = /-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/.exec(text);
+  const body = (pem ? pem[1]! : text).replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || Buffer.from(body, 'base64').length < 100) throw new UsageError('--root-file must hold a PEM certificate or Base64 DER');
+  return body;
+}
+
+/**
+ * The service's root CA from its database, when this machine can read it (same DATABASE_URL and
+ * key-encryption key); undefined otherwise. Never creates a CA: only an existing one is read.
+ */
+async function rootFromDatabase(config: Config): Promise<string | undefined> {
+  const db = openDatabase(config.database);
+  try {
+    const stored = await db.kysely.selectFrom('sealed_secrets').select('name').where('name', '=', 'pki:ca').executeTakeFirst();
+    if (!stored) return undefined;
+    const { loadCertificateAuthority } = await import('../certificates/ca.js');
+    const box = createSecretBox(loadKeyEncryptionKey(config.keyEncryptionKey, config.dataDir));
+    const pki = await loadCertificateAuthority({ db, box, logger: pino({ level: 'silent' }), now: () => Date.now() / 1000, config: {} });
+    return pki.rootCertificate;
+  } catch {
+    return undefined;
+  } finally {
+    await db.close();
+  }
+}
+
+/** `latchkey lock simulate`: a virtual lock per docs/device-protocol.md until SIGINT/SIGTERM. */
+export const lockSimulateCommand: Command = {
+  path: ['lock', 'simulate'],
+  summary: 'Run a virtual lock on the lock link; reads open/close/offline/online/state lines on stdin',
+  usage: 'lock simulate --id ID --secret S [--mqtt URL] [--reply-delay MS] [--root-file PATH]',
+  options: { id: { type: 'string' }, secret: { type: 'string' }, mqtt: { type: 'string' }, 'reply-delay': { type: 'string' }, 'root-file': { type: 'string' } },
+  async run(values) {
+    const id = requireString(values, 'id').toLowerCase();
+    if (!isValidLockId(id)) throw new UsageError('--id must be a lock id');
+    const secret = requireString(values, 'secret');
+    const replyDelayMs = optionalNumber(values, 'reply-delay') ?? 0;
+    if (replyDelayMs < 0 || replyDelayMs > 600_000) throw new UsageError('--reply-delay must be 0 to 600000 milliseconds');
+    const config = loadConfig();
+    const port = config.mqtt.kind === 'embedded' ? config.mqtt.port : 1884;
+    const mqttUrl = typeof values.mqtt === 'string' ? values.mqtt : `mqtt://127.0.0.1:${port}`;
+    if (!/^(mqtts?|tcp|tls):\/\//.test(mqttUrl)) throw new UsageError('--mqtt must be an mqtt:// or mqtts:// URL');
+    const rootFile = typeof values['root-file'] === 'string' ? values['root-file'] : undefined;
+    const trustedRoot = rootFile ? rootFromText(await readFile(rootFile, 'utf8')) : await rootFromDatabase(config);
+    if (!trustedRoot) console.error('latchkey lock simulate: no trusted root CA; certificate (EdDSA) tokens will be refused');
+    const simulator = await runSimulator({
+      id, secret, mqttUrl, replyDelayMs, topicPrefix: config.topicPrefix, stdin: process.stdin, stdout: process.stdout,
+      ...(trustedRoot ? { trustedRoot } : {}),
+    });
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await simulator.close();
+    return 0;
+  },
+};

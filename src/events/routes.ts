@@ -1,0 +1,67 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.js';
+import { errorResponses } from '../http/schemas.js';
+import { AuditFeed } from './feed.js';
+import { isMember, MAX_STREAM_LOCKS, startingCursor, streamLocks } from './open-stream.js';
+import { EventStream } from './stream.js';
+
+const EventsQuery = Type.Object({
+  device: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: MAX_STREAM_LOCKS, description: 'a lock id; repeat for several' }),
+  lastEventId: Type.Optional(Type.String({ maxLength: 4096, description: 'resume after this event id (as the Last-Event-ID header)' })),
+});
+
+const EventsHeaders = Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 4096 })) });
+
+/** A slow reader may have this much unread before it is disconnected (it resumes with Last-Event-ID). */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/** GET /device/events: live audit entries of the caller's locks as server-sent events (decisions §5). */
+export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const feed = new AuditFeed(ctx.db.kysely, ctx.bus, ctx.logger);
+    const streams = new Set<EventStream>();
+    // Open streams would keep the HTTP server from closing: end them first.
+    app.addHook('preClose', async () => {
+      for (const stream of [...streams]) stream.close();
+      feed.close();
+    });
+
+    app.get('/device/events', {
+      config: { eventStream: true },
+      schema: {
+        tags: ['locks'],
+        summary: 'Live audit entries of the listed locks (text/event-stream)',
+        querystring: EventsQuery,
+        headers: EventsHeaders,
+        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 404, 406) },
+      },
+      handler: async (request, reply) => {
+        const userId = request.caller.userId;
+        const lockIds = await streamLocks(ctx, userId, request.query.device);
+        const cursor = await startingCursor(ctx, lockIds, request.headers['last-event-id'] ?? request.query.lastEventId);
+        reply.hijack();
+        const raw = reply.raw;
+        raw.writeHead(200, {
+          ...(reply.getHeaders() as Record<string, string>),
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache, no-transform',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
+        });
+        raw.write(': stream open\n\n');
+        const stream = new EventStream(raw, feed, {
+          userId,
+          lockIds,
+          cursor,
+          heartbeatMs: ctx.config.sseHeartbeatMs,
+          maxBufferedBytes: MAX_BUFFERED_BYTES,
+          isMember: (lockId) => isMember(ctx, lockId, userId),
+          onClose: (closed) => streams.delete(closed),
+        });
+        streams.add(stream);
+        stream.start();
+      },
+    });
+  };
+}

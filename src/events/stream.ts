@@ -1,0 +1,100 @@
+import type { ServerResponse } from 'node:http';
+import type { LockLogRow } from '../audit/queries.js';
+import { presentLockEntryV2 } from '../audit/presenters.js';
+import { encodeCursor, type Cursor } from './cursor.js';
+import type { AuditFeed, FeedSubscriber, LockSnapshot } from './feed.js';
+
+export interface EventStreamOptions {
+  userId: string;
+  /** Sorted, distinct. */
+  lockIds: string[];
+  cursor: Cursor;
+  heartbeatMs: number;
+  /** Bytes queued on the socket beyond which the client counts as too slow and is dropped. */
+  maxBufferedBytes: number;
+  /** Whether the user is still a member of the lock (asked after their LOCK_REVOKED). */
+  isMember(lockId: string): Promise<boolean>;
+  onClose(stream: EventStream): void;
+}
+
+/** One SSE frame; `data` is JSON, so it holds no newline. */
+export function frame(type: string, id: string, data: unknown): string {
+  return `event: ${type}\nid: ${id}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * One open GET /device/events response. It takes entries from the feed after its own per-lock
+ * position, writes them as SSE frames and moves its position on. A client that reads too slowly
+ * is disconnected rather than buffered without bound: it reconnects with Last-Event-ID and loses
+ * nothing. After the caller's own LOCK_REVOKED it stops taking entries of that lock until
+ * membership is re-checked, and ends when the access is gone.
+ */
+export class EventStream implements FeedSubscriber {
+  private closed = false;
+  private readonly paused = new Set<string>();
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(
+    private readonly raw: ServerResponse,
+    private readonly feed: AuditFeed,
+    private readonly options: EventStreamOptions,
+  ) {
+    this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), options.heartbeatMs);
+    this.heartbeat.unref();
+    raw.on('close', () => this.close());
+    for (const lockId of options.lockIds) feed.add(lockId, this);
+  }
+
+  /** Catches up from the stream's positions (replay), then stays live through the feed. */
+  start(): void {
+    for (const lockId of this.options.lockIds) this.feed.notify(lockId);
+  }
+
+  position(lockId: string): number | undefined {
+    return this.closed || this.paused.has(lockId) ? undefined : this.options.cursor.get(lockId);
+  }
+
+  deliver(lockId: string, rows: readonly LockLogRow[], lock: LockSnapshot): void {
+    for (const row of rows) {
+      const at = this.position(lockId);
+      if (at === undefined) return;
+      if (row.seq <= at) continue;
+      this.options.cursor.set(lockId, row.seq);
+      const data = { ...presentLockEntryV2(row), deviceId: lockId, state: lock };
+      this.write(frame(row.type, encodeCursor(this.options.lockIds, this.options.cursor), data));
+      if (row.type === 'LOCK_REVOKED' && row.subject_user_id === this.options.userId) {
+        this.recheck(lockId);
+        return;
+      }
+    }
+  }
+
+  private recheck(lockId: string): void {
+    this.paused.add(lockId);
+    this.options.isMember(lockId).then(
+      (member) => {
+        if (!member) return this.close();
+        this.paused.delete(lockId);
+        this.feed.notify(lockId);
+      },
+      () => this.close(),
+    );
+  }
+
+  private write(text: string): void {
+    if (this.closed) return;
+    this.raw.write(text);
+    if (this.raw.writableLength > this.options.maxBufferedBytes) this.close(true);
+  }
+
+  /** `abort` drops the connection with whatever is still queued (a client too slow to read it). */
+  close(abort = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    for (const lockId of this.options.lockIds) this.feed.remove(lockId, this);
+    if (abort) this.raw.destroy();
+    else this.raw.end();
+    this.options.onClose(this);
+  }
+}

@@ -1,0 +1,55 @@
+import { canUnlock } from '../access/member-policy.js';
+import { recordAudit } from '../audit/record.js';
+import type { AppContext } from '../context.js';
+import { inTransaction } from '../db/transaction.js';
+import { readPermittedAddresses, readUsageRequirements } from '../locks/json.js';
+import type { MutateLockOperation } from './claims.js';
+import type { VerifiedOperation } from './context.js';
+import { auditingRefusals, refuse } from './refusals.js';
+import { consumeReplayKey } from './replay.js';
+
+/** Seconds the pending marker outlives the reply timeout, for a state report that trails the reply. */
+const PENDING_GRACE_SECONDS = 2;
+
+/**
+ * MUTATE_LOCK (decisions §4): any member inside their window, from a permitted address, meeting
+ * the usage requirements (ADMINs exempt). The token is consumed, the lock row marked as waiting
+ * for this user's command (so the state report it causes is not audited a second time without a
+ * user), the command sent, and only the lock's confirmation makes it a 200 and a DOOR_UNLOCK /
+ * DOOR_LOCK entry with the caller as actor. 503 offline, 504 no reply, 409 refused by the lock.
+ */
+export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operation: MutateLockOperation): Promise<void> {
+  const { lock, caller, now } = op;
+  const facts = { lockId: lock.id, type: operation.locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK', actorUserId: caller.userId, details: { jti: op.claims.jti ?? null } } as const;
+  const decision = canUnlock({
+    member: lock.member,
+    requirements: readUsageRequirements(lock.usage_requirements),
+    permittedAddresses: readPermittedAddresses(lock.permitted_addresses),
+    callerIp: op.callerIp,
+    location: operation.location ?? null,
+    now,
+  });
+  if (!decision.allowed) throw await refuse(ctx, facts, decision);
+
+  await consumeReplayKey(ctx.db.kysely, { lockId: lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now });
+  const target = operation.locked ? 1 : 0;
+  await ctx.db.kysely
+    .updateTable('locks')
+    .set({ pending_actor_user_id: caller.userId, pending_target_locked: target, pending_until: now + ctx.config.lockReplyTimeoutMs / 1000 + PENDING_GRACE_SECONDS })
+    .where('id', '=', lock.id)
+    .execute();
+
+  await auditingRefusals(ctx, facts, () => ctx.link.sendCommand(lock.id, op.compact, operation as unknown as Record<string, unknown>));
+
+  await inTransaction(ctx.db, ctx.logger, async (uow) => {
+    const at = ctx.now();
+    // Only a change is stored; a state report that got here first already did it.
+    await uow.db
+      .updateTable('locks')
+      .set({ locked: target, last_operation: at, updated: at })
+      .where('id', '=', lock.id)
+      .where((eb) => eb.or([eb('locked', 'is', null), eb('locked', '!=', target)]))
+      .execute();
+    await recordAudit(ctx, uow, facts);
+  });
+}

@@ -1,0 +1,44 @@
+import { isUniqueViolation } from '../db/errors.js';
+import type { Executor } from '../db/transaction.js';
+import { errors } from '../errors/catalogue.js';
+
+/**
+ * The replay store of signed operations (decisions §4): a row per (lock, replay key) whose
+ * primary key makes the second of two identical tokens fail, however close together they
+ * arrive, on every instance sharing the database.
+ */
+
+/** Rows stay this long past the token's exp, to cover the clock tolerance of the claims check. */
+const KEEP_AFTER_EXPIRY_SECONDS = 60;
+/** One insert in this many also deletes expired rows, keeping the table small without a timer. */
+const PRUNE_EVERY = 200;
+
+export interface UsedToken {
+  lockId: string;
+  replayKey: string;
+  /** The token's exp (Unix seconds). */
+  expiresAt: number;
+  now: number;
+}
+
+/** Marks the token used; 409 `jti_reused` when it already was. Run it before acting on the token. */
+export async function consumeReplayKey(db: Executor, token: UsedToken): Promise<void> {
+  try {
+    await db
+      .insertInto('used_operation_tokens')
+      .values({ lock_id: token.lockId, replay_key: token.replayKey, used_at: token.now, expires_at: token.expiresAt + KEEP_AFTER_EXPIRY_SECONDS })
+      .execute();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw errors.jtiReused();
+    throw err;
+  }
+}
+
+/** Deletes rows of tokens that can no longer be accepted anyway. */
+export async function pruneUsedTokens(db: Executor, now: number): Promise<void> {
+  await db.deleteFrom('used_operation_tokens').where('expires_at', '<', now).execute();
+}
+
+export function shouldPrune(random: () => number = Math.random): boolean {
+  return random() * PRUNE_EVERY < 1;
+}

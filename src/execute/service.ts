@@ -1,0 +1,58 @@
+import type { KeyObject } from 'node:crypto';
+import type { Caller } from '../accounts/caller.js';
+import { findUserById } from '../accounts/queries.js';
+import type { AppContext } from '../context.js';
+import { errors } from '../errors/catalogue.js';
+import { loadLockForMember } from '../locks/queries.js';
+import { extractCompactJws } from './body.js';
+import { checkOperationClaims, replayKey } from './claims.js';
+import type { VerifiedOperation } from './context.js';
+import { mutateLock } from './mutate-lock.js';
+import { pruneUsedTokens, shouldPrune } from './replay.js';
+import { addUser, mutateSetting, removeUsers } from './store-forward.js';
+import { decodeOperationToken, parseLegacyPublicKey, verifyOperationSignature, type DecodedOperationToken } from './token.js';
+
+/**
+ * POST /device/{lockId}/execute (decisions §4): a member's signed operation. In order: 404 unless
+ * the caller is a member of the lock; the body read (400/415); the token decoded and its signature
+ * verified (401); its claims checked (400/401, 403 when iss is not the caller); the operation's
+ * own permissions (403, audited); the token consumed (409 when used before); then the operation.
+ */
+
+export interface ExecuteRequest {
+  caller: Caller;
+  /** Lower-case UUID from the path. */
+  lockId: string;
+  body: Buffer | string;
+  contentType: string | undefined;
+  callerIp: string;
+}
+
+/** The RS256 key of the token's `iss` user, when the token asks for RS256 and the user has one. */
+async function legacyKeyFor(ctx: AppContext, decoded: DecodedOperationToken): Promise<KeyObject | undefined> {
+  const issuer = decoded.payload.iss;
+  if (decoded.header.alg !== 'RS256' || typeof issuer !== 'string' || issuer.length > 64) return undefined;
+  const user = await findUserById(ctx.db.kysely, issuer.toLowerCase());
+  return (user?.public_key && parseLegacyPublicKey(user.public_key)) || undefined;
+}
+
+export async function executeOperation(ctx: AppContext, request: ExecuteRequest): Promise<void> {
+  const { caller, lockId } = request;
+  const lock = await loadLockForMember(ctx.db.kysely, lockId, caller.userId);
+  if (!lock) throw errors.notFound('lock');
+  const compact = extractCompactJws(request.body, request.contentType);
+  const decoded = decodeOperationToken(compact);
+  const now = ctx.now();
+  await verifyOperationSignature(decoded, { legacyPublicKey: await legacyKeyFor(ctx, decoded), trustedRoot: ctx.pki.anchor, now });
+  const claims = checkOperationClaims(decoded.payload, { lockId, callerUserId: caller.userId, now });
+  const op: VerifiedOperation = { caller, lock, claims, compact, replayKey: replayKey(decoded.payload, compact), callerIp: request.callerIp, now };
+
+  if (shouldPrune()) await pruneUsedTokens(ctx.db.kysely, now);
+  const { operation } = claims;
+  switch (operation.type) {
+    case 'MUTATE_LOCK': return mutateLock(ctx, op, operation);
+    case 'ADD_USER': return addUser(ctx, op, operation);
+    case 'REMOVE_USER': return removeUsers(ctx, op, operation);
+    case 'MUTATE_SETTING': return mutateSetting(ctx, op, operation);
+  }
+}

@@ -1,0 +1,117 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { AppContext } from '../context.js';
+import { startEmbeddedBroker, type EmbeddedBroker } from '../link/broker.js';
+import { createLockLink, type LockLink, type LockLinkHandlers } from '../link/lock-link.js';
+import { authenticateLockSecret } from '../locks/provision.js';
+import { republishAllConfigs, syncLockConfigs } from './config-sync.js';
+import { KeyedQueue } from './keyed-queue.js';
+import { recordDoorEvent, recordPresence, recordState } from './reports.js';
+
+/**
+ * The lock link of a running service: the embedded broker (unless MQTT_URL names an external
+ * one), the service's MQTT client, the handlers that turn lock reports into database changes and
+ * audit entries, and the config sync. Everything started here is registered in `ctx.closers`
+ * so that shutdown runs: stop config sync → close the link → finish queued reports → close the broker.
+ */
+
+type LinkContext = Omit<AppContext, 'link' | 'broker'>;
+
+export interface StartedLink {
+  link: LockLink;
+  /** The embedded broker, or null with an external one. */
+  broker: EmbeddedBroker | null;
+}
+
+function reportHandlers(ctx: AppContext, queue: KeyedQueue): LockLinkHandlers {
+  const log = (lockId: string, what: string) => (err: unknown) => ctx.logger.error({ err, lockId }, `recording lock ${what} failed`);
+  return {
+    onPresence: (lockId, online) => void queue.run(lockId, () => recordPresence(ctx, lockId, online).then(() => undefined)).catch(log(lockId, 'presence')),
+    onState: (lockId, state) => void queue.run(lockId, () => recordState(ctx, lockId, state).then(() => undefined)).catch(log(lockId, 'state')),
+    onEvent: (lockId, event) => void queue.run(lockId, () => recordDoorEvent(ctx, lockId, event).then(() => undefined)).catch(log(lockId, 'event')),
+  };
+}
+
+/** Host the service's own client uses to reach the embedded broker. */
+function loopbackFor(host: string): string {
+  return host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+}
+
+/** Nothing survives a restart of the embedded broker: locks the database still shows connected are not. */
+async function markAllDisconnected(ctx: AppContext): Promise<void> {
+  for (;;) {
+    const page = await ctx.db.kysely.selectFrom('locks').select('id').where('connected', '=', 1).limit(200).execute();
+    if (page.length === 0) return;
+    for (const { id } of page) await recordPresence(ctx, id, false);
+  }
+}
+
+async function startBroker(ctx: LinkContext, port: number, service: { username: string; password: string }): Promise<EmbeddedBroker> {
+  const { mqttTls } = ctx.config;
+  const tls = mqttTls ? { key: await readFile(mqttTls.keyFile), cert: await readFile(mqttTls.certFile) } : undefined;
+  return startEmbeddedBroker({
+    port,
+    host: ctx.config.host,
+    ...(tls ? { tls } : {}),
+    serviceCredentials: service,
+    authenticateDevice: (lockId, secret) => authenticateLockSecret(ctx, lockId, secret),
+    topicPrefix: ctx.config.topicPrefix,
+    logger: ctx.logger,
+  });
+}
+
+/**
+ * Starts the link and completes `ctx` with it. `ctx.link` is read by the report handlers only
+ * after this returns, so the half-built context is never used.
+ */
+export async function startLink(partial: LinkContext): Promise<StartedLink> {
+  const ctx = partial as AppContext;
+  const { config, closers } = ctx;
+  const queue = new KeyedQueue();
+  let broker: EmbeddedBroker | null = null;
+  let url: string;
+  let credentials: { username?: string; password?: string } = {};
+  let ca: Buffer | undefined;
+  if (config.mqtt.kind === 'embedded') {
+    await markAllDisconnected(ctx);
+    // Random per process: only this process's own client may use every topic.
+    const service = { username: `latchkey-service-${randomUUID()}`, password: randomBytes(32).toString('base64url') };
+    broker = await startBroker(ctx, config.mqtt.port, service);
+    closers.push(() => broker!.close());
+    const scheme = config.mqttTls ? 'mqtts' : 'mqtt';
+    // With TLS the broker's certificate must name "localhost" for the service's own client.
+    const host = config.mqttTls ? 'localhost' : loopbackFor(config.host);
+    url = `${scheme}://${host}:${broker.port}`;
+    credentials = service;
+    if (config.mqttTls) ca = await readFile(config.mqttTls.certFile);
+  } else {
+    url = config.mqtt.url;
+  }
+  closers.push(() => queue.drain());
+  const link = await createLockLink({
+    url,
+    ...credentials,
+    ...(ca ? { ca } : {}),
+    topicPrefix: config.topicPrefix,
+    replyTimeoutMs: config.lockReplyTimeoutMs,
+    logger: ctx.logger,
+    handlers: reportHandlers(ctx, queue),
+  });
+  closers.push(() => link.close());
+  ctx.link = link;
+  ctx.broker = broker;
+
+  let stopped = false;
+  const unsubscribe = syncLockConfigs(ctx);
+  let republishing: Promise<unknown> = Promise.resolve();
+  if (broker) {
+    // In the background: start-up need not wait for every lock's config.
+    republishing = republishAllConfigs(ctx, () => stopped).catch((err: unknown) => ctx.logger.error({ err }, 'republishing lock configs failed'));
+  }
+  closers.push(async () => {
+    stopped = true;
+    unsubscribe();
+    await republishing;
+  });
+  return { link, broker };
+}
