@@ -19,14 +19,19 @@ export interface PageQuery {
   limit: number;
 }
 
-/** The newest entries of one lock: one backward range read of the (lock_id, seq) index. */
-export function lockLogPage(db: Executor, lockId: string, page: PageQuery, types?: readonly AuditType[]): Promise<LockLogRow[]> {
+/** One lock's entries with their actor's email and display name (the v2 shape needs both). */
+export function lockEntriesWithActor(db: Executor, lockId: string) {
   return db
     .selectFrom('audit_entries as a')
     .leftJoin('users as u', 'u.id', 'a.actor_user_id')
     .selectAll('a')
     .select(['u.email as actor_email', 'u.display_name as actor_display_name'])
-    .where('a.lock_id', '=', lockId)
+    .where('a.lock_id', '=', lockId);
+}
+
+/** The newest entries of one lock: one backward range read of the (lock_id, seq) index. */
+export function lockLogPage(db: Executor, lockId: string, page: PageQuery, types?: readonly AuditType[]): Promise<LockLogRow[]> {
+  return lockEntriesWithActor(db, lockId)
     .$if(page.start !== undefined, (q) => q.where('a.timestamp', '>=', page.start!))
     .$if(page.end !== undefined, (q) => q.where('a.timestamp', '<=', page.end!))
     .$if(types !== undefined, (q) => q.where('a.type', 'in', [...types!]))

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { AUDIT_CHANNEL } from '../audit/record.js';
-import type { LockLogRow } from '../audit/queries.js';
+import { lockEntriesWithActor, type LockLogRow } from '../audit/queries.js';
 import type { EventBus } from '../bus/event-bus.js';
 import type { Executor } from '../db/transaction.js';
 
@@ -21,12 +21,7 @@ export interface FeedSubscriber {
 const PAGE = 500;
 
 function entriesAfter(db: Executor, lockId: string, afterSeq: number, limit: number): Promise<LockLogRow[]> {
-  return db
-    .selectFrom('audit_entries as a')
-    .leftJoin('users as u', 'u.id', 'a.actor_user_id')
-    .selectAll('a')
-    .select(['u.email as actor_email', 'u.display_name as actor_display_name'])
-    .where('a.lock_id', '=', lockId)
+  return lockEntriesWithActor(db, lockId)
     .where('a.seq', '>', afterSeq)
     .orderBy('a.seq')
     .limit(limit)
