@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
 import { callerFromUser, type Caller } from './caller.js';
-import { findLiveSessionUser } from './queries.js';
+import { readLiveSessionUser } from './queries.js';
 
 /** Verifies tokens of a registered third-party issuer (the applications feature provides it). */
 export interface ExternalTokenVerifier {
@@ -40,7 +40,7 @@ export async function authenticate(ctx: AppContext, external: ExternalTokenVerif
     return caller;
   }
   const claims = known ?? (await ctx.tokens.verifyAuth(token));
-  const user = await findLiveSessionUser(ctx.db.kysely, claims.sid, ctx.now());
+  const user = await readLiveSessionUser(ctx.db, claims.sid, ctx.now());
   if (!user || user.id !== claims.sub) throw errors.unauthenticated('session ended');
   return callerFromUser(user, claims.sid, null);
 }

@@ -1,4 +1,5 @@
 import type { CompiledQuery, Insertable, Selectable, Updateable } from 'kysely';
+import type { Database } from '../db/database.js';
 import type { Executor } from '../db/transaction.js';
 import type { SessionsTable, UsersTable } from './tables.js';
 
@@ -82,6 +83,17 @@ export async function findLiveSessionUser(db: Executor, sessionId: string, now: 
   }
   const result = await db.executeQuery<LiveSessionUser>({ ...compiled, parameters: [sessionId, now] });
   return result.rows[0];
+}
+
+/** The same read for the authentication hook: synchronous on SQLite, where that is possible. */
+export async function readLiveSessionUser(database: Database, sessionId: string, now: number): Promise<LiveSessionUser | undefined> {
+  if (!database.readRowNow) return findLiveSessionUser(database.kysely, sessionId, now);
+  let compiled = compiledLiveSessionUser.get(database.kysely);
+  if (!compiled) {
+    compiled = liveSessionUserQuery(database.kysely, '', 0).compile();
+    compiledLiveSessionUser.set(database.kysely, compiled);
+  }
+  return database.readRowNow<LiveSessionUser>(compiled.sql, [sessionId, now]);
 }
 
 /** Moves the session to its next refresh token, only if `expectedRefreshId` is still the current one. */

@@ -12,6 +12,11 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface Database {
   readonly kysely: Kysely<DatabaseSchema>;
   readonly dialect: DialectName;
+  /**
+   * SQLite only: runs a compiled single-row read synchronously on the connection, skipping the
+   * driver's async queue (the hot authentication read; measured in docs/decisions.md).
+   */
+  readonly readRowNow?: <T>(sql: string, parameters: readonly unknown[]) => T | undefined;
   close(): Promise<void>;
 }
 
@@ -32,10 +37,12 @@ export function openDatabase(config: Config['database']): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const cached = withStatementCache(sqlite);
+  const kysely = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: cached }) });
   return {
     kysely,
     dialect: 'sqlite',
+    readRowNow: <T>(sql: string, parameters: readonly unknown[]) => cached.prepare(sql).get(...parameters) as T | undefined,
     close: async () => {
       await kysely.destroy();
     },
