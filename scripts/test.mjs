@@ -36,7 +36,8 @@ function run(database, files) {
         if (m) (m[1] === 'pass' ? (passed = Number(m[2])) : (failed = Number(m[2])));
       }
     });
-    child.on('close', (code) => resolve({ passed, failed: failed || (code !== 0 && passed === 0 ? 1 : failed) }));
+    // A runner that exits non-zero without reporting a failure (a crash, a file that failed to load) still fails.
+    child.on('close', (code) => resolve({ passed, failed: code !== 0 && failed === 0 ? 1 : failed }));
   });
 }
 
