@@ -12,6 +12,7 @@ export interface SecretBox {
 }
 
 const FORMAT = 'v1';
+const TAG_BYTES = 16;
 
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length !== 32) throw new Error('key-encryption key must be 32 bytes');
@@ -26,7 +27,8 @@ export function createSecretBox(key: Buffer): SecretBox {
     open(sealed, context) {
       const [format, iv, tag, body] = sealed.split('.');
       if (format !== FORMAT || !iv || !tag || body === undefined) throw new Error('sealed value has an unknown format');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      // A fixed tag length: GCM would otherwise accept a tag truncated to 4 bytes.
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
       decipher.setAAD(Buffer.from(context));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]);

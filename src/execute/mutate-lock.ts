@@ -31,13 +31,16 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   });
   if (!decision.allowed) throw await refuse(ctx, facts, decision);
 
-  await consumeReplayKey(ctx.db.kysely, { lockId: lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now });
   const target = operation.locked ? 1 : 0;
-  await ctx.db.kysely
-    .updateTable('locks')
-    .set({ pending_actor_user_id: caller.userId, pending_target_locked: target, pending_until: now + ctx.config.lockReplyTimeoutMs / 1000 + PENDING_GRACE_SECONDS })
-    .where('id', '=', lock.id)
-    .execute();
+  // One commit for both writes; a replayed token (409) leaves the marker of the first alone.
+  await inTransaction(ctx.db, ctx.logger, async (uow) => {
+    await consumeReplayKey(uow.db, { lockId: lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now });
+    await uow.db
+      .updateTable('locks')
+      .set({ pending_actor_user_id: caller.userId, pending_target_locked: target, pending_until: now + ctx.config.lockReplyTimeoutMs / 1000 + PENDING_GRACE_SECONDS })
+      .where('id', '=', lock.id)
+      .execute();
+  });
 
   await auditingRefusals(ctx, facts, () => ctx.link.sendCommand(lock.id, op.compact, operation as unknown as Record<string, unknown>));
 

@@ -6,6 +6,7 @@ import { pathId } from '../locks/ids.js';
 import { LockIdParams } from '../locks/schemas.js';
 import { MAX_EXECUTE_BODY_BYTES } from './body.js';
 import { executeOperation } from './service.js';
+import { cachedLegacyKeyReader } from './token.js';
 
 /** Bodies a little over the token limit still reach extractCompactJws, which answers 400 rather than 413. */
 const EXECUTE_BODY_LIMIT = 4 * MAX_EXECUTE_BODY_BYTES;
@@ -16,6 +17,7 @@ const EXECUTE_BODY_LIMIT = 4 * MAX_EXECUTE_BODY_BYTES;
  * and clients send it bare under application/json (compat), which the JSON parser would refuse.
  */
 export function executeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const readLegacyKey = cachedLegacyKeyReader();
   return async (app) => {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: EXECUTE_BODY_LIMIT }, (_request, body, done) => done(null, body));
@@ -36,7 +38,7 @@ export function executeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           body,
           contentType: request.headers['content-type'],
           callerIp: request.ip,
-        });
+        }, readLegacyKey);
         return {};
       },
     });

@@ -10,7 +10,9 @@ import type { VerifiedOperation } from './context.js';
 import { mutateLock } from './mutate-lock.js';
 import { pruneUsedTokens, shouldPrune } from './replay.js';
 import { addUser, mutateSetting, removeUsers } from './store-forward.js';
-import { decodeOperationToken, parseLegacyPublicKey, verifyOperationSignature, type DecodedOperationToken } from './token.js';
+import {
+  decodeOperationToken, parseLegacyPublicKey, sameId, verifyOperationSignature, type DecodedOperationToken, type LegacyKeyReader,
+} from './token.js';
 
 /**
  * POST /device/{lockId}/execute (decisions §4): a member's signed operation. In order: 404 unless
@@ -28,22 +30,26 @@ export interface ExecuteRequest {
   callerIp: string;
 }
 
-/** The RS256 key of the token's `iss` user, when the token asks for RS256 and the user has one. */
-async function legacyKeyFor(ctx: AppContext, decoded: DecodedOperationToken): Promise<KeyObject | undefined> {
+/**
+ * The RS256 key of the token's `iss` user, when the token asks for RS256 and the user has one.
+ * The caller's own key came with the request (read with their session); another user's needs a
+ * query, kept so that a valid token of someone else still answers 403 once its claims are checked.
+ */
+async function legacyKeyFor(ctx: AppContext, caller: Caller, decoded: DecodedOperationToken, readKey: LegacyKeyReader): Promise<KeyObject | undefined> {
   const issuer = decoded.payload.iss;
   if (decoded.header.alg !== 'RS256' || typeof issuer !== 'string' || issuer.length > 64) return undefined;
-  const user = await findUserById(ctx.db.kysely, issuer.toLowerCase());
-  return (user?.public_key && parseLegacyPublicKey(user.public_key)) || undefined;
+  const stored = sameId(issuer, caller.userId) ? caller.publicKey : (await findUserById(ctx.db.kysely, issuer.toLowerCase()))?.public_key;
+  return (stored && readKey(stored)) || undefined;
 }
 
-export async function executeOperation(ctx: AppContext, request: ExecuteRequest): Promise<void> {
+export async function executeOperation(ctx: AppContext, request: ExecuteRequest, readLegacyKey: LegacyKeyReader = parseLegacyPublicKey): Promise<void> {
   const { caller, lockId } = request;
   const lock = await loadLockForMember(ctx.db.kysely, lockId, caller.userId);
   if (!lock) throw errors.notFound('lock');
   const compact = extractCompactJws(request.body, request.contentType);
   const decoded = decodeOperationToken(compact);
   const now = ctx.now();
-  await verifyOperationSignature(decoded, { legacyPublicKey: await legacyKeyFor(ctx, decoded), trustedRoot: ctx.pki.anchor, now });
+  await verifyOperationSignature(decoded, { legacyPublicKey: await legacyKeyFor(ctx, caller, decoded, readLegacyKey), trustedRoot: ctx.pki.anchor, now });
   const claims = checkOperationClaims(decoded.payload, { lockId, callerUserId: caller.userId, now });
   const op: VerifiedOperation = { caller, lock, claims, compact, replayKey: replayKey(decoded.payload, compact), callerIp: request.callerIp, now };
 

@@ -1,4 +1,5 @@
 import { constants, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { decodeBase64Any } from '../crypto/base64.js';
 import { verifyCertificateChain, type TrustedRoot } from '../crypto/chain.js';
 import { verifyEd25519 } from '../crypto/ed25519.js';
@@ -144,4 +145,23 @@ export function parseLegacyPublicKey(base64: string): KeyObject | null {
   } catch {
     return null;
   }
+}
+
+/** Reads a stored legacy public key (see parseLegacyPublicKey). */
+export type LegacyKeyReader = (base64: string) => KeyObject | null;
+
+/**
+ * parseLegacyPublicKey behind a bounded LRU keyed by the Base64 text: importing an RSA SPKI costs
+ * about five times the RS256 verification it serves, and a user's key never changes once set.
+ * Only stored keys reach it, so callers cannot fill it with junk; unreadable keys are not kept.
+ */
+export function cachedLegacyKeyReader(max = 1024): LegacyKeyReader {
+  const keys = new LRUCache<string, KeyObject>({ max });
+  return (base64) => {
+    const cached = keys.get(base64);
+    if (cached !== undefined) return cached;
+    const key = parseLegacyPublicKey(base64);
+    if (key !== null) keys.set(base64, key);
+    return key;
+  };
 }

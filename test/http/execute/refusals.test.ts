@@ -167,6 +167,9 @@ describe('execute: refusals', () => {
     // RS256 with another user's key is no signature of the caller's.
     const wrongKey = signOperation({ rsaPrivateKey: member.privateKey, userId: admin.userId, lockId: lock.id, operation: settingDuration(17) });
     assert.equal((await execute(t, admin, lock.id, wrongKey)).status, 401);
+    // Another member's genuine RS256 token, presented by the admin: signed, but not the caller's.
+    const othersToken = signOperation({ rsaPrivateKey: member.privateKey, userId: member.userId, lockId: lock.id, operation: settingDuration(19) });
+    assert.equal((await execute(t, admin, lock.id, othersToken)).status, 403);
     const rsaOnly = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
     assert.equal((await execute(t, admin, lock.id, signOperation({ rsaPrivateKey: rsaOnly, userId: admin.userId, lockId: lock.id, operation: settingDuration(18) }))).status, 401);
   });

@@ -48,6 +48,12 @@ describe('secret box', () => {
     assert.throws(() => box.open(`${sealed}A`, 'ctx'));
   });
 
+  it('refuses a truncated tag (GCM would accept 4 bytes of it)', () => {
+    const [format, iv, tag, body] = box.seal('secret', 'ctx').split('.');
+    const truncated = Buffer.from(tag!, 'base64url').subarray(0, 4).toString('base64url');
+    assert.throws(() => box.open([format, iv, truncated, body].join('.'), 'ctx'));
+  });
+
   it('refuses another key and malformed values', () => {
     const sealed = box.seal('secret', 'ctx');
     assert.throws(() => createSecretBox(randomBytes(32)).open(sealed, 'ctx'));

@@ -4,7 +4,7 @@ import { before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { createCertificateAuthority, createTrustAnchor, issueLeafCertificate, type TrustAnchor } from '../../../src/crypto/pki.js';
 import { isAppError } from '../../../src/errors/catalogue.js';
-import { decodeOperationToken, parseLegacyPublicKey, verifyOperationSignature } from '../../../src/execute/token.js';
+import { cachedLegacyKeyReader, decodeOperationToken, parseLegacyPublicKey, verifyOperationSignature } from '../../../src/execute/token.js';
 
 const NOW = 1_800_000_000;
 const USER = '0190a8e4-1111-7000-8000-000000000001';
@@ -131,5 +131,21 @@ describe('operation tokens', () => {
 
   it('requires iss to be a string before verifying', async () => {
     await assert.rejects(verifyToken(await eddsa(claims({ iss: 42 }))), isStatus(400, /iss/));
+  });
+
+  it('reads a legacy key once per key text, and keeps no unreadable key', () => {
+    const readKey = cachedLegacyKeyReader(1);
+    const base64 = rsa.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+    const first = readKey(base64);
+    assert.ok(first);
+    assert.equal(first.asymmetricKeyType, 'rsa');
+    assert.equal(readKey(base64), first);
+    assert.equal(readKey('not base64!'), null);
+    assert.equal(readKey(base64), first);
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+    assert.notEqual(readKey(other), first);
+    const again = readKey(base64);
+    assert.ok(again?.equals(first));
+    assert.notEqual(again, first, 'the bound of one entry evicted it');
   });
 });
