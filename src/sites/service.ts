@@ -3,11 +3,13 @@ import type { AppContext } from '../context.js';
 import { newId } from '../crypto/random.js';
 import type { Executor } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
+import { DEFAULT_LOCK_COLOUR } from '../locks/presenters.js';
 import { listLocksWithTiles, type LockWithTiles } from '../locks/reads.js';
+import { Colour } from '../locks/schemas.js';
 import { insertSite, isMemberOfSite, listSitesForMember, listSiteUsersVisibleTo, type SiteRow } from './queries.js';
 
-export const DEFAULT_SITE_COLOUR = '#00283C';
-const COLOUR = /^#[0-9a-fA-F]{6}$/;
+/** The same #RRGGBB rule as the lock endpoints' colours. */
+const COLOUR = new RegExp(Colour.pattern!);
 
 export interface SiteInput {
   name: string;
@@ -36,7 +38,7 @@ export async function createSite(db: Executor, input: SiteInput, now: number): P
     id: newId(),
     name: input.name,
     logo_url: null,
-    colour: input.colour ?? DEFAULT_SITE_COLOUR,
+    colour: input.colour ?? DEFAULT_LOCK_COLOUR,
     latitude: input.location?.latitude ?? null,
     longitude: input.location?.longitude ?? null,
     radius: input.location?.radius ?? null,
