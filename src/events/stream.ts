@@ -45,8 +45,13 @@ export class EventStream implements FeedSubscriber {
     for (const lockId of options.lockIds) feed.add(lockId, this);
   }
 
-  /** Catches up from the stream's positions (replay), then stays live through the feed. */
+  /**
+   * Catches up from the stream's positions (replay), then stays live through the feed. A client
+   * that hung up while the stream was being opened has already fired `close` (it will not again):
+   * without this check its heartbeat and feed subscriptions would live forever.
+   */
   start(): void {
+    if (this.raw.destroyed) return this.close();
     for (const lockId of this.options.lockIds) this.feed.notify(lockId);
   }
 

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import type { Aedes, AuthenticateError, Client } from 'aedes';
@@ -99,6 +100,8 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
   const { Aedes } = await import('aedes');
   const broker = await Aedes.createBroker({ heartbeatInterval: 60_000, connectTimeout: 10_000, drainTimeout: 30_000 });
   guard(broker, options, prefix);
+  // aedes emits 'error' on itself (a failed will sweep, an enqueue failure; its typings omit it): unheard, it would end the process.
+  (broker as EventEmitter).on('error', (err: Error) => options.logger.error({ err }, 'embedded MQTT broker error'));
   broker.on('clientError', (client, err) => options.logger.debug({ clientId: short(client.id), err: err.message }, 'mqtt client error'));
   broker.on('connectionError', (client, err) => options.logger.debug({ err: err.message, clientId: short(client.id ?? '') }, 'mqtt connection error'));
 

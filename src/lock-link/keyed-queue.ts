@@ -6,9 +6,9 @@
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<void>>();
 
-  run(key: string, task: () => Promise<void>): Promise<void> {
+  run(key: string, task: () => Promise<unknown>): Promise<void> {
     const previous = this.tails.get(key) ?? Promise.resolve();
-    const next = previous.then(task, task);
+    const next = previous.then(task, task).then(() => undefined);
     const tail = next.catch(() => undefined);
     this.tails.set(key, tail);
     void tail.then(() => {

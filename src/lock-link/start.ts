@@ -24,11 +24,13 @@ export interface StartedLink {
 }
 
 function reportHandlers(ctx: AppContext, queue: KeyedQueue): LockLinkHandlers {
-  const log = (lockId: string, what: string) => (err: unknown) => ctx.logger.error({ err, lockId }, `recording lock ${what} failed`);
+  const record = (lockId: string, what: string, task: () => Promise<unknown>): void => {
+    queue.run(lockId, task).catch((err: unknown) => ctx.logger.error({ err, lockId }, `recording lock ${what} failed`));
+  };
   return {
-    onPresence: (lockId, online) => void queue.run(lockId, () => recordPresence(ctx, lockId, online).then(() => undefined)).catch(log(lockId, 'presence')),
-    onState: (lockId, state) => void queue.run(lockId, () => recordState(ctx, lockId, state).then(() => undefined)).catch(log(lockId, 'state')),
-    onEvent: (lockId, event) => void queue.run(lockId, () => recordDoorEvent(ctx, lockId, event).then(() => undefined)).catch(log(lockId, 'event')),
+    onPresence: (lockId, online) => record(lockId, 'presence', () => recordPresence(ctx, lockId, online)),
+    onState: (lockId, state) => record(lockId, 'state', () => recordState(ctx, lockId, state)),
+    onEvent: (lockId, event) => record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event)),
   };
 }
 

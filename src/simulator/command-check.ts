@@ -1,4 +1,6 @@
+import type { KeyObject } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import { isMemberActive } from '../access/member-policy.js';
 import { createTrustAnchor, type TrustAnchor } from '../crypto/chain.js';
 import { isAppError } from '../errors/catalogue.js';
 import { checkOperationClaims, parseOperation, replayKey, type Operation } from '../execute/claims.js';
@@ -18,13 +20,11 @@ export type CheckResult = { ok: true; userId: string; operation: Operation } | {
 /** Refusal reasons a lock sends in `reply.error` (`<code>: <detail>`). */
 const refuse = (code: string, detail: string): CheckResult => ({ ok: false, error: `${code}: ${detail}` });
 
-function userWindowOpen(user: ConfigUser, now: number): boolean {
-  return (user.start === null || user.start <= now) && (user.end === null || user.end > now);
-}
-
 export class CommandChecker {
   private readonly replays = new ReplayMemory();
   private readonly anchor: TrustAnchor | undefined;
+  /** Each config user's RS256 key, imported once per config (a new config brings new objects; old ones are collected). */
+  private readonly legacyKeys = new WeakMap<ConfigUser, KeyObject | null>();
 
   /** `trustedRoot`: Base64 DER of the root CA the lock was provisioned with, if any. */
   constructor(private readonly options: { lockId: string; trustedRoot?: string; now: () => number }) {
@@ -47,9 +47,9 @@ export class CommandChecker {
     if (config === null) return refuse('not_enrolled', 'the lock has no configuration');
     const user = config.users.find((candidate) => sameId(candidate.userId, claims.iss));
     if (user === undefined) return refuse('not_enrolled', 'the signer is not a user of this lock');
-    if (!userWindowOpen(user, now)) return refuse('outside_user_window', 'the signer\'s access is not active now');
+    if (!isMemberActive(user, now)) return refuse('outside_user_window', 'the signer\'s access is not active now');
     if (decoded.header.alg === 'EdDSA' && this.anchor === undefined) return refuse('bad_signature', 'no trusted root provisioned');
-    const legacyPublicKey = user.publicKey === null ? undefined : parseLegacyPublicKey(user.publicKey) ?? undefined;
+    const legacyPublicKey = decoded.header.alg === 'RS256' ? this.legacyKeyOf(user) : undefined;
     // trustedRoot is read only for EdDSA, which the line above guarantees has one.
     await verifyOperationSignature(decoded, { legacyPublicKey, trustedRoot: this.anchor as TrustAnchor, now });
 
@@ -67,5 +67,12 @@ export class CommandChecker {
     }
     if (!isDeepStrictEqual(sent, claims.operation)) return refuse('operation_mismatch', 'the command\'s operation differs from the signed one');
     return { ok: true, userId: claims.iss, operation: claims.operation };
+  }
+
+  private legacyKeyOf(user: ConfigUser): KeyObject | undefined {
+    if (user.publicKey === null) return undefined;
+    let key = this.legacyKeys.get(user);
+    if (key === undefined) this.legacyKeys.set(user, (key = parseLegacyPublicKey(user.publicKey)));
+    return key ?? undefined;
   }
 }
