@@ -25,7 +25,11 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     api.addHook('onRequest', async (request: FastifyRequest) => {
       const auth = request.routeOptions.config?.auth ?? 'user';
       if (auth === 'user') {
-        request.caller = await authenticate(ctx, applications.tokens, bearerToken(request));
+        const token = bearerToken(request);
+        // A token not verified before costs a signature check (and maybe an issuer query): count it
+        // against the IP first, so a flood of junk tokens is limited like any anonymous request.
+        if (!ctx.tokens.cachedAuth(token) && !applications.tokens.isKnown(token)) await ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);
+        request.caller = await authenticate(ctx, applications.tokens, token);
         await ctx.limits.requestsPerCaller.consume(request.caller.userId);
       } else {
         await ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);

@@ -46,6 +46,11 @@ export class ThirdPartyTokens implements ExternalTokenVerifier {
     return callerFor(user, identity.applicationId);
   }
 
+  /** Whether `token` was verified before and is still remembered (no work, no query). */
+  isKnown(token: string): boolean {
+    return this.verified.has(token);
+  }
+
   /** Forgets verified tokens (after a key or application is removed). */
   forget(): void {
     this.verified.clear();

@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { createUser, type TestUser } from './factories.js';
 import { Api } from './http.js';
 
 export const TEST_BASE_URL = 'http://latchkey.test';
@@ -48,6 +50,42 @@ export async function startTestService(env: Record<string, string> = {}): Promis
       await service.close();
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A test file's service (and optionally one signed-up user), filled in by `before`. */
+export interface ServiceFixture extends TestService {
+  /** The user created in `before` (only with `withUser`). */
+  readonly user: TestUser;
+}
+
+/**
+ * Registers the usual `before` (start the service, maybe sign a user up) and `after` (close) in
+ * the calling `describe`, and returns an object whose fields are available inside the tests.
+ */
+export function useService(options: { env?: Record<string, string>; withUser?: boolean } = {}): ServiceFixture {
+  let running: TestService | undefined;
+  let signedUp: TestUser | undefined;
+  const started = (): TestService => {
+    if (!running) throw new Error('useService: the service is only available once `before` has run');
+    return running;
+  };
+  before(async () => {
+    running = await startTestService(options.env);
+    if (options.withUser) signedUp = await createUser(running.api);
+  });
+  after(() => running?.close());
+  return {
+    get api() { return started().api; },
+    get service() { return started().service; },
+    get config() { return started().config; },
+    get dataDir() { return started().dataDir; },
+    get database() { return started().database; },
+    close: () => started().close(),
+    get user() {
+      if (!signedUp) throw new Error('useService: pass withUser to get a user');
+      return signedUp;
     },
   };
 }

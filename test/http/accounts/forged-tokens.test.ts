@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { SignJWT, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import { ServiceTokens } from '../../../src/crypto/service-tokens.js';
-import { createUser, type TestUser } from '../../helpers/factories.js';
-import { startTestService, TEST_BASE_URL, type TestService } from '../../helpers/service.js';
+import { createUser } from '../../helpers/factories.js';
+import { TEST_BASE_URL, useService } from '../../helpers/service.js';
 import { assertError } from './support.js';
 
 const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('auth tokens that must be refused', () => {
-  let t: TestService;
-  let user: TestUser;
-  before(async () => {
-    t = await startTestService();
-    user = await createUser(t.api);
-  });
-  after(() => t.close());
+  const t = useService({ withUser: true });
 
   const account = (token: string) => t.api.get('/account', { token });
 
@@ -26,7 +20,7 @@ describe('auth tokens that must be refused', () => {
     const header: Record<string, unknown> = { alg: options.alg ?? 'EdDSA', kid: options.kid ?? service.kid };
     if (options.typ !== null) header.typ = options.typ ?? 'at+jwt';
     const now = Math.floor(Date.now() / 1000);
-    const { sub, sid } = decodeJwt(user.authToken);
+    const { sub, sid } = decodeJwt(t.user.authToken);
     return new SignJWT({ iss: TEST_BASE_URL, aud: [TEST_BASE_URL], sub, sid, iat: now, exp: now + 600, ...claims })
       .setProtectedHeader(header as never)
       .sign(options.key ?? service.privateKey);
@@ -37,8 +31,8 @@ describe('auth tokens that must be refused', () => {
     new ServiceTokens({ keys: t.service.ctx.keys, baseUrl: TEST_BASE_URL, authTtlSeconds: 3600, refreshTtlSeconds: 7200, now: () => Date.now() / 1000 + offsetSeconds });
 
   const subject = () => {
-    const { sub, sid } = decodeJwt(user.authToken) as { sub: string; sid: string };
-    return { userId: sub, sessionId: sid, email: user.email, emailVerified: false, telephone: null, telephoneVerified: false, displayName: null };
+    const { sub, sid } = decodeJwt(t.user.authToken) as { sub: string; sid: string };
+    return { userId: sub, sessionId: sid, email: t.user.email, emailVerified: false, telephone: null, telephoneVerified: false, displayName: null };
   };
 
   it('control: a token signed here the way the service signs is accepted', async () => {
@@ -54,7 +48,7 @@ describe('auth tokens that must be refused', () => {
   });
 
   it('an expired refresh token answers 401', async () => {
-    const { sid, sub } = decodeJwt(user.refreshToken) as { sid: string; sub: string };
+    const { sid, sub } = decodeJwt(t.user.refreshToken) as { sid: string; sub: string };
     const session = await t.service.ctx.db.kysely.selectFrom('sessions').select('refresh_id').where('id', '=', sid).executeTakeFirstOrThrow();
     const expired = await tokensAt(-3 * 7200).issueRefresh(sub, sid, session.refresh_id);
     assertError(await t.api.post('/auth/token/refresh', { token: expired }), 401);
@@ -75,14 +69,14 @@ describe('auth tokens that must be refused', () => {
 
   it('a token whose payload was altered (another user) answers 401', async () => {
     const other = await createUser(t.api);
-    const [header, , signature] = user.authToken.split('.') as [string, string, string];
-    const payload = { ...decodeJwt(user.authToken), sub: other.userId };
+    const [header, , signature] = t.user.authToken.split('.') as [string, string, string];
+    const payload = { ...decodeJwt(t.user.authToken), sub: other.userId };
     assertError(await account(`${header}.${b64url(payload)}.${signature}`), 401);
   });
 
   it('a token whose signature was altered answers 401, even after the genuine one was cached', async () => {
-    assert.equal((await account(user.authToken)).status, 200);
-    const [header, payload, signature] = user.authToken.split('.') as [string, string, string];
+    assert.equal((await account(t.user.authToken)).status, 200);
+    const [header, payload, signature] = t.user.authToken.split('.') as [string, string, string];
     const flipped = `${signature.slice(0, 5)}${signature[5] === 'A' ? 'B' : 'A'}${signature.slice(6)}`;
     assertError(await account(`${header}.${payload}.${flipped}`), 401);
     assertError(await account(`${header}.${payload}.`), 401);
@@ -103,7 +97,7 @@ describe('auth tokens that must be refused', () => {
       await sign({ nbf: now + 3600 }),
     ];
     for (const token of refused) assertError(await account(token), 401);
-    const unsigned = `${b64url({ alg: 'none', typ: 'at+jwt', kid: decodeProtectedHeader(user.authToken).kid })}.${b64url(decodeJwt(user.authToken))}.`;
+    const unsigned = `${b64url({ alg: 'none', typ: 'at+jwt', kid: decodeProtectedHeader(t.user.authToken).kid })}.${b64url(decodeJwt(t.user.authToken))}.`;
     assertError(await account(unsigned), 401);
   });
 
@@ -114,9 +108,9 @@ describe('auth tokens that must be refused', () => {
   });
 
   it('malformed Authorization headers answer 401', async () => {
-    for (const authorization of ['', 'Bearer', 'Bearer ', `Basic ${user.authToken}`, `Token ${user.authToken}`, `Bearer ${user.authToken} extra`]) {
+    for (const authorization of ['', 'Bearer', 'Bearer ', `Basic ${t.user.authToken}`, `Token ${t.user.authToken}`, `Bearer ${t.user.authToken} extra`]) {
       assertError(await t.api.get('/account', { headers: { authorization } }), 401);
     }
-    assert.equal((await t.api.get('/account', { headers: { authorization: `bearer ${user.authToken}` } })).status, 200, 'the scheme is case-insensitive');
+    assert.equal((await t.api.get('/account', { headers: { authorization: `bearer ${t.user.authToken}` } })).status, 200, 'the scheme is case-insensitive');
   });
 });

@@ -1,27 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createUser, uniqueEmail, type TestUser } from '../../helpers/factories.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import { describe, it } from 'node:test';
+import { uniqueEmail } from '../../helpers/factories.js';
+import { useService } from '../../helpers/service.js';
 import { assertError, assertLegacyKeyPair, assertTokenPair, subjectOf } from './support.js';
 
 describe('login', () => {
-  let t: TestService;
-  let user: TestUser;
-  before(async () => {
-    t = await startTestService();
-    user = await createUser(t.api);
-  });
-  after(() => t.close());
+  const t = useService({ withUser: true });
 
-  const credentials = () => ({ email: user.email, password: user.password });
+  const credentials = () => ({ email: t.user.email, password: t.user.password });
 
   it('v1 (no versioned Accept) returns the tokens and the key pair from registration', async () => {
     const res = await t.api.post('/auth/token', { body: credentials() });
     assertTokenPair(res, true);
-    assert.equal(res.body.publicKey, user.publicKey);
-    assert.equal(res.body.privateKey, user.privateKey);
-    assert.equal(subjectOf(res.body.authToken), user.userId);
-    assert.notEqual(res.body.authToken, user.authToken, 'a new session');
+    assert.equal(res.body.publicKey, t.user.publicKey);
+    assert.equal(res.body.privateKey, t.user.privateKey);
+    assert.equal(subjectOf(res.body.authToken), t.user.userId);
+    assert.notEqual(res.body.authToken, t.user.authToken, 'a new session');
     const account = await t.api.get('/account', { token: res.body.authToken });
     assert.equal(account.status, 200);
   });
@@ -48,14 +42,14 @@ describe('login', () => {
   });
 
   it('the email is matched without regard to case', async () => {
-    const res = await t.api.post('/auth/token', { version: 2, body: { email: user.email.toUpperCase(), password: user.password } });
+    const res = await t.api.post('/auth/token', { version: 2, body: { email: t.user.email.toUpperCase(), password: t.user.password } });
     assertTokenPair(res, false);
-    assert.equal(subjectOf(res.body.authToken), user.userId);
+    assert.equal(subjectOf(res.body.authToken), t.user.userId);
   });
 
   it('a wrong password and an unknown email both answer 401 with the same message', async () => {
-    const wrong = await t.api.post('/auth/token', { body: { email: user.email, password: 'not the password' } });
-    const unknown = await t.api.post('/auth/token', { body: { email: uniqueEmail('nobody'), password: user.password } });
+    const wrong = await t.api.post('/auth/token', { body: { email: t.user.email, password: 'not the password' } });
+    const unknown = await t.api.post('/auth/token', { body: { email: uniqueEmail('nobody'), password: t.user.password } });
     assertError(wrong, 401);
     assertError(unknown, 401);
     assert.equal(wrong.body.message, unknown.body.message, 'no hint whether the account exists');
@@ -63,13 +57,13 @@ describe('login', () => {
   });
 
   it('the password is case-sensitive and compared in full', async () => {
-    assertError(await t.api.post('/auth/token', { body: { email: user.email, password: user.password.toUpperCase() } }), 401);
-    assertError(await t.api.post('/auth/token', { body: { email: user.email, password: `${user.password} ` } }), 401);
-    assertError(await t.api.post('/auth/token', { body: { email: user.email, password: user.password.slice(0, -1) } }), 401);
+    assertError(await t.api.post('/auth/token', { body: { email: t.user.email, password: t.user.password.toUpperCase() } }), 401);
+    assertError(await t.api.post('/auth/token', { body: { email: t.user.email, password: `${t.user.password} ` } }), 401);
+    assertError(await t.api.post('/auth/token', { body: { email: t.user.email, password: t.user.password.slice(0, -1) } }), 401);
   });
 
   it('malformed credentials answer 400', async () => {
-    const bodies: unknown[] = [{}, { email: user.email }, { password: user.password }, { email: 'nope', password: 'x' }, { email: user.email, password: '' }, { email: user.email, password: 42 }, [], null, 'text'];
+    const bodies: unknown[] = [{}, { email: t.user.email }, { password: t.user.password }, { email: 'nope', password: 'x' }, { email: t.user.email, password: '' }, { email: t.user.email, password: 42 }, [], null, 'text'];
     for (const body of bodies) assertError(await t.api.post('/auth/token', { rawBody: JSON.stringify(body) }), 400);
     assertError(await t.api.post('/auth/token', { rawBody: '{"email":' }), 400);
   });

@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { createUser, type TestUser } from '../../helpers/factories.js';
-import { startTestService, TEST_BASE_URL, type TestService } from '../../helpers/service.js';
+import { TEST_BASE_URL, useService } from '../../helpers/service.js';
 
 describe('public documents: time, JWKS, OpenAPI, docs', () => {
-  let t: TestService;
-  let user: TestUser;
-  before(async () => {
-    t = await startTestService();
-    user = await createUser(t.api);
-  });
-  after(() => t.close());
+  const t = useService({ withUser: true });
 
   it('GET /time answers the server clock in integer epoch milliseconds, without authentication', async () => {
     const before = Date.now();
@@ -33,16 +26,16 @@ describe('public documents: time, JWKS, OpenAPI, docs', () => {
       assert.equal(typeof key.kid, 'string');
       assert.equal(key.use, 'sig');
     }
-    const { kid } = decodeProtectedHeader(user.authToken);
+    const { kid } = decodeProtectedHeader(t.user.authToken);
     assert.ok(res.body.keys.some((k: { kid: string }) => k.kid === kid), 'the auth token kid is published');
   });
 
   it('the auth token verifies against the published JWKS with issuer and audience', async () => {
     const jwks = createLocalJWKSet((await t.api.get('/.well-known/jwks.json')).body);
-    const { payload, protectedHeader } = await jwtVerify(user.authToken, jwks, { issuer: TEST_BASE_URL, audience: TEST_BASE_URL });
-    assert.equal(payload.sub, user.userId);
+    const { payload, protectedHeader } = await jwtVerify(t.user.authToken, jwks, { issuer: TEST_BASE_URL, audience: TEST_BASE_URL });
+    assert.equal(payload.sub, t.user.userId);
     assert.equal(protectedHeader.typ, 'at+jwt');
-    await assert.rejects(jwtVerify(user.authToken, jwks, { audience: 'https://elsewhere.example' }));
+    await assert.rejects(jwtVerify(t.user.authToken, jwks, { audience: 'https://elsewhere.example' }));
   });
 
   it('a rotated key is published beside the old one, and tokens signed by either are accepted', async () => {
@@ -50,10 +43,10 @@ describe('public documents: time, JWKS, OpenAPI, docs', () => {
     await t.service.ctx.keys.rotate();
     const after = await t.api.get('/.well-known/jwks.json');
     assert.equal(after.body.keys.length, before.body.keys.length + 1);
-    assert.equal((await t.api.get('/account', { token: user.authToken })).status, 200, 'the old key still verifies');
-    const login = await t.api.post('/auth/token', { version: 2, body: { email: user.email, password: user.password } });
+    assert.equal((await t.api.get('/account', { token: t.user.authToken })).status, 200, 'the old key still verifies');
+    const login = await t.api.post('/auth/token', { version: 2, body: { email: t.user.email, password: t.user.password } });
     const { kid } = decodeProtectedHeader(login.body.authToken);
-    assert.notEqual(kid, decodeProtectedHeader(user.authToken).kid);
+    assert.notEqual(kid, decodeProtectedHeader(t.user.authToken).kid);
     assert.equal((await t.api.get('/account', { token: login.body.authToken })).status, 200);
     const jwks = createLocalJWKSet(after.body);
     await jwtVerify(login.body.authToken, jwks, { issuer: TEST_BASE_URL, audience: TEST_BASE_URL });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createUser, uniqueEmail, type TestUser } from '../../helpers/factories.js';
+import { describe, it } from 'node:test';
+import { uniqueEmail } from '../../helpers/factories.js';
 import type { ApiResponse } from '../../helpers/http.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import { useService } from '../../helpers/service.js';
 
 function assertJsonError(res: ApiResponse, status: number): void {
   assert.equal(res.status, status, res.text);
@@ -12,20 +12,14 @@ function assertJsonError(res: ApiResponse, status: number): void {
 }
 
 describe('content negotiation (decisions §1)', () => {
-  let t: TestService;
-  let user: TestUser;
-  before(async () => {
-    t = await startTestService();
-    user = await createUser(t.api);
-  });
-  after(() => t.close());
+  const t = useService({ withUser: true });
 
   it('an Accept that admits no JSON answers 406 with a JSON error body', async () => {
     for (const accept of ['text/html', 'text/plain', 'application/xml', 'image/png, text/html;q=0.9', 'application/json;q=0']) {
-      assertJsonError(await t.api.get('/account', { token: user.authToken, accept }), 406);
+      assertJsonError(await t.api.get('/account', { token: t.user.authToken, accept }), 406);
       assertJsonError(await t.api.get('/time', { accept }), 406);
     }
-    assertJsonError(await t.api.post('/auth/token', { accept: 'text/html', body: { email: user.email, password: user.password } }), 406);
+    assertJsonError(await t.api.post('/auth/token', { accept: 'text/html', body: { email: t.user.email, password: t.user.password } }), 406);
   });
 
   it('406 comes before authentication and before the body is read', async () => {
@@ -35,7 +29,7 @@ describe('content negotiation (decisions §1)', () => {
 
   it('no Accept, */*, application/*, application/json and +json types are answered with JSON', async () => {
     for (const accept of [undefined, '', '*/*', 'application/*', 'application/json', 'application/json; charset=utf-8', 'text/html, */*;q=0.1', 'application/problem+json']) {
-      const res = await t.api.get('/account', { token: user.authToken, ...(accept === undefined ? {} : { headers: { accept } }) });
+      const res = await t.api.get('/account', { token: t.user.authToken, ...(accept === undefined ? {} : { headers: { accept } }) });
       assert.equal(res.status, 200, `Accept ${accept}: ${res.text}`);
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     }
@@ -43,7 +37,7 @@ describe('content negotiation (decisions §1)', () => {
 
   it('a versioned media type is JSON too, whatever the vendor segment says', async () => {
     for (const vendor of ['doordeck', 'latchkey', 'service']) {
-      const res = await t.api.get('/account', { token: user.authToken, accept: `application/vnd.${vendor}.api-v2+json` });
+      const res = await t.api.get('/account', { token: t.user.authToken, accept: `application/vnd.${vendor}.api-v2+json` });
       assert.equal(res.status, 200, res.text);
     }
   });
@@ -52,20 +46,20 @@ describe('content negotiation (decisions §1)', () => {
     const v9 = await t.api.post('/auth/register', { accept: 'application/vnd.doordeck.api-v9+json', body: { email: uniqueEmail('neg-v9'), password: 'long enough' } });
     assert.equal(v9.status, 200);
     assert.ok(!('privateKey' in v9.body), 'v9 registration behaves as v3');
-    const login = await t.api.post('/auth/token', { accept: 'application/vnd.doordeck.api-v9+json', body: { email: user.email, password: user.password } });
+    const login = await t.api.post('/auth/token', { accept: 'application/vnd.doordeck.api-v9+json', body: { email: t.user.email, password: t.user.password } });
     assert.ok(!('privateKey' in login.body), 'v9 login behaves as v2');
-    const account = await t.api.get('/account', { token: user.authToken, accept: 'application/vnd.doordeck.api-v9+json' });
+    const account = await t.api.get('/account', { token: t.user.authToken, accept: 'application/vnd.doordeck.api-v9+json' });
     assert.equal(account.status, 200, 'an unversioned endpoint answers every version');
   });
 
   it('versioned plus application/json: the versioned type wins', async () => {
-    const res = await t.api.post('/auth/token', { accept: 'application/json, application/vnd.doordeck.api-v2+json', body: { email: user.email, password: user.password } });
+    const res = await t.api.post('/auth/token', { accept: 'application/json, application/vnd.doordeck.api-v2+json', body: { email: t.user.email, password: t.user.password } });
     assert.equal(res.status, 200);
     assert.ok(!('privateKey' in res.body));
   });
 
   it('an unparseable versioned type is not a version (v1 applies)', async () => {
-    const res = await t.api.post('/auth/token', { accept: 'application/vnd.doordeck.api-vX+json, application/json', body: { email: user.email, password: user.password } });
+    const res = await t.api.post('/auth/token', { accept: 'application/vnd.doordeck.api-vX+json, application/json', body: { email: t.user.email, password: t.user.password } });
     assert.equal(res.status, 200);
     assert.ok('privateKey' in res.body);
   });
