@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
 import { AuditFeed } from './feed.js';
-import { isMember, MAX_STREAM_LOCKS, startingCursor, streamLocks } from './open-stream.js';
+import { currentAccess, MAX_STREAM_LOCKS, startingCursor, streamLocks } from './open-stream.js';
 import { EventStream } from './stream.js';
 
 const EventsQuery = Type.Object({
@@ -34,11 +34,11 @@ export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         summary: 'Live audit entries of the listed locks (text/event-stream)',
         querystring: EventsQuery,
         headers: EventsHeaders,
-        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 404, 406) },
+        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 403, 404, 406) },
       },
       handler: async (request, reply) => {
         const userId = request.caller.userId;
-        const lockIds = await streamLocks(ctx, userId, request.query.device);
+        const { lockIds, endsAt } = await streamLocks(ctx, userId, request.query.device);
         const cursor = await startingCursor(ctx, lockIds, request.headers['last-event-id'] ?? request.query.lastEventId);
         reply.hijack();
         const raw = reply.raw;
@@ -54,9 +54,11 @@ export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           userId,
           lockIds,
           cursor,
+          accessEndsAt: endsAt,
+          now: ctx.now,
           heartbeatMs: ctx.config.sseHeartbeatMs,
           maxBufferedBytes: MAX_BUFFERED_BYTES,
-          isMember: (lockId) => isMember(ctx, lockId, userId),
+          access: (lockId) => currentAccess(ctx, lockId, userId),
           onClose: (closed) => streams.delete(closed),
         });
         streams.add(stream);

@@ -9,13 +9,18 @@ export interface EventStreamOptions {
   /** Sorted, distinct. */
   lockIds: string[];
   cursor: Cursor;
+  /** When the user's access to each lock ends (Unix seconds; null: never): the stream ends then. */
+  accessEndsAt: Map<string, number | null>;
+  now(): number;
   heartbeatMs: number;
   /** Bytes queued on the socket beyond which the client counts as too slow and is dropped. */
   maxBufferedBytes: number;
-  /** Whether the user is still a member of the lock (asked after their LOCK_REVOKED). */
-  isMember(lockId: string): Promise<boolean>;
+  /** The user's access to the lock now, or undefined (asked after their LOCK_REVOKED or LOCK_SHARED). */
+  access(lockId: string): Promise<{ endsAt: number | null } | undefined>;
   onClose(stream: EventStream): void;
 }
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** One SSE frame; `data` is JSON, so it holds no newline. */
 export function frame(type: string, id: string, data: unknown): string {
@@ -26,13 +31,15 @@ export function frame(type: string, id: string, data: unknown): string {
  * One open GET /device/events response. It takes entries from the feed after its own per-lock
  * position, writes them as SSE frames and moves its position on. A client that reads too slowly
  * is disconnected rather than buffered without bound: it reconnects with Last-Event-ID and loses
- * nothing. After the caller's own LOCK_REVOKED it stops taking entries of that lock until
- * membership is re-checked, and ends when the access is gone.
+ * nothing. After the caller's own LOCK_REVOKED or LOCK_SHARED (which may change their window) it
+ * stops taking entries of that lock until membership is re-checked, and ends when the access is
+ * gone, or when the window of any of its locks ends.
  */
 export class EventStream implements FeedSubscriber {
   private closed = false;
   private readonly paused = new Set<string>();
   private readonly heartbeat: NodeJS.Timeout;
+  private accessEnd: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly raw: ServerResponse,
@@ -43,6 +50,18 @@ export class EventStream implements FeedSubscriber {
     this.heartbeat.unref();
     raw.on('close', () => this.close());
     for (const lockId of options.lockIds) feed.add(lockId, this);
+    this.scheduleAccessEnd();
+  }
+
+  /** Ends the stream when the first access window among its locks ends. */
+  private scheduleAccessEnd(): void {
+    clearTimeout(this.accessEnd);
+    const ends = [...this.options.accessEndsAt.values()].filter((end): end is number => end !== null);
+    if (ends.length === 0) return;
+    // setTimeout holds at most ~24.8 days; a later end is scheduled again from there.
+    const delayMs = Math.min(Math.max(0, (Math.min(...ends) - this.options.now()) * 1000), MAX_TIMER_MS);
+    this.accessEnd = setTimeout(() => (this.options.now() >= Math.min(...ends) ? this.close() : this.scheduleAccessEnd()), delayMs);
+    this.accessEnd.unref();
   }
 
   /**
@@ -67,7 +86,7 @@ export class EventStream implements FeedSubscriber {
       this.options.cursor.set(lockId, row.seq);
       const data = { ...presentLockEntryV2(row), deviceId: lockId, state: lock };
       this.write(frame(row.type, encodeCursor(this.options.lockIds, this.options.cursor), data));
-      if (row.type === 'LOCK_REVOKED' && row.subject_user_id === this.options.userId) {
+      if ((row.type === 'LOCK_REVOKED' || row.type === 'LOCK_SHARED') && row.subject_user_id === this.options.userId) {
         this.recheck(lockId);
         return;
       }
@@ -76,9 +95,11 @@ export class EventStream implements FeedSubscriber {
 
   private recheck(lockId: string): void {
     this.paused.add(lockId);
-    this.options.isMember(lockId).then(
-      (member) => {
-        if (!member) return this.close();
+    this.options.access(lockId).then(
+      (access) => {
+        if (!access) return this.close();
+        this.options.accessEndsAt.set(lockId, access.endsAt);
+        this.scheduleAccessEnd();
         this.paused.delete(lockId);
         this.feed.notify(lockId);
       },
@@ -97,6 +118,7 @@ export class EventStream implements FeedSubscriber {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.heartbeat);
+    clearTimeout(this.accessEnd);
     for (const lockId of this.options.lockIds) this.feed.remove(lockId, this);
     if (abort) this.raw.destroy();
     else this.raw.end();

@@ -106,4 +106,39 @@ describe('GET /device/events', () => {
     const again = await t.api.get(`/device/events?device=${lock.id}`, { token: guest.authToken, accept: 'text/event-stream' });
     assert.equal(again.status, 404);
   });
+
+  it('is 403 while the caller is outside their window, before it starts and after it ends', async () => {
+    const lock = await claimLock(t, owner);
+    const now = Math.floor(Date.now() / 1000);
+    for (const window of [{ start: now + 3600 }, { end: now - 60 }]) {
+      const guest = await createUser(t.api);
+      await shareLock(t, lock.id, owner, guest.userId, window);
+      const res = await t.api.get(`/device/events?device=${lock.id}`, { token: guest.authToken, accept: 'text/event-stream' });
+      assert.equal(res.status, 403, JSON.stringify(window));
+    }
+  });
+
+  it('ends the stream when the caller’s window ends', async () => {
+    const lock = await claimLock(t, owner);
+    const guest = await createUser(t.api);
+    await shareLock(t, lock.id, owner, guest.userId, { end: Date.now() / 1000 + 1 });
+    const stream = await open(`/device/events?device=${lock.id}`, guest.authToken);
+    await audit(lock.id, 'DOOR_OPEN');
+    await stream.waitFor(1);
+    await stream.ended;
+    assert.deepEqual(stream.events.map((e) => e.event), ['DOOR_OPEN']);
+  });
+
+  it('keeps the stream when the caller’s window is extended while it is open', async () => {
+    const lock = await claimLock(t, owner);
+    const guest = await createUser(t.api);
+    await shareLock(t, lock.id, owner, guest.userId, { end: Date.now() / 1000 + 1 });
+    const stream = await open(`/device/events?device=${lock.id}`, guest.authToken);
+    await shareLock(t, lock.id, owner, guest.userId, { end: null });
+    await stream.waitFor(1); // the LOCK_SHARED that extended it
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await audit(lock.id, 'DOOR_CLOSE');
+    const events = await stream.waitFor(2);
+    assert.deepEqual(events.map((e) => e.event), ['LOCK_SHARED', 'DOOR_CLOSE']);
+  });
 });

@@ -31,16 +31,18 @@ function fakeResponse(destroyed: boolean) {
   return { raw: raw as unknown as ServerResponse, writes, ended: () => ended };
 }
 
-function openStream(destroyed: boolean, onClose: (s: EventStream) => void = () => undefined) {
+function openStream(destroyed: boolean, onClose: (s: EventStream) => void = () => undefined, accessEndsAt = new Map<string, number | null>([['a', null], ['b', null]]), now = () => 1000) {
   const { feed, count, notified } = fakeFeed();
   const response = fakeResponse(destroyed);
   const stream = new EventStream(response.raw, feed, {
     userId: 'u1',
     lockIds: ['a', 'b'],
     cursor: new Map([['a', 0], ['b', 0]]),
+    accessEndsAt,
+    now,
     heartbeatMs: 10,
     maxBufferedBytes: 1024,
-    isMember: () => Promise.resolve(true),
+    access: () => Promise.resolve({ endsAt: null }),
     onClose,
   });
   stream.start();
@@ -71,5 +73,33 @@ describe('EventStream', () => {
     assert.equal(count(), 0);
     assert.equal(response.writes.length, 2);
     assert.equal(response.ended(), true);
+  });
+
+  it('ends when the first access window among its locks ends, and not before', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let clock = 1000;
+    let closed = 0;
+    const { response } = openStream(false, () => void (closed += 1), new Map([['a', 1010], ['b', null]]), () => clock);
+    clock = 1009.9;
+    t.mock.timers.tick(9_900);
+    assert.equal(closed, 0);
+    clock = 1010;
+    t.mock.timers.tick(100);
+    assert.equal(closed, 1);
+    assert.equal(response.ended(), true);
+  });
+
+  it('waits out an end beyond the longest timer in several steps', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const maxTimerMs = 2 ** 31 - 1;
+    let clock = 0;
+    let closed = 0;
+    openStream(false, () => void (closed += 1), new Map([['a', 30 * 86_400], ['b', null]]), () => clock);
+    clock = maxTimerMs / 1000;
+    t.mock.timers.tick(maxTimerMs);
+    assert.equal(closed, 0, 'rescheduled, not closed, after the first ~24.8 days');
+    clock = 30 * 86_400;
+    t.mock.timers.tick(30 * 86_400_000 - maxTimerMs);
+    assert.equal(closed, 1);
   });
 });
