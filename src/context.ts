@@ -6,6 +6,7 @@ import type { Config } from './config/config.js';
 import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { ServiceKeys } from './crypto/service-keys.js';
 import { ServiceTokens } from './crypto/service-tokens.js';
+import { LiveSessions } from './accounts/live-sessions.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { createRateLimit, type RateLimit } from './http/rate-limiter.js';
@@ -32,6 +33,8 @@ export interface AppContext {
   box: SecretBox;
   keys: ServiceKeys;
   tokens: ServiceTokens;
+  /** Users of live sessions held in memory (one instance only; null with a Redis bus). */
+  liveSessions: LiveSessions | null;
   /** Our CA (decisions §3): issues ephemeral-key certificates; its root verifies `x5c` chains. */
   pki: Pki;
   mailer: Mailer;
@@ -99,7 +102,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     };
 
     const brandingFor = (namespace: string) => applicationBranding(db.kysely, namespace);
-    const base = { config, logger, db, box, keys, tokens, pki, mailer, texts, limits, redis, bus, brandingFor, now, closers };
+    // Another instance's logout could not reach this cache at once, so several instances read the database.
+    const liveSessions = config.redisUrl ? null : new LiveSessions();
+    const base = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, brandingFor, now, closers };
     const { link, broker } = await startLink(base);
     return { ...base, link, broker };
   } catch (err) {

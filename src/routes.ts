@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { accountRoutes } from './accounts/routes/account.js';
 import { authRoutes } from './accounts/routes/auth.js';
-import { authenticate, bearerToken } from './accounts/authenticate.js';
+import { authenticate, bearerToken, heldCaller } from './accounts/authenticate.js';
 import { createApplicationsPlatform, type ApplicationsPlatform } from './applications/platform.js';
 import { platformRoutes } from './applications/routes.js';
 import { auditRoutes } from './audit/routes.js';
@@ -26,10 +26,11 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
       const auth = request.routeOptions.config?.auth ?? 'user';
       if (auth === 'user') {
         const token = bearerToken(request);
+        const known = ctx.tokens.cachedAuth(token);
         // A token not verified before costs a signature check (and maybe an issuer query): count it
         // against the IP first, so a flood of junk tokens is limited like any anonymous request.
-        if (!ctx.tokens.cachedAuth(token) && !applications.tokens.isKnown(token)) await ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);
-        request.caller = await authenticate(ctx, applications.tokens, token);
+        if (!known && !applications.tokens.isKnown(token)) await ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);
+        request.caller = heldCaller(ctx, known) ?? (await authenticate(ctx, applications.tokens, token, known));
         await ctx.limits.requestsPerCaller.consume(request.caller.userId);
       } else {
         await ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);

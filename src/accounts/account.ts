@@ -5,6 +5,7 @@ import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import type { Caller } from './caller.js';
 import { prepareVerificationEmail } from './emails.js';
+import { accountWriter } from './live-sessions.js';
 import { consumeEmailVerification, findUserById, revokeOtherSessions, updateUser, type UserRow } from './queries.js';
 
 export async function getAccount(ctx: AppContext, caller: Caller): Promise<UserRow> {
@@ -14,7 +15,7 @@ export async function getAccount(ctx: AppContext, caller: Caller): Promise<UserR
 }
 
 export async function updateDisplayName(ctx: AppContext, caller: Caller, displayName: string): Promise<void> {
-  await updateUser(ctx.db.kysely, caller.userId, { display_name: displayName, updated: ctx.now() });
+  await updateUser(accountWriter(ctx), caller.userId, { display_name: displayName, updated: ctx.now() });
 }
 
 /** A wrong old password is 403, not 401, which clients take as "signed out" (decisions §2). */
@@ -26,21 +27,23 @@ export async function changePassword(ctx: AppContext, caller: Caller, oldPasswor
   if (!user.password_hash || !(await verifyPassword(user.password_hash, oldPassword))) throw errors.wrongPassword();
   await ctx.limits.loginFailuresPerAccount.reset(limitKey);
   const hash = await hashPassword(newPassword);
-  await inTransaction(ctx.db, ctx.logger, async ({ db }) => {
-    await updateUser(db, user.id, { password_hash: hash, updated: ctx.now() });
+  await inTransaction(ctx.db, ctx.logger, async (uow) => {
+    const writer = accountWriter(ctx, uow);
+    await updateUser(writer, user.id, { password_hash: hash, updated: ctx.now() });
     // Whoever else held a session with the old password loses it.
-    await revokeOtherSessions(db, user.id, caller.sessionId, ctx.now());
+    await revokeOtherSessions(writer, user.id, caller.sessionId, ctx.now());
   });
 }
 
 export async function verifyEmail(ctx: AppContext, code: string): Promise<void> {
-  await inTransaction(ctx.db, ctx.logger, async ({ db }) => {
+  await inTransaction(ctx.db, ctx.logger, async (uow) => {
+    const { db } = uow;
     const verification = await consumeEmailVerification(db, sha256Hex(code), ctx.now());
     if (!verification) throw errors.badRequest('verification code is invalid, used or expired');
     const user = await findUserById(db, verification.user_id);
     // A code proves only the address it was sent to.
     if (!user || user.email !== verification.email) throw errors.badRequest('verification code is invalid, used or expired');
-    await updateUser(db, user.id, { email_verified: 1, updated: ctx.now() });
+    await updateUser(accountWriter(ctx, uow), user.id, { email_verified: 1, updated: ctx.now() });
   });
 }
 

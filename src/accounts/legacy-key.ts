@@ -1,5 +1,8 @@
 import type { AppContext } from '../context.js';
 import { generateLegacyKeyPair } from '../crypto/legacy-keys.js';
+import { errors } from '../errors/catalogue.js';
+import { accountWriter } from './live-sessions.js';
+import { findUserById, setLegacyKeyIfMissing, type UserRow } from './queries.js';
 
 export interface SealedLegacyKey {
   public_key: string;
@@ -23,4 +26,17 @@ export function sealLegacyPrivateKey(ctx: AppContext, userId: string, privateKey
 
 export function openLegacyPrivateKey(ctx: AppContext, userId: string, sealed: string): string {
   return ctx.box.open(sealed, sealContext(userId)).toString('base64');
+}
+
+/**
+ * The user's legacy public key, made now if they have none (an invitee, a directory lookup). Of
+ * two made at once only the first is stored, and both callers answer that one.
+ */
+export async function ensureLegacyPublicKey(ctx: AppContext, user: Pick<UserRow, 'id' | 'public_key'>): Promise<string> {
+  if (user.public_key) return user.public_key;
+  const key = await createLegacyKey(ctx, user.id);
+  await setLegacyKeyIfMissing(accountWriter(ctx), user.id, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() });
+  const stored = await findUserById(ctx.db.kysely, user.id);
+  if (!stored?.public_key) throw errors.notFound('user');
+  return stored.public_key;
 }

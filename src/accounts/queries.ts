@@ -1,6 +1,8 @@
-import type { CompiledQuery, Insertable, Selectable, Updateable } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { IN_TRANSACTION, type Database } from '../db/database.js';
+import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
+import type { CallerUser } from './caller.js';
 import type { SessionsTable, UsersTable } from './tables.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -26,18 +28,32 @@ export async function insertUser(db: Executor, user: Insertable<UsersTable>): Pr
   await db.insertInto('users').values(user).execute();
 }
 
-export async function updateUser(db: Executor, id: string, changes: Updateable<UsersTable>): Promise<void> {
-  await db.updateTable('users').set(changes).where('id', '=', id).execute();
+/**
+ * Where a write to a user's row or sessions runs, and how it announces the change: every such
+ * write goes through the functions below, which call `changed` so that cached sessions of the
+ * user are dropped once the change commits (see live-sessions.ts, `accountWriter`).
+ */
+export interface AccountWriter {
+  readonly db: Executor;
+  changed(userId: string): void;
+}
+
+export async function updateUser(writer: AccountWriter, id: string, changes: Updateable<UsersTable>): Promise<void> {
+  await writer.db.updateTable('users').set(changes).where('id', '=', id).execute();
+  writer.changed(id);
 }
 
 /** Stores a legacy key only if the user has none yet; false when another request got there first. */
-export async function setLegacyKeyIfMissing(db: Executor, id: string, key: { public_key: string; private_key_sealed: string; updated: number }): Promise<boolean> {
-  const result = await db.updateTable('users').set(key).where('id', '=', id).where('public_key', 'is', null).executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export async function setLegacyKeyIfMissing(writer: AccountWriter, id: string, key: { public_key: string; private_key_sealed: string; updated: number }): Promise<boolean> {
+  const result = await writer.db.updateTable('users').set(key).where('id', '=', id).where('public_key', 'is', null).executeTakeFirst();
+  const stored = Number(result.numUpdatedRows) === 1;
+  if (stored) writer.changed(id);
+  return stored;
 }
 
-export async function deleteUser(db: Executor, id: string): Promise<void> {
-  await db.deleteFrom('users').where('id', '=', id).execute();
+export async function deleteUser(writer: AccountWriter, id: string): Promise<void> {
+  await writer.db.deleteFrom('users').where('id', '=', id).execute();
+  writer.changed(id);
 }
 
 export async function insertSession(db: Executor, session: Insertable<SessionsTable>): Promise<void> {
@@ -48,9 +64,9 @@ export function findSession(db: Executor, id: string): Promise<SessionRow | unde
   return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The user behind a live session: the one query every authenticated request makes. */
-function liveSessionUserQuery(db: Executor, sessionId: string, now: number) {
-  return db
+/** The user behind a live session, with when it ends: the read of every authenticated request not held in memory (prepared). */
+const liveSessionUserQuery = prepareQuery<{ sessionId: string; now: number }, LiveSessionUser>((db, slot) =>
+  db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select([
@@ -62,38 +78,25 @@ function liveSessionUserQuery(db: Executor, sessionId: string, now: number) {
       'users.telephone',
       'users.telephone_verified',
       'users.public_key',
+      'sessions.expires_at',
     ])
-    .where('sessions.id', '=', sessionId)
+    .where('sessions.id', '=', slot.sessionId)
     .where('sessions.revoked_at', 'is', null)
-    .where('sessions.expires_at', '>', now);
+    .where('sessions.expires_at', '>', slot.now));
+
+export interface LiveSessionUser extends CallerUser {
+  expires_at: number;
 }
 
-type LiveSessionUser = NonNullable<Awaited<ReturnType<ReturnType<typeof liveSessionUserQuery>['executeTakeFirst']>>>;
-const compiledLiveSessionUser = new WeakMap<Executor, CompiledQuery<LiveSessionUser>>();
-
-/**
- * The user behind a live session: the one query every authenticated request makes, so it is
- * compiled once per database and only its parameters change (session id, now).
- */
-export async function findLiveSessionUser(db: Executor, sessionId: string, now: number): Promise<LiveSessionUser | undefined> {
-  let compiled = compiledLiveSessionUser.get(db);
-  if (!compiled) {
-    compiled = liveSessionUserQuery(db, '', 0).compile();
-    compiledLiveSessionUser.set(db, compiled);
-  }
-  const result = await db.executeQuery<LiveSessionUser>({ ...compiled, parameters: [sessionId, now] });
-  return result.rows[0];
-}
-
-/** The same read for the authentication hook: synchronous on SQLite, where that is possible. */
+/** That read: synchronous on SQLite when nothing else holds the connection, else through the driver. */
 export async function readLiveSessionUser(database: Database, sessionId: string, now: number): Promise<LiveSessionUser | undefined> {
-  if (!database.readRowNow) return findLiveSessionUser(database.kysely, sessionId, now);
-  let compiled = compiledLiveSessionUser.get(database.kysely);
-  if (!compiled) {
-    compiled = liveSessionUserQuery(database.kysely, '', 0).compile();
-    compiledLiveSessionUser.set(database.kysely, compiled);
+  const values = { sessionId, now };
+  if (database.readRowNow) {
+    const compiled = liveSessionUserQuery.compile(database.kysely, database.dialect, values);
+    const row = database.readRowNow<LiveSessionUser>(compiled.sql, compiled.parameters);
+    if (row !== IN_TRANSACTION) return row;
   }
-  return database.readRowNow<LiveSessionUser>(compiled.sql, [sessionId, now]);
+  return liveSessionUserQuery.takeFirst(database.kysely, database.dialect, values);
 }
 
 /** Moves the session to its next refresh token, only if `expectedRefreshId` is still the current one. */
@@ -108,14 +111,16 @@ export async function rotateRefreshId(db: Executor, sessionId: string, expectedR
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function revokeSession(db: Executor, sessionId: string, now: number): Promise<void> {
-  await db.updateTable('sessions').set({ revoked_at: now }).where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
+export async function revokeSession(writer: AccountWriter, session: { sessionId: string; userId: string }, now: number): Promise<void> {
+  await writer.db.updateTable('sessions').set({ revoked_at: now }).where('id', '=', session.sessionId).where('revoked_at', 'is', null).execute();
+  writer.changed(session.userId);
 }
 
-export async function revokeOtherSessions(db: Executor, userId: string, keepSessionId: string | null, now: number): Promise<void> {
-  let query = db.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+export async function revokeOtherSessions(writer: AccountWriter, userId: string, keepSessionId: string | null, now: number): Promise<void> {
+  let query = writer.db.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null);
   if (keepSessionId) query = query.where('id', '!=', keepSessionId);
   await query.execute();
+  writer.changed(userId);
 }
 
 export async function insertEmailVerification(db: Executor, row: { code_hash: string; user_id: string; email: string; created: number; expires_at: number }): Promise<void> {

@@ -2,11 +2,12 @@ import type { AppContext } from '../context.js';
 import { hashPassword } from '../crypto/passwords.js';
 import { newId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { inTransaction, type Executor } from '../db/transaction.js';
+import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { prepareVerificationEmail } from './emails.js';
 import { createLegacyKey, openLegacyPrivateKey, sealLegacyPrivateKey, type SealedLegacyKey } from './legacy-key.js';
-import { DIRECT_NAMESPACE, deleteUser, findUserByEmail, findUserById, insertUser, normaliseEmail, updateUser, type UserRow } from './queries.js';
+import { accountWriter } from './live-sessions.js';
+import { DIRECT_NAMESPACE, deleteUser, findUserByEmail, findUserById, insertUser, normaliseEmail, updateUser, type AccountWriter, type UserRow } from './queries.js';
 import { issueTokenPair, openSession, type TokenPair } from './sessions.js';
 
 export interface RegistrationInput {
@@ -40,10 +41,10 @@ export async function register(ctx: AppContext, input: RegistrationInput): Promi
       let key: LegacyKeyPair | null = legacyKey ? { publicKey: legacyKey.public_key, privateKey: legacyKey.privateKey } : null;
       if (existing && input.version === 1) {
         id = existing.id;
-        key = await takeOverInvite(ctx, uow.db, existing, { input, passwordHash, legacyKey, now });
+        key = await takeOverInvite(ctx, accountWriter(ctx, uow), existing, { input, passwordHash, legacyKey, now });
       } else {
         if (existing && !input.force) throw errors.pendingInvite();
-        if (existing) await deleteUser(uow.db, existing.id);
+        if (existing) await deleteUser(accountWriter(ctx, uow), existing.id);
         await insertUser(uow.db, newUserRow(id, input, passwordHash, legacyKey, now));
       }
       const session = await openSession(ctx, uow.db, id);
@@ -71,22 +72,22 @@ interface LegacyKeyPair {
  */
 async function takeOverInvite(
   ctx: AppContext,
-  db: Executor,
+  writer: AccountWriter,
   invite: UserRow,
   args: { input: RegistrationInput; passwordHash: string; legacyKey: SealedLegacyKey | null; now: number },
 ): Promise<LegacyKeyPair | null> {
   const { input, passwordHash, legacyKey, now } = args;
   const changes = { password_hash: passwordHash, display_name: input.displayName ?? invite.display_name, orphan: 0 as const, email: input.email.trim(), updated: now };
   if (invite.public_key && invite.private_key_sealed) {
-    await updateUser(db, invite.id, changes);
+    await updateUser(writer, invite.id, changes);
     return { publicKey: invite.public_key, privateKey: openLegacyPrivateKey(ctx, invite.id, invite.private_key_sealed) };
   }
   if (!legacyKey) {
-    await updateUser(db, invite.id, changes);
+    await updateUser(writer, invite.id, changes);
     return null;
   }
   const sealed = sealLegacyPrivateKey(ctx, invite.id, legacyKey.privateKey);
-  await updateUser(db, invite.id, { ...changes, public_key: legacyKey.public_key, private_key_sealed: sealed });
+  await updateUser(writer, invite.id, { ...changes, public_key: legacyKey.public_key, private_key_sealed: sealed });
   return { publicKey: legacyKey.public_key, privateKey: legacyKey.privateKey };
 }
 

@@ -3,6 +3,8 @@ import { newId } from '../crypto/random.js';
 import type { Executor } from '../db/transaction.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
+import type { Caller } from './caller.js';
+import { accountWriter } from './live-sessions.js';
 import { findSession, findUserById, insertSession, revokeSession, rotateRefreshId, type UserRow } from './queries.js';
 
 export interface TokenPair {
@@ -42,13 +44,14 @@ export async function issueTokenPair(ctx: AppContext, user: UserRow, session: { 
 export async function refreshSession(ctx: AppContext, refreshToken: string): Promise<TokenPair> {
   const claims = await ctx.tokens.verifyRefresh(refreshToken);
   const nextRefreshId = newId();
-  const outcome = await inTransaction(ctx.db, ctx.logger, async ({ db }) => {
+  const outcome = await inTransaction(ctx.db, ctx.logger, async (uow) => {
+    const { db } = uow;
     const session = await findSession(db, claims.sid);
     const now = ctx.now();
     if (!session || session.user_id !== claims.sub || session.revoked_at !== null || session.expires_at <= now) return { kind: 'invalid' as const };
     const rotated = await rotateRefreshId(db, session.id, claims.jti, nextRefreshId, now + ctx.config.tokens.refreshTtlSeconds);
     if (!rotated) {
-      await revokeSession(db, session.id, now);
+      await revokeSession(accountWriter(ctx, uow), { sessionId: session.id, userId: session.user_id }, now);
       return { kind: 'reused' as const };
     }
     const user = await findUserById(db, session.user_id);
@@ -62,6 +65,6 @@ export async function refreshSession(ctx: AppContext, refreshToken: string): Pro
   return issueTokenPair(ctx, outcome.user, { sessionId: claims.sid, refreshId: nextRefreshId, authTime: outcome.authTime });
 }
 
-export async function endSession(ctx: AppContext, sessionId: string | null): Promise<void> {
-  if (sessionId) await revokeSession(ctx.db.kysely, sessionId, ctx.now());
+export async function endSession(ctx: AppContext, caller: Pick<Caller, 'sessionId' | 'userId'>): Promise<void> {
+  if (caller.sessionId) await revokeSession(accountWriter(ctx), { sessionId: caller.sessionId, userId: caller.userId }, ctx.now());
 }

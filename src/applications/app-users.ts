@@ -1,6 +1,7 @@
 import type { Updateable } from 'kysely';
 import { callerFromUser, type Caller } from '../accounts/caller.js';
-import { findUserByEmail, insertUser, normaliseEmail, updateUser, type UserRow } from '../accounts/queries.js';
+import { accountWriter } from '../accounts/live-sessions.js';
+import { findUserByEmail, insertUser, normaliseEmail, updateUser, type AccountWriter, type UserRow } from '../accounts/queries.js';
 import type { UsersTable } from '../accounts/tables.js';
 import type { AppContext } from '../context.js';
 import { newId } from '../crypto/random.js';
@@ -49,13 +50,15 @@ function differs(user: UserRow, changes: Updateable<UsersTable>): boolean {
  */
 export async function ensureApplicationUser(ctx: AppContext, applicationId: string, claims: IdentityClaims): Promise<UserRow> {
   try {
-    return await inTransaction(ctx.db, ctx.logger, async ({ db }) => {
+    return await inTransaction(ctx.db, ctx.logger, async (uow) => {
+      const { db } = uow;
+      const writer = accountWriter(ctx, uow);
       const existing = await findApplicationUser(db, applicationId, claims.sub);
-      if (existing) return syncUser(ctx, db, existing, applicationId, claims);
+      if (existing) return syncUser(ctx, writer, existing, applicationId, claims);
       const invite = claims.email && claims.emailVerified ? await findUserByEmail(db, applicationId, claims.email) : undefined;
       if (invite && invite.orphan === 1 && invite.external_id === null) {
-        await updateUser(db, invite.id, { external_id: claims.sub, orphan: 0, updated: ctx.now() });
-        return syncUser(ctx, db, { ...invite, external_id: claims.sub, orphan: 0 }, applicationId, claims);
+        await updateUser(writer, invite.id, { external_id: claims.sub, orphan: 0, updated: ctx.now() });
+        return syncUser(ctx, writer, { ...invite, external_id: claims.sub, orphan: 0 }, applicationId, claims);
       }
       const id = newId();
       const now = ctx.now();
@@ -89,9 +92,9 @@ export async function ensureApplicationUser(ctx: AppContext, applicationId: stri
   }
 }
 
-async function syncUser(ctx: AppContext, db: Executor, user: UserRow, applicationId: string, claims: IdentityClaims): Promise<UserRow> {
-  const changes = await claimedChanges(db, applicationId, claims, user.id);
+async function syncUser(ctx: AppContext, writer: AccountWriter, user: UserRow, applicationId: string, claims: IdentityClaims): Promise<UserRow> {
+  const changes = await claimedChanges(writer.db, applicationId, claims, user.id);
   if (!differs(user, changes)) return user;
-  await updateUser(db, user.id, { ...changes, updated: ctx.now() });
+  await updateUser(writer, user.id, { ...changes, updated: ctx.now() });
   return { ...user, ...changes } as UserRow;
 }

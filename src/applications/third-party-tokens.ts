@@ -1,8 +1,8 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { LRUCache } from 'lru-cache';
 import type { ExternalTokenVerifier } from '../accounts/authenticate.js';
 import type { Caller } from '../accounts/caller.js';
 import type { AppContext } from '../context.js';
+import { VerifiedTokens } from '../crypto/verified-tokens.js';
 import { errors } from '../errors/catalogue.js';
 import { callerFor, ensureApplicationUser, findApplicationUser } from './app-users.js';
 import type { IssuerKeyCache, IssuerKeys, VerificationKey } from './issuer-keys.js';
@@ -26,7 +26,7 @@ const CLOCK_TOLERANCE_SECONDS = 5;
  * use still checks that its key is registered, so removing a key takes effect at once here.
  */
 export class ThirdPartyTokens implements ExternalTokenVerifier {
-  private readonly verified = new LRUCache<string, VerifiedIdentity>({ max: 50_000 });
+  private readonly verified = new VerifiedTokens<VerifiedIdentity>(50_000);
 
   constructor(
     private readonly ctx: AppContext,
@@ -34,21 +34,20 @@ export class ThirdPartyTokens implements ExternalTokenVerifier {
   ) {}
 
   async authenticate(token: string, issuer: string): Promise<Caller> {
-    const cached = this.verified.get(token);
-    if (cached && cached.claims.exp > this.ctx.now() && (await this.stillRegistered(cached))) {
+    const cached = this.verified.get(token, this.ctx.now());
+    if (cached && (await this.stillRegistered(cached))) {
       const user = (await findApplicationUser(this.ctx.db.kysely, cached.applicationId, cached.claims.sub)) ?? (await ensureApplicationUser(this.ctx, cached.applicationId, cached.claims));
       return callerFor(user, cached.applicationId);
     }
     const identity = await this.verify(token, issuer);
     const user = await ensureApplicationUser(this.ctx, identity.applicationId, identity.claims);
-    const ttlMs = Math.max(1, (identity.claims.exp - this.ctx.now()) * 1000);
-    this.verified.set(token, identity, { ttl: ttlMs });
+    this.verified.set(token, identity, identity.claims.exp);
     return callerFor(user, identity.applicationId);
   }
 
   /** Whether `token` was verified before and is still remembered (no work, no query). */
   isKnown(token: string): boolean {
-    return this.verified.has(token);
+    return this.verified.get(token, this.ctx.now()) !== undefined;
   }
 
   /** Forgets verified tokens (after a key or application is removed). */

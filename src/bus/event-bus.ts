@@ -35,7 +35,9 @@ export function createInProcessBus(): EventBus {
 /** Redis pub/sub: one subscriber connection per instance, fanned out locally. */
 export function createRedisBus(url: string, logger: Logger, prefix = 'latchkey:bus:'): EventBus {
   const publisher = new Redis(url, { maxRetriesPerRequest: 2 });
-  const subscriber = new Redis(url);
+  // No ready check: its INFO can race our first SUBSCRIBE and be refused in subscriber mode (ioredis #2037).
+  const subscriber = new Redis(url, { enableReadyCheck: false });
+  for (const connection of [publisher, subscriber]) connection.on('error', (err: Error) => logger.warn({ err }, 'bus connection error'));
   const local = createInProcessBus();
   const counts = new Map<string, number>();
   subscriber.on('message', (channel: string, payload: string) => {

@@ -1,7 +1,7 @@
 import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { LRUCache } from 'lru-cache';
 import { errors } from '../errors/catalogue.js';
 import type { ServiceKeys } from './service-keys.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 /** Each token kind has its own `typ`, so one can never pass for another. */
 export const TOKEN_TYPES = { auth: 'at+jwt', refresh: 'refresh+jwt' } as const;
@@ -53,7 +53,7 @@ interface Options {
  * revocation is still immediate because the caller's session is checked on every request.
  */
 export class ServiceTokens {
-  private readonly verified = new LRUCache<string, AuthClaims>({ max: 50_000 });
+  private readonly verified = new VerifiedTokens<AuthClaims>(50_000);
 
   constructor(private readonly options: Options) {}
 
@@ -92,8 +92,7 @@ export class ServiceTokens {
 
   /** The claims of an auth token verified before and not yet expired, without any work. */
   cachedAuth(token: string): AuthClaims | null {
-    const cached = this.verified.get(token);
-    return cached && cached.exp > this.options.now() ? cached : null;
+    return this.verified.get(token, this.options.now()) ?? null;
   }
 
   async verifyAuth(token: string): Promise<AuthClaims> {
@@ -101,8 +100,7 @@ export class ServiceTokens {
     if (cached) return cached;
     const claims = (await this.verify('auth', token)) as AuthClaims;
     if (typeof claims.sid !== 'string') throw errors.unauthenticated();
-    const ttlMs = Math.max(1, (claims.exp - this.options.now()) * 1000);
-    this.verified.set(token, claims, { ttl: ttlMs });
+    this.verified.set(token, claims, claims.exp);
     return claims;
   }
 

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Caller } from '../accounts/caller.js';
-import { createLegacyKey } from '../accounts/legacy-key.js';
-import { findUserById, setLegacyKeyIfMissing, type UserRow } from '../accounts/queries.js';
+import { ensureLegacyPublicKey } from '../accounts/legacy-key.js';
+import type { UserRow } from '../accounts/queries.js';
 import type { ThirdPartyTokens } from '../applications/third-party-tokens.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
@@ -46,15 +46,6 @@ export async function queryDirectory(ctx: AppContext, caller: Caller, query: Que
       break;
   }
   if (!user) throw errors.notFound('user');
-  return { id: user.id, publicKey: await ensurePublicKey(ctx, user) };
+  return { id: user.id, publicKey: await ensureLegacyPublicKey(ctx, user) };
 }
 
-async function ensurePublicKey(ctx: AppContext, user: UserRow): Promise<string> {
-  if (user.public_key) return user.public_key;
-  const key = await createLegacyKey(ctx, user.id);
-  // Two lookups at once may both make a key; only the first is stored and both answer it.
-  await setLegacyKeyIfMissing(ctx.db.kysely, user.id, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() });
-  const stored = await findUserById(ctx.db.kysely, user.id);
-  if (!stored?.public_key) throw errors.notFound('user');
-  return stored.public_key;
-}

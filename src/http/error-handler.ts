@@ -29,7 +29,7 @@ function fromFastifyError(err: FastifyError): AppError | null {
 export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const known = isAppError(err) ? err : (databaseErrorToAppError(err) ?? fromFastifyError(err as FastifyError));
   const appError = known ?? errors.internal();
-  if (appError.status >= 500) request.log.error({ err }, 'request failed');
+  if (appError.status >= 500) request.serviceLog.error({ err }, 'request failed');
   else request.log.info({ status: appError.status, error: appError.error }, 'request refused');
   return reply.code(appError.status).headers(appError.headers).type('application/json; charset=utf-8').send(errorBody(appError));
 }

@@ -1,6 +1,6 @@
 import type { Caller } from '../accounts/caller.js';
-import { createLegacyKey } from '../accounts/legacy-key.js';
-import { findUserByEmail, findUserById, insertUser, normaliseEmail, type UserRow } from '../accounts/queries.js';
+import { createLegacyKey, ensureLegacyPublicKey } from '../accounts/legacy-key.js';
+import { findUserByEmail, insertUser, normaliseEmail, type UserRow } from '../accounts/queries.js';
 import type { AppContext } from '../context.js';
 import { newId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -37,19 +37,8 @@ export async function inviteByEmail(ctx: AppContext, caller: Caller, email: stri
   }
 }
 
-/** The user's legacy key, generating one if they have none; a concurrent generation wins only once. */
 async function withPublicKey(ctx: AppContext, user: UserRow): Promise<PublicKeyResult> {
-  if (user.public_key) return { id: user.id, publicKey: user.public_key };
-  const key = await createLegacyKey(ctx, user.id);
-  await ctx.db.kysely
-    .updateTable('users')
-    .set({ public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() })
-    .where('id', '=', user.id)
-    .where('public_key', 'is', null)
-    .execute();
-  const stored = await findUserById(ctx.db.kysely, user.id);
-  if (!stored?.public_key) throw errors.notFound('user');
-  return { id: stored.id, publicKey: stored.public_key };
+  return { id: user.id, publicKey: await ensureLegacyPublicKey(ctx, user) };
 }
 
 async function createInvitee(ctx: AppContext, caller: Caller, email: string): Promise<PublicKeyResult> {

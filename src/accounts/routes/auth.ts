@@ -59,7 +59,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       app.post(url, {
         schema: { tags: ['auth'], summary: 'Log out: ends the session of the auth token and its refresh token', response: { 204: NoContent, ...errorResponses(401) } },
         handler: async (request, reply) => {
-          await endSession(ctx, request.caller.sessionId);
+          await endSession(ctx, request.caller);
           return reply.code(204).send(null);
         },
       });

@@ -1,0 +1,88 @@
+import { LRUCache } from 'lru-cache';
+import type { AppContext } from '../context.js';
+import type { UnitOfWork } from '../db/transaction.js';
+import type { CallerUser } from './caller.js';
+import { readLiveSessionUser, type AccountWriter } from './queries.js';
+
+/** A user whose row was read, with the sessions of theirs found live and when each ends. */
+interface KnownUser {
+  user: CallerUser;
+  sessionsUntil: Map<string, number>;
+}
+
+/**
+ * The users behind live sessions, kept in memory so that an authenticated request makes no
+ * query (issue 2: a request must not pay for the database any more than for a signature).
+ *
+ * Logout and revocation still take effect at once because every change to a user's row or
+ * sessions in this process calls `forget` as soon as it has committed (see `accountWriter`).
+ * A read that was under way when a change was forgotten is not kept (the generation check), so
+ * a stale row cannot slip in behind the change. Only one instance can know of every change; the
+ * composition root makes no cache when instances share a Redis bus (docs/decisions.md).
+ */
+export class LiveSessions {
+  private readonly users: LRUCache<string, KnownUser>;
+  private generation = 0;
+
+  constructor(maxUsers = 50_000) {
+    this.users = new LRUCache({ max: maxUsers });
+  }
+
+  /** The user of a session known to be live until after `now`, if it was read before. */
+  find(userId: string, sessionId: string, now: number): CallerUser | undefined {
+    const known = this.users.get(userId);
+    const until = known?.sessionsUntil.get(sessionId);
+    return until !== undefined && until > now ? known!.user : undefined;
+  }
+
+  /** Call before reading a session from the database; pass the result to `keep`. */
+  readStarted(): number {
+    return this.generation;
+  }
+
+  /** Keeps a session read from the database, unless something changed since the read started. */
+  keep(readStarted: number, sessionId: string, expiresAt: number, user: CallerUser): void {
+    if (readStarted !== this.generation) return;
+    const known = this.users.get(user.id);
+    if (known) {
+      known.user = user;
+      known.sessionsUntil.set(sessionId, expiresAt);
+    } else {
+      this.users.set(user.id, { user, sessionsUntil: new Map([[sessionId, expiresAt]]) });
+    }
+  }
+
+  /** Drops the user and all their sessions: the next request of theirs reads the database. */
+  forget(userId: string): void {
+    this.generation += 1;
+    this.users.delete(userId);
+  }
+}
+
+/**
+ * Where account writes run: in `uow`'s transaction, forgetting the user once it commits, or
+ * without one (each statement commits on its own), forgetting the user right after it.
+ */
+export function accountWriter(ctx: Pick<AppContext, 'db' | 'liveSessions'>, uow?: UnitOfWork): AccountWriter {
+  const forget = (userId: string) => ctx.liveSessions?.forget(userId);
+  if (!uow) return { db: ctx.db.kysely, changed: forget };
+  return { db: uow.db, changed: (userId) => uow.onCommit(() => forget(userId)) };
+}
+
+/** The user of a live session of `userId` when it is held in memory: no query, no waiting. */
+export function heldSessionUser(ctx: Pick<AppContext, 'liveSessions' | 'now'>, userId: string, sessionId: string): CallerUser | undefined {
+  return ctx.liveSessions?.find(userId, sessionId, ctx.now());
+}
+
+/** The user behind a live session of `userId`, or undefined when it ended or belongs to someone else. */
+export async function liveSessionUser(ctx: Pick<AppContext, 'db' | 'liveSessions' | 'now'>, userId: string, sessionId: string): Promise<CallerUser | undefined> {
+  const held = heldSessionUser(ctx, userId, sessionId);
+  if (held) return held;
+  const cache = ctx.liveSessions;
+  const readStarted = cache?.readStarted() ?? 0;
+  const row = await readLiveSessionUser(ctx.db, sessionId, ctx.now());
+  if (!row || row.id !== userId) return undefined;
+  const { expires_at: expiresAt, ...user } = row;
+  cache?.keep(readStarted, sessionId, expiresAt, user);
+  return user;
+}
