@@ -34,7 +34,7 @@ await lock.subscribeAsync(`locks/${lockId}/command`, { qos: 1 });
 await lock.publishAsync(`locks/${lockId}/online`, '{"online":true}', { qos: 1, retain: true });
 
 const link = await createLockLink({
-  url, ...service, replyTimeoutMs: 5000, logger,
+  broker: url, ...service, replyTimeoutMs: 5000, logger,
   handlers: { onPresence: () => undefined, onState: () => undefined, onEvent: () => undefined },
 });
 while (!link.isOnline(lockId)) await new Promise((resolve) => setTimeout(resolve, 5));

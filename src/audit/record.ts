@@ -1,8 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { AppContext } from '../context.js';
 import { newId } from '../crypto/random.js';
+import type { DialectName } from '../db/database.js';
+import { prepareQuery } from '../db/prepared.js';
 import { inTransaction, type Executor, type UnitOfWork } from '../db/transaction.js';
 import { GENESIS_HASH, auditEntryHash } from './chain.js';
+import type { AuditEntriesTable } from './tables.js';
 import { auditMessage, type AuditType } from './types.js';
 
 /** What a feature records; the recorder adds id, time, sequence and hash. */
@@ -42,9 +45,30 @@ export const AUDIT_CHANNEL = 'audit';
 /** Arbitrary constant: the first key of the audit chain's advisory locks, so they share no key space with others. */
 const AUDIT_ADVISORY_SPACE = 0x41554454; // "AUDT"
 
-async function lastHashOf(db: Executor, lockId: string): Promise<string> {
-  const last = await db.selectFrom('audit_entries').select('hash').where('lock_id', '=', lockId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
-  return last?.hash ?? GENESIS_HASH;
+// Prepared (src/db/prepared.ts): every lock and unlock appends an entry.
+const lastEntryHash = prepareQuery<{ lockId: string }, { hash: string }>((db, slot) =>
+  db.selectFrom('audit_entries').select('hash').where('lock_id', '=', slot.lockId).orderBy('seq', 'desc').limit(1));
+
+const insertEntry = prepareQuery<Insertable<AuditEntriesTable>, { seq: number }>((db, slot) =>
+  db
+    .insertInto('audit_entries')
+    .values({
+      id: slot.id,
+      lock_id: slot.lock_id,
+      timestamp: slot.timestamp,
+      type: slot.type,
+      actor_user_id: slot.actor_user_id,
+      subject_user_id: slot.subject_user_id,
+      rejected: slot.rejected,
+      message: slot.message,
+      details: slot.details,
+      prev_hash: slot.prev_hash,
+      hash: slot.hash,
+    })
+    .returning('seq'));
+
+async function lastHashOf(db: Executor, dialect: DialectName, lockId: string): Promise<string> {
+  return (await lastEntryHash.takeFirst(db, dialect, { lockId }))?.hash ?? GENESIS_HASH;
 }
 
 /**
@@ -58,7 +82,7 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
   if (ctx.db.dialect === 'postgres') {
     await sql`SELECT pg_advisory_xact_lock(${AUDIT_ADVISORY_SPACE}::int4, hashtext(${input.lockId}))`.execute(uow.db);
   }
-  const previousHash = await lastHashOf(uow.db, input.lockId);
+  const previousHash = await lastHashOf(uow.db, uow.dialect, input.lockId);
   const rejected = input.rejected === true;
   const details = input.details === undefined ? null : (JSON.parse(JSON.stringify(input.details)) as Record<string, unknown>);
   const fields = {
@@ -73,23 +97,21 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
   };
   const hash = auditEntryHash(previousHash, fields);
   const id = newId();
-  const { seq } = await uow.db
-    .insertInto('audit_entries')
-    .values({
-      id,
-      lock_id: fields.lockId,
-      timestamp: fields.timestamp,
-      type: fields.type,
-      actor_user_id: fields.actorUserId,
-      subject_user_id: fields.subjectUserId,
-      rejected: rejected ? 1 : 0,
-      message: fields.message,
-      details: details === null ? null : JSON.stringify(details),
-      prev_hash: previousHash,
-      hash,
-    })
-    .returning('seq')
-    .executeTakeFirstOrThrow();
+  const inserted = await insertEntry.takeFirst(uow.db, uow.dialect, {
+    id,
+    lock_id: fields.lockId,
+    timestamp: fields.timestamp,
+    type: fields.type,
+    actor_user_id: fields.actorUserId,
+    subject_user_id: fields.subjectUserId,
+    rejected: rejected ? 1 : 0,
+    message: fields.message,
+    details: details === null ? null : JSON.stringify(details),
+    prev_hash: previousHash,
+    hash,
+  });
+  if (inserted === undefined) throw new Error('audit entry insert returned no row');
+  const { seq } = inserted;
   uow.onCommit(() => ctx.bus.publish(AUDIT_CHANNEL, { seq, lockId: fields.lockId }));
   return { seq, id, ...fields, previousHash, hash };
 }

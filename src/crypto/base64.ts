@@ -14,7 +14,8 @@ export function decodeBase64Any(text: string): Buffer | null {
   const padding = text.length - unpadded.length;
   if (unpadded.length % 4 === 1) return null;
   if (padding > 0 && text.length % 4 !== 0) return null;
-  return Buffer.from(unpadded.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  // Node's base64 decoder reads both alphabets (mixed too), and the pattern above admitted only those.
+  return Buffer.from(unpadded, 'base64');
 }
 
 /** Base64URL without padding, the JOSE form. */

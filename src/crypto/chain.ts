@@ -57,6 +57,16 @@ export interface TrustAnchor {
   readonly rootKey: KeyObject;
   readonly issuers: LRUCache<string, VerifiedIssuers>;
   readonly chains: LRUCache<string, VerifiedChain>;
+  /** Frozen x5c arrays already decoded (the execute path shares one per token header). */
+  readonly decoded: WeakMap<object, DecodedChain>;
+}
+
+/** An x5c decoded against an anchor: the leaf, the issuers above it, and their cache keys. */
+interface DecodedChain {
+  leafDer: Buffer;
+  issuerDers: Buffer[];
+  issuersKey: string;
+  chainKey: string;
 }
 
 /** The root to trust: a TrustAnchor, DER bytes, Base64 DER, or a parsed certificate object exposing its DER. */
@@ -101,6 +111,7 @@ export function createTrustAnchor(root: Exclude<TrustedRoot, TrustAnchor>, optio
     rootKey: certificatePublicKey(parsed),
     issuers: new LRUCache({ max: 64 }),
     chains: new LRUCache({ max: options.chainCacheSize ?? 10_000 }),
+    decoded: new WeakMap(),
   };
 }
 
@@ -142,6 +153,21 @@ function decodeChain(x5c: unknown): Buffer[] {
     if (der === null || der.length === 0) throw fail('x5c must hold Base64 DER certificates');
     return der;
   });
+}
+
+/** Decodes `x5c` (leaf first, the root dropped when included); remembered for a frozen array, which cannot change. */
+function decodedChain(anchor: TrustAnchor, x5c: unknown): DecodedChain {
+  const frozen = Array.isArray(x5c) && Object.isFrozen(x5c);
+  const known = frozen ? anchor.decoded.get(x5c) : undefined;
+  if (known !== undefined) return known;
+  const ders = decodeChain(x5c);
+  if (ders[ders.length - 1]!.equals(anchor.root.der)) ders.pop();
+  const [leafDer, ...issuerDers] = ders;
+  if (leafDer === undefined) throw fail('certificate chain has no leaf');
+  const issuersKey = digest(issuerDers);
+  const decoded = { leafDer, issuerDers, issuersKey, chainKey: digest([leafDer], issuersKey) };
+  if (frozen) anchor.decoded.set(x5c, decoded);
+  return decoded;
 }
 
 function digest(ders: readonly Buffer[], prefix = ''): string {
@@ -209,13 +235,8 @@ function verifyLeaf(leaf: ParsedCertificate, issuers: VerifiedIssuers): Verified
 export async function verifyCertificateChain(x5c: unknown, trustedRoot: TrustedRoot, now: number): Promise<VerifiedLeaf> {
   assertUnixSeconds(now);
   const anchor = anchorFor(trustedRoot);
-  const ders = decodeChain(x5c);
-  if (ders[ders.length - 1]!.equals(anchor.root.der)) ders.pop();
-  const [leafDer, ...issuerDers] = ders;
-  if (leafDer === undefined) throw fail('certificate chain has no leaf');
+  const { leafDer, issuerDers, issuersKey, chainKey } = decodedChain(anchor, x5c);
   try {
-    const issuersKey = digest(issuerDers);
-    const chainKey = digest([leafDer], issuersKey);
     let chain = anchor.chains.get(chainKey);
     if (chain === undefined) {
       const issuers = verifyIssuers(anchor, issuerDers, issuersKey);

@@ -8,15 +8,19 @@ import type { DatabaseSchema } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
+export const IN_TRANSACTION = Symbol('in transaction');
+
 /** The service's database: a Kysely instance plus what callers need to know about its engine. */
 export interface Database {
   readonly kysely: Kysely<DatabaseSchema>;
   readonly dialect: DialectName;
   /**
    * SQLite only: runs a compiled single-row read synchronously on the connection, skipping the
-   * driver's async queue (the hot authentication read; measured in docs/decisions.md).
+   * driver's async queue (the hot authentication read; measured in docs/decisions.md). Answers
+   * IN_TRANSACTION instead while a transaction is open on the connection, since the read would
+   * see its uncommitted changes: the caller then queues behind it like any query.
    */
-  readonly readRowNow?: <T>(sql: string, parameters: readonly unknown[]) => T | undefined;
+  readonly readRowNow?: <T>(sql: string, parameters: readonly unknown[]) => T | undefined | typeof IN_TRANSACTION;
   close(): Promise<void>;
 }
 
@@ -42,7 +46,7 @@ export function openDatabase(config: Config['database']): Database {
   return {
     kysely,
     dialect: 'sqlite',
-    readRowNow: <T>(sql: string, parameters: readonly unknown[]) => cached.prepare(sql).get(...parameters) as T | undefined,
+    readRowNow: <T>(sql: string, parameters: readonly unknown[]) => (sqlite.inTransaction ? IN_TRANSACTION : (cached.prepare(sql).get(...parameters) as T | undefined)),
     close: async () => {
       await kysely.destroy();
     },

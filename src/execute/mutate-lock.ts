@@ -1,8 +1,9 @@
 import { canUnlock } from '../access/member-policy.js';
 import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
-import { inTransaction } from '../db/transaction.js';
+import { inGroupCommit } from '../db/group-commit.js';
 import { readPermittedAddresses, readUsageRequirements } from '../locks/json.js';
+import { markCommandPending, storeLocked } from '../locks/state.js';
 import type { MutateLockOperation } from './claims.js';
 import type { VerifiedOperation } from './context.js';
 import { auditingRefusals, refuse } from './refusals.js';
@@ -31,28 +32,19 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   });
   if (!decision.allowed) throw await refuse(ctx, facts, decision);
 
-  const target = operation.locked ? 1 : 0;
-  // One commit for both writes; a replayed token (409) leaves the marker of the first alone.
-  await inTransaction(ctx.db, ctx.logger, async (uow) => {
-    await consumeReplayKey(uow.db, { lockId: lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now });
-    await uow.db
-      .updateTable('locks')
-      .set({ pending_actor_user_id: caller.userId, pending_target_locked: target, pending_until: now + ctx.config.lockReplyTimeoutMs / 1000 + PENDING_GRACE_SECONDS })
-      .where('id', '=', lock.id)
-      .execute();
+  // One commit for both writes (shared with concurrent unlocks on SQLite: src/db/group-commit.ts);
+  // a replayed token (409) leaves the marker of the first alone.
+  await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
+    await consumeReplayKey(uow.db, uow.dialect, { lockId: lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now });
+    const until = now + ctx.config.lockReplyTimeoutMs / 1000 + PENDING_GRACE_SECONDS;
+    await markCommandPending(uow.db, uow.dialect, { lockId: lock.id, actorUserId: caller.userId, targetLocked: operation.locked, until });
   });
 
   await auditingRefusals(ctx, facts, () => ctx.link.sendCommand(lock.id, op.compact, operation as unknown as Record<string, unknown>));
 
-  await inTransaction(ctx.db, ctx.logger, async (uow) => {
-    const at = ctx.now();
+  await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
     // Only a change is stored; a state report that got here first already did it.
-    await uow.db
-      .updateTable('locks')
-      .set({ locked: target, last_operation: at, updated: at })
-      .where('id', '=', lock.id)
-      .where((eb) => eb.or([eb('locked', 'is', null), eb('locked', '!=', target)]))
-      .execute();
+    await storeLocked(uow.db, uow.dialect, lock.id, operation.locked, ctx.now());
     await recordAudit(ctx, uow, facts);
   });
 }

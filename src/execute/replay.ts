@@ -1,4 +1,6 @@
+import type { DialectName } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 
@@ -21,13 +23,14 @@ export interface UsedToken {
   now: number;
 }
 
+// Prepared: one per signed operation.
+const insertUsedToken = prepareQuery<{ lockId: string; replayKey: string; usedAt: number; keepUntil: number }>((db, slot) =>
+  db.insertInto('used_operation_tokens').values({ lock_id: slot.lockId, replay_key: slot.replayKey, used_at: slot.usedAt, expires_at: slot.keepUntil }));
+
 /** Marks the token used; 409 `jti_reused` when it already was. Run it before acting on the token. */
-export async function consumeReplayKey(db: Executor, token: UsedToken): Promise<void> {
+export async function consumeReplayKey(db: Executor, dialect: DialectName, token: UsedToken): Promise<void> {
   try {
-    await db
-      .insertInto('used_operation_tokens')
-      .values({ lock_id: token.lockId, replay_key: token.replayKey, used_at: token.now, expires_at: token.expiresAt + KEEP_AFTER_EXPIRY_SECONDS })
-      .execute();
+    await insertUsedToken.execute(db, dialect, { lockId: token.lockId, replayKey: token.replayKey, usedAt: token.now, keepUntil: token.expiresAt + KEEP_AFTER_EXPIRY_SECONDS });
   } catch (err) {
     if (isUniqueViolation(err)) throw errors.jtiReused();
     throw err;

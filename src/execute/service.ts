@@ -44,7 +44,7 @@ async function legacyKeyFor(ctx: AppContext, caller: Caller, decoded: DecodedOpe
 
 export async function executeOperation(ctx: AppContext, request: ExecuteRequest, readLegacyKey: LegacyKeyReader = parseLegacyPublicKey): Promise<void> {
   const { caller, lockId } = request;
-  const lock = await loadLockForMember(ctx.db.kysely, lockId, caller.userId);
+  const lock = await loadLockForMember(ctx.db.kysely, ctx.db.dialect, lockId, caller.userId);
   if (!lock) throw errors.notFound('lock');
   const compact = extractCompactJws(request.body, request.contentType);
   const decoded = decodeOperationToken(compact);

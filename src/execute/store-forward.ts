@@ -17,7 +17,7 @@ import { consumeReplayKey } from './replay.js';
  */
 
 function consumeIn(uow: UnitOfWork, op: VerifiedOperation): Promise<void> {
-  return consumeReplayKey(uow.db, { lockId: op.lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now: op.now });
+  return consumeReplayKey(uow.db, uow.dialect, { lockId: op.lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now: op.now });
 }
 
 /** ADD_USER: ADMIN only; the invitee must be a user of the caller's own namespace (else 404). */

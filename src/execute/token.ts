@@ -71,17 +71,43 @@ function checkHeader(header: Record<string, unknown>): OperationTokenHeader {
   return header as OperationTokenHeader;
 }
 
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Valid headers by their segment. A user's tokens all carry the same header (alg, typ and the
+ * x5c chain, a kilobyte or more of Base64) for as long as their certificate lives, and decoding
+ * it cost more than the rest of the token. Frozen, since every token with that header shares the
+ * object (and chain.ts then recognises the frozen x5c). Bounded.
+ */
+const knownHeaders = new LRUCache<string, OperationTokenHeader>({ max: 1024 });
+
+function decodeHeader(segment: string): OperationTokenHeader {
+  let header = knownHeaders.get(segment);
+  if (header === undefined) {
+    header = deepFreeze(checkHeader(decodeJsonObject(segment)));
+    knownHeaders.set(segment, header);
+  }
+  return header;
+}
+
 /**
  * Splits and decodes a compact JWS. Segments may use Base64URL or standard Base64, with or
  * without padding (compat). 400 when it cannot be decoded; 401 for an algorithm other than RS256
  * or EdDSA (none and HS256 included), a `typ` other than JWT/jwt, `crit`, or an empty signature.
+ * The header is frozen (shared between tokens that carry the same one).
  */
 export function decodeOperationToken(compact: string): DecodedOperationToken {
   if (compact.length > MAX_EXECUTE_BODY_BYTES) throw malformed();
   const segments = compact.split('.');
   if (segments.length !== 3 || segments[0] === '' || segments[1] === '') throw malformed();
   const [headerSegment, payloadSegment, signatureSegment] = segments as [string, string, string];
-  const header = checkHeader(decodeJsonObject(headerSegment));
+  const header = decodeHeader(headerSegment);
   const payload = decodeJsonObject(payloadSegment);
   const signature = decodeSegment(signatureSegment);
   if (signature.length === 0) throw errors.badSignature();

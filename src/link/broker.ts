@@ -1,9 +1,11 @@
 import type { EventEmitter } from 'node:events';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer } from 'node:tls';
 import type { Aedes, AuthenticateError, Client } from 'aedes';
 import type { Logger } from 'pino';
 import { decideLogin, mayPublish, maySubscribe, type BrokerIdentity, type ServiceCredentials } from './broker-policy.js';
+import { inMemoryPipe } from './in-memory-pipe.js';
 import { DEFAULT_TOPIC_PREFIX, isValidTopicPrefix } from './topics.js';
 
 export interface EmbeddedBrokerOptions {
@@ -22,6 +24,12 @@ export interface EmbeddedBrokerOptions {
 
 export interface EmbeddedBroker {
   port: number;
+  /**
+   * A new connection to the broker from inside this process: an in-memory stream that speaks
+   * MQTT like a socket, without the kernel's loopback round trip (the service's own client).
+   * It logs in like any other client.
+   */
+  connectInProcess(): Duplex;
   close(): Promise<void>;
 }
 
@@ -134,5 +142,10 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     for (const socket of sockets) socket.destroy();
     await serverClosed;
   };
-  return { port, close: () => (closing ??= close()) };
+  const connectInProcess = (): Duplex => {
+    const [clientEnd, brokerEnd] = inMemoryPipe();
+    broker.handle(brokerEnd);
+    return clientEnd;
+  };
+  return { port, connectInProcess, close: () => (closing ??= close()) };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import { errors } from '../errors/catalogue.js';
-import { connectMqtt } from './mqtt-connection.js';
+import { connectMqtt, type MqttTarget } from './mqtt-connection.js';
 import {
   decodeEvent, decodeOnline, decodeReply, decodeState, safeReason,
   type Decoded, type LockConfig, type LockEvent, type LockState, type ReplyPayload,
@@ -36,8 +36,11 @@ export interface LockLinkHandlers {
 }
 
 export interface LockLinkOptions {
-  /** mqtt:// or mqtts:// of the embedded or external broker. */
-  url: string;
+  /**
+   * mqtt:// or mqtts:// of an external broker, or the embedded broker's in-process connections
+   * (EmbeddedBroker.connectInProcess: the same protocol without a loopback socket).
+   */
+  broker: MqttTarget;
   username?: string;
   password?: string;
   /** Extra CA (PEM) to trust for mqtts://, e.g. a self-signed broker certificate. */
@@ -189,7 +192,7 @@ class MqttLockLink implements LockLink {
 export async function createLockLink(options: LockLinkOptions): Promise<LockLink> {
   const prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
   if (!isValidTopicPrefix(prefix)) throw new Error(`invalid MQTT topic prefix "${prefix}"`);
-  const client = await connectMqtt(options.url, {
+  const client = await connectMqtt(options.broker, {
     clientId: `latchkey-service-${randomUUID()}`,
     clean: true,
     protocolVersion: options.protocolVersion ?? 4,

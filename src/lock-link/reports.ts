@@ -3,6 +3,7 @@ import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import type { LockEvent, LockState } from '../link/payloads.js';
+import { storeLocked } from '../locks/state.js';
 
 /**
  * What the lock link reports, written to the locks table and the audit trail exactly once.
@@ -72,14 +73,9 @@ export function recordState(ctx: ReportContext, lockId: string, state: LockState
     if (!row) return [];
     const now = ctx.now();
     const audited: AuditType[] = [];
-    const result = await uow.db
-      .updateTable('locks')
-      .set({ locked: flag(state.locked), last_operation: now, updated: now })
-      .where('id', '=', lockId)
-      .where((eb) => eb.or([eb('locked', 'is', null), eb('locked', '!=', flag(state.locked))]))
-      .executeTakeFirst();
+    const changed = await storeLocked(uow.db, uow.dialect, lockId, state.locked, now);
     const pendingMatches = row.pending_target_locked === flag(state.locked) && row.pending_until !== null && row.pending_until > now;
-    if (Number(result.numUpdatedRows) === 1 && row.locked !== null && !pendingMatches) {
+    if (changed && row.locked !== null && !pendingMatches) {
       const type = state.locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK';
       await audit(ctx, uow, lockId, type);
       audited.push(type);

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { AppContext } from '../context.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from '../link/broker.js';
-import { createLockLink, type LockLink, type LockLinkHandlers } from '../link/lock-link.js';
+import { createLockLink, type LockLink, type LockLinkHandlers, type LockLinkOptions } from '../link/lock-link.js';
 import { authenticateLockSecret } from '../locks/provision.js';
 import { republishAllConfigs, syncLockConfigs } from './config-sync.js';
 import { KeyedQueue } from './keyed-queue.js';
@@ -32,11 +32,6 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue): LockLinkHandlers {
     onState: (lockId, state) => record(lockId, 'state', () => recordState(ctx, lockId, state)),
     onEvent: (lockId, event) => record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event)),
   };
-}
-
-/** Host the service's own client uses to reach the embedded broker. */
-function loopbackFor(host: string): string {
-  return host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
 }
 
 /** Nothing survives a restart of the embedded broker: locks the database still shows connected are not. */
@@ -71,29 +66,26 @@ export async function startLink(partial: LinkContext): Promise<StartedLink> {
   const { config, closers } = ctx;
   const queue = new KeyedQueue();
   let broker: EmbeddedBroker | null = null;
-  let url: string;
+  let target: LockLinkOptions['broker'];
   let credentials: { username?: string; password?: string } = {};
-  let ca: Buffer | undefined;
   if (config.mqtt.kind === 'embedded') {
     await markAllDisconnected(ctx);
     // Random per process: only this process's own client may use every topic.
     const service = { username: `latchkey-service-${randomUUID()}`, password: randomBytes(32).toString('base64url') };
-    broker = await startBroker(ctx, config.mqtt.port, service);
-    closers.push(() => broker!.close());
-    const scheme = config.mqttTls ? 'mqtts' : 'mqtt';
-    // With TLS the broker's certificate must name "localhost" for the service's own client.
-    const host = config.mqttTls ? 'localhost' : loopbackFor(config.host);
-    url = `${scheme}://${host}:${broker.port}`;
+    const embedded = await startBroker(ctx, config.mqtt.port, service);
+    broker = embedded;
+    closers.push(() => embedded.close());
+    // The service's client lives in the broker's process: an in-memory connection spares every
+    // command and reply a loopback socket (and TLS) in each direction (docs/decisions.md).
+    target = () => embedded.connectInProcess();
     credentials = service;
-    if (config.mqttTls) ca = await readFile(config.mqttTls.certFile);
   } else {
-    url = config.mqtt.url;
+    target = config.mqtt.url;
   }
   closers.push(() => queue.drain());
   const link = await createLockLink({
-    url,
+    broker: target,
     ...credentials,
-    ...(ca ? { ca } : {}),
     topicPrefix: config.topicPrefix,
     replyTimeoutMs: config.lockReplyTimeoutMs,
     logger: ctx.logger,

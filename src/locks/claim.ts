@@ -33,7 +33,7 @@ export async function claimLock(ctx: AppContext, caller: Caller, key: string, na
     await insertMember(uow.db, { lock_id: lockId, user_id: caller.userId, role: 'ADMIN', starts_at: null, ends_at: null, alias: null, colour: null, created: now, updated: now });
     await recordAudit(ctx, uow, { lockId, type: 'OWNER_ASSIGNED', actorUserId: caller.userId });
     await configChanged(ctx, uow, lockId);
-    const lock = await loadLockForMember(uow.db, lockId, caller.userId);
+    const lock = await loadLockForMember(uow.db, uow.dialect, lockId, caller.userId);
     if (!lock) throw errors.internal();
     return lock;
   });

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { MemberRole } from '../access/types.js';
 import type { DialectName } from '../db/database.js';
+import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import type { LockMembersTable, LocksTable } from './tables.js';
 
@@ -139,9 +140,13 @@ function toMemberLock(row: MemberLockRow): MemberLock {
   };
 }
 
+// Prepared: it opens every unlock (and every other signed operation).
+const memberLockQuery = prepareQuery<{ lockId: string; userId: string }, MemberLockRow>((db, slot) =>
+  memberLocksQuery(db, slot.userId).where('lock_members.lock_id', '=', slot.lockId));
+
 /** The lock as `userId` sees it, or undefined when they are not a member (or it does not exist). */
-export async function loadLockForMember(db: Executor, lockId: string, userId: string): Promise<MemberLock | undefined> {
-  const row = await memberLocksQuery(db, userId).where('lock_members.lock_id', '=', lockId).executeTakeFirst();
+export async function loadLockForMember(db: Executor, dialect: DialectName, lockId: string, userId: string): Promise<MemberLock | undefined> {
+  const row = await memberLockQuery.takeFirst(db, dialect, { lockId, userId });
   return row && toMemberLock(row);
 }
 

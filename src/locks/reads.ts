@@ -15,7 +15,7 @@ export function listLocks(ctx: AppContext, caller: Caller): Promise<MemberLock[]
 
 /** 404 when the caller is not enrolled on the lock, exactly as when it does not exist. */
 export async function getLock(ctx: AppContext, caller: Caller, lockId: string): Promise<MemberLock> {
-  const lock = await loadLockForMember(ctx.db.kysely, lockId, caller.userId);
+  const lock = await loadLockForMember(ctx.db.kysely, ctx.db.dialect, lockId, caller.userId);
   if (!lock) throw errors.notFound('lock');
   return lock;
 }

@@ -1,4 +1,6 @@
 import type { Updateable } from 'kysely';
+import type { DialectName } from '../db/database.js';
+import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import type { LocksTable } from './tables.js';
 
@@ -26,4 +28,28 @@ export async function updateLockState(db: Executor, lockId: string, change: Lock
   if (change.lastOperation !== undefined) set.last_operation = change.lastOperation;
   const result = await db.updateTable('locks').set(set).where('id', '=', lockId).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+// The two lock-row writes of every lock/unlock, prepared (src/db/prepared.ts).
+const markPending = prepareQuery<{ lockId: string; actorUserId: string; target: 0 | 1; until: number }>((db, slot) =>
+  db.updateTable('locks').set({ pending_actor_user_id: slot.actorUserId, pending_target_locked: slot.target, pending_until: slot.until }).where('id', '=', slot.lockId));
+
+const storeLockedIfChanged = prepareQuery<{ lockId: string; locked: 0 | 1; at: number }>((db, slot) =>
+  db
+    .updateTable('locks')
+    .set({ locked: slot.locked, last_operation: slot.at, updated: slot.at })
+    .where('id', '=', slot.lockId)
+    .where((eb) => eb.or([eb('locked', 'is', null), eb('locked', '!=', slot.locked)])));
+
+/**
+ * Marks the lock row as waiting for `actorUserId`'s command to reach `targetLocked` until
+ * `until` (Unix seconds), so that the state report the command causes is attributed to them.
+ */
+export async function markCommandPending(db: Executor, dialect: DialectName, pending: { lockId: string; actorUserId: string; targetLocked: boolean; until: number }): Promise<void> {
+  await markPending.execute(db, dialect, { lockId: pending.lockId, actorUserId: pending.actorUserId, target: pending.targetLocked ? 1 : 0, until: pending.until });
+}
+
+/** Stores `locked` (and `at` as the last operation) unless the row already says so; true when it changed. */
+export async function storeLocked(db: Executor, dialect: DialectName, lockId: string, locked: boolean, at: number): Promise<boolean> {
+  return (await storeLockedIfChanged.affectedRows(db, dialect, { lockId, locked: locked ? 1 : 0, at })) === 1;
 }

@@ -12,7 +12,7 @@ const USER = '0190a8e4-1111-7000-8000-000000000001';
 const OTHER_USER = '0190a8e4-2222-7000-8000-000000000002';
 const { digitalSignature, keyCertSign } = x509.KeyUsageFlags;
 
-async function rejects(chain: unknown, root: string | Buffer, now: number, reason?: RegExp): Promise<void> {
+async function rejects(chain: unknown, root: Parameters<typeof verifyCertificateChain>[1], now: number, reason?: RegExp): Promise<void> {
   await assert.rejects(verifyCertificateChain(chain, root, now), (error: unknown) => {
     assert.ok(isAppError(error), `expected an AppError, got ${String(error)}`);
     assert.equal(error.status, 401);
@@ -52,6 +52,20 @@ describe('verifyCertificateChain', () => {
     assert.equal(anchor.chains.size, 2);
     await assert.rejects(verifyCertificateChain(chain, anchor, NOW + 31 * DAY), /expired/);
     await assert.rejects(verifyCertificateChain(chain, anchor, NOW - DAY), /not yet valid/);
+  });
+
+  it('decodes a frozen x5c once per anchor, with the same answers and dates checked each time', async () => {
+    const anchor = createTrustAnchor(root);
+    const frozen = Object.freeze([...chain]);
+    assert.equal((await verifyCertificateChain(frozen, anchor, NOW)).userId, USER);
+    assert.equal((await verifyCertificateChain(frozen, anchor, NOW)).userId, USER);
+    assert.equal(anchor.decoded.has(frozen), true);
+    assert.equal(anchor.decoded.has(chain), false);
+    await assert.rejects(verifyCertificateChain(frozen, anchor, NOW + 31 * DAY), /expired/);
+    const foreign = await createCertificateAuthority({ name: 'Latchkey', now: NOW });
+    const foreignChain = Object.freeze(await issueLeafCertificate(foreign, { userId: USER, publicKey: generateKeyPairSync('ed25519').publicKey, now: NOW }));
+    await rejects(foreignChain, anchor, NOW, /trusted root/);
+    await rejects(foreignChain, anchor, NOW, /trusted root/);
   });
 
   it('rejects a chain from a foreign CA, even one with the same names', async () => {

@@ -58,6 +58,16 @@ describe('operation tokens', () => {
     assert.equal(signer.alg, 'EdDSA');
   });
 
+  it('shares one frozen header between tokens that carry the same, and still refuses a bad one every time', async () => {
+    const [first, second] = [decodeOperationToken(await eddsa()), decodeOperationToken(await eddsa())];
+    assert.equal(first.header, second.header);
+    assert.ok(Object.isFrozen(first.header) && Object.isFrozen(first.header.x5c));
+    assert.notEqual(first.payload.jti, second.payload.jti);
+    await verifyOperationSignature(second, { trustedRoot: anchor, now: NOW });
+    const none = `${b64({ alg: 'none' })}.${b64(claims())}.`;
+    for (let i = 0; i < 2; i++) assert.throws(() => decodeOperationToken(none), isStatus(401, /RS256 or EdDSA/));
+  });
+
   it('accepts typ jwt or no typ', async () => {
     await verifyToken(await eddsa(claims(), { alg: 'EdDSA', typ: 'jwt', x5c: chain }));
     await verifyToken(await eddsa(claims(), { alg: 'EdDSA', x5c: chain }));

@@ -55,7 +55,7 @@ describe('embedded broker: a lock is confined to its own topics', () => {
   const recorder = recordingHandlers();
   before(async () => {
     broker = await startTestBroker();
-    link = await createLockLink({ url: broker.url, ...broker.service, replyTimeoutMs: 1000, logger: silent, handlers: recorder.handlers });
+    link = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 1000, logger: silent, handlers: recorder.handlers });
   });
   after(async () => { await link.close(); await broker.close(); });
 
@@ -124,7 +124,7 @@ describe('embedded broker over TLS', { skip: spawnSync('openssl', ['version']).e
         authenticateDevice: async (id, secret) => id === lockId && secret === 'device-secret',
       });
       const url = `mqtts://127.0.0.1:${broker.port}`;
-      const link = await createLockLink({ url, ...service, ca: tls.cert, replyTimeoutMs: 5000, logger: silent, handlers: recordingHandlers().handlers });
+      const link = await createLockLink({ broker: url, ...service, ca: tls.cert, replyTimeoutMs: 5000, logger: silent, handlers: recordingHandlers().handlers });
       const lock = await connectAsync(url, { clientId: lockId, username: lockId, password: 'device-secret', ca: tls.cert, protocolVersion: 4, reconnectPeriod: 0 }, false);
       await lock.publishAsync(`locks/${lockId}/online`, '{"online":true}', { qos: 1, retain: true });
       await waitFor(() => link.isOnline(lockId));

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import { connectAsync } from 'mqtt';
 import { AppError } from '../../../src/errors/catalogue.js';
 import { createLockLink, type LockLink } from '../../../src/link/lock-link.js';
@@ -26,8 +27,8 @@ describe('lock link over the embedded broker', () => {
 
   before(async () => {
     broker = await startTestBroker();
-    link = await createLockLink({ url: broker.url, ...broker.service, replyTimeoutMs: 5000, logger, handlers: recorder.handlers });
-    hasty = await createLockLink({ url: broker.url, ...broker.service, replyTimeoutMs: 100, logger, handlers: recordingHandlers().handlers });
+    link = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 5000, logger, handlers: recorder.handlers });
+    hasty = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 100, logger, handlers: recordingHandlers().handlers });
   });
   after(async () => { await hasty.close(); await link.close(); await broker.close(); });
 
@@ -59,7 +60,7 @@ describe('lock link over the embedded broker', () => {
     const { logger: quiet, lines: quietLines } = capturingLogger();
     const calls: string[] = [];
     const throwing = await createLockLink({
-      url: broker.url, ...broker.service, replyTimeoutMs: 5000, logger: quiet,
+      broker: broker.url, ...broker.service, replyTimeoutMs: 5000, logger: quiet,
       handlers: {
         onPresence: (lockId) => { calls.push(lockId); throw new Error('boom'); },
         onState: async (lockId) => { calls.push(lockId); throw new Error('async boom'); },
@@ -149,7 +150,7 @@ describe('lock link over the embedded broker', () => {
   });
 
   it('rejects pending commands when it closes', async () => {
-    const own = await createLockLink({ url: broker.url, ...broker.service, replyTimeoutMs: 5000, logger, handlers: recordingHandlers().handlers });
+    const own = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 5000, logger, handlers: recordingHandlers().handlers });
     const credentials = broker.addLock();
     const lock = await connectTestLock({ url: broker.url, ...credentials, behaviour: { kind: 'silent' } });
     await waitFor(() => own.isOnline(credentials.id));
@@ -162,8 +163,45 @@ describe('lock link over the embedded broker', () => {
   });
 
   it('refuses to start with credentials the broker rejects', async () => {
-    await assert.rejects(createLockLink({ url: broker.url, username: broker.service.username, password: 'nope', replyTimeoutMs: 100, logger, handlers: recordingHandlers().handlers }));
+    await assert.rejects(createLockLink({ broker: broker.url, username: broker.service.username, password: 'nope', replyTimeoutMs: 100, logger, handlers: recordingHandlers().handlers }));
     const anonymous = connectAsync(broker.url, { reconnectPeriod: 0 }, false);
     await assert.rejects(anonymous);
   });
 });
+
+describe('lock link over the embedded broker\'s in-process connection', () => {
+  let broker: TestBroker;
+  before(async () => { broker = await startTestBroker(); });
+  after(async () => { await broker.close(); });
+
+  it('sees presence and carries commands and replies like a socket, and comes back after the broker drops it', async () => {
+    const opened: Duplex[] = [];
+    const inProcess = () => {
+      const stream = broker.broker.connectInProcess();
+      opened.push(stream);
+      return stream;
+    };
+    const link = await createLockLink({ broker: inProcess, ...broker.service, replyTimeoutMs: 5000, logger: capturingLogger().logger, handlers: recordingHandlers().handlers });
+    const credentials = broker.addLock();
+    const lock = await connectTestLock({ url: broker.url, ...credentials });
+    await waitFor(() => link.isOnline(credentials.id));
+    const result = await link.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false });
+    assert.equal(result.state?.locked, false);
+    assert.deepEqual(lock.commands.map((c) => c.token), ['t']);
+    await link.publishConfig(credentials.id, config(3));
+    await waitFor(() => lock.configs.length === 1);
+
+    opened[0]!.destroy();
+    await waitFor(() => opened.length === 2 && link.isOnline(credentials.id));
+    await link.sendCommand(credentials.id, 't2', { type: 'MUTATE_LOCK', locked: true });
+    assert.deepEqual(lock.commands.map((c) => c.token), ['t', 't2']);
+    await lock.close();
+    await link.close();
+  });
+
+  it('refuses to start with credentials the broker rejects', async () => {
+    const inProcess = () => broker.broker.connectInProcess();
+    await assert.rejects(createLockLink({ broker: inProcess, username: broker.service.username, password: 'nope', replyTimeoutMs: 100, logger: capturingLogger().logger, handlers: recordingHandlers().handlers }));
+  });
+});
+

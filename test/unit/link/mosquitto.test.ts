@@ -22,7 +22,7 @@ describe('lock link through Mosquitto with the documented ACL', { skip: mosquitt
   before(async () => {
     const locks = [lockA, lockB, lockC].map((lock) => ({ username: lock.id, password: lock.secret }));
     mosquitto = await startMosquitto([service, ...locks], service.username);
-    link = await createLockLink({ url: mosquitto.url, ...service, replyTimeoutMs: 5000, logger: pino({ level: 'silent' }), handlers: recorder.handlers });
+    link = await createLockLink({ broker: mosquitto.url, ...service, replyTimeoutMs: 5000, logger: pino({ level: 'silent' }), handlers: recorder.handlers });
   });
   after(async () => { await link?.close(); await mosquitto?.close(); });
 
@@ -48,7 +48,7 @@ describe('lock link through Mosquitto with the documented ACL', { skip: mosquitt
   });
 
   it('works the same with the service on MQTT 5', async () => {
-    const v5 = await createLockLink({ url: mosquitto.url, ...service, protocolVersion: 5, replyTimeoutMs: 5000, logger: pino({ level: 'silent' }), handlers: recordingHandlers().handlers });
+    const v5 = await createLockLink({ broker: mosquitto.url, ...service, protocolVersion: 5, replyTimeoutMs: 5000, logger: pino({ level: 'silent' }), handlers: recordingHandlers().handlers });
     const lock = await connectTestLock({ url: mosquitto.url, ...lockC });
     await waitFor(() => v5.isOnline(lockC.id));
     assert.equal((await v5.sendCommand(lockC.id, 'a.b.c', { type: 'MUTATE_LOCK', locked: false })).state?.locked, false);

@@ -60,7 +60,7 @@ describe('lock simulator', () => {
 
   before(async () => {
     broker = await startTestBroker();
-    link = await createLockLink({ url: broker.url, ...broker.service, replyTimeoutMs: 5000, logger: pino({ level: 'silent' }), handlers: recorder.handlers });
+    link = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 5000, logger: pino({ level: 'silent' }), handlers: recorder.handlers });
   });
   after(async () => { await link.close(); await broker.close(); });
 

@@ -1,0 +1,62 @@
+// The service of bench/unlock.ts in a process of its own, as it runs in production: the real
+// service on SQLite in a temporary directory with the embedded broker (bench/lib.ts). Forked with
+// an IPC channel; its first message announces { url, mqttPort, rootCertificate }. The parent can
+// then ask it to provision a lock (the product does that from the CLI, not over HTTP), to record
+// a CPU profile of a stretch of the run, and to stop. Not a benchmark by itself.
+// Run by bench/unlock.ts: fork('bench/unlock-service.ts', [JSON env overrides], { execArgv: ['--import', 'tsx'] })
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Session } from 'node:inspector/promises';
+import { provisionLock } from '../src/locks/provision.js';
+import { startBenchService } from './lib.js';
+
+export type ServiceRequest =
+  | { type: 'provision'; name: string }
+  | { type: 'profile-start' }
+  | { type: 'profile-stop'; file: string }
+  | { type: 'stop' };
+
+export type ServiceMessage =
+  | { type: 'ready'; url: string; mqttPort: number; rootCertificate: string }
+  | { type: 'provisioned'; id: string; secret: string; registrationKey: string }
+  | { type: 'profiling' }
+  | { type: 'profiled'; file: string }
+  | { type: 'failed'; message: string };
+
+const send = (message: ServiceMessage): void => void process.send!(message);
+const env = JSON.parse(process.argv[2] ?? '{}') as Record<string, string>;
+const { service, close } = await startBenchService(env);
+const { ctx } = service;
+const profiler = new Session();
+
+async function answer(request: ServiceRequest): Promise<void> {
+  switch (request.type) {
+    case 'provision': {
+      const lock = await provisionLock(ctx.db.kysely, { name: request.name }, ctx.now());
+      return send({ type: 'provisioned', id: lock.id, secret: lock.secret, registrationKey: lock.registrationKey });
+    }
+    case 'profile-start':
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+      await profiler.post('Profiler.start');
+      return send({ type: 'profiling' });
+    case 'profile-stop': {
+      const { profile } = await profiler.post('Profiler.stop');
+      profiler.disconnect();
+      await mkdir(dirname(request.file), { recursive: true });
+      await writeFile(request.file, JSON.stringify(profile));
+      return send({ type: 'profiled', file: request.file });
+    }
+    case 'stop':
+      await close();
+      process.exit(0);
+  }
+}
+
+process.on('message', (request: ServiceRequest) => {
+  answer(request).catch((err: unknown) => send({ type: 'failed', message: err instanceof Error ? err.message : String(err) }));
+});
+// The parent went away without asking: do not linger.
+process.on('disconnect', () => void close().finally(() => process.exit(0)));
+send({ type: 'ready', url: service.url, mqttPort: ctx.broker!.port, rootCertificate: ctx.pki.rootCertificate });
