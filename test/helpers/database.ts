@@ -1,7 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrator.js';
 import type { Config } from '../../src/config/config.js';
 
 /** Which engine this test run uses: LATCHKEY_TEST_DB=sqlite (default) or postgres. */
@@ -44,5 +47,27 @@ export async function createTestDatabase(dir?: string): Promise<TestDatabase> {
         await client.end();
       }
     },
+  };
+}
+
+/**
+ * Registers `before`/`after` in the calling `describe`: a fresh database, opened and migrated,
+ * then closed and dropped. The returned getter is usable inside the tests.
+ */
+export function useMigratedDatabase(): () => Database {
+  let testDb: TestDatabase | undefined;
+  let db: Database | undefined;
+  before(async () => {
+    testDb = await createTestDatabase();
+    db = openDatabase(testDb.config);
+    await migrateToLatest(db);
+  });
+  after(async () => {
+    await db?.close();
+    await testDb?.drop();
+  });
+  return () => {
+    if (!db) throw new Error('useMigratedDatabase: the database is only available once `before` has run');
+    return db;
   };
 }

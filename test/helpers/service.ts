@@ -89,3 +89,12 @@ export function useService(options: { env?: Record<string, string>; withUser?: b
     },
   };
 }
+
+/** Another instance of `t`'s service: the same database, data directory and Redis, its own port. */
+export async function startInstanceBeside(t: TestService): Promise<{ api: Api; service: RunningService; close(): Promise<void> }> {
+  const service = await startService({ ...t.config, port: 0 });
+  return { api: new Api(service.url), service, close: () => service.close() };
+}
+
+/** Redis on this machine (CI starts it when down), for tests of several instances. */
+export const TEST_REDIS_URL = process.env.LATCHKEY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
