@@ -15,6 +15,25 @@ import type { HttpApp } from './http/app.js';
 import { lockRoutes } from './locks/routes/index.js';
 import { systemRoutes } from './system/routes.js';
 
+/** Sets the caller of a token verified before whose session is held in memory, counting the request here; false otherwise. */
+function callerHeldNow(ctx: AppContext, request: FastifyRequest): boolean {
+  const caller = heldCaller(ctx, ctx.tokens.cachedAuth(bearerToken(request)));
+  if (caller === undefined || !ctx.limits.requestsPerCaller.consumeHere(caller.userId)) return false;
+  request.caller = caller;
+  return true;
+}
+
+async function identifyCaller(ctx: AppContext, applications: ApplicationsPlatform, request: FastifyRequest, auth: string): Promise<void> {
+  if (auth !== 'user') return ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);
+  const token = bearerToken(request);
+  const known = ctx.tokens.cachedAuth(token);
+  // A token not verified before costs a signature check (and maybe an issuer query): count it
+  // against the IP first, so a flood of junk tokens is limited like any anonymous request.
+  if (!known && !applications.tokens.isKnown(token)) await ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);
+  request.caller = heldCaller(ctx, known) ?? (await authenticate(ctx, applications.tokens, token, known));
+  await ctx.limits.requestsPerCaller.consume(request.caller.userId);
+}
+
 /**
  * Registers every feature's routes inside one scope whose hook authenticates each request
  * unless the route says `auth: 'none'` (secure by default).
@@ -22,19 +41,15 @@ import { systemRoutes } from './system/routes.js';
 export async function registerRoutes(app: HttpApp, ctx: AppContext, applications: ApplicationsPlatform = createApplicationsPlatform(ctx)): Promise<void> {
   await app.register(async (api) => {
     api.decorateRequest('caller', undefined as never);
-    api.addHook('onRequest', async (request: FastifyRequest) => {
+    // A callback hook: what can be decided from memory (the common case) goes on without a promise.
+    api.addHook('onRequest', (request, _reply, done) => {
       const auth = request.routeOptions.config?.auth ?? 'user';
-      if (auth === 'user') {
-        const token = bearerToken(request);
-        const known = ctx.tokens.cachedAuth(token);
-        // A token not verified before costs a signature check (and maybe an issuer query): count it
-        // against the IP first, so a flood of junk tokens is limited like any anonymous request.
-        if (!known && !applications.tokens.isKnown(token)) await ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);
-        request.caller = heldCaller(ctx, known) ?? (await authenticate(ctx, applications.tokens, token, known));
-        await ctx.limits.requestsPerCaller.consume(request.caller.userId);
-      } else {
-        await ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);
+      try {
+        if (auth === 'user' ? callerHeldNow(ctx, request) : ctx.limits.requestsPerCaller.consumeHere(`ip:${request.ip}`)) return done();
+      } catch (err) {
+        return done(err as Error);
       }
+      identifyCaller(ctx, applications, request, auth).then(() => done(), done);
     });
     await api.register(systemRoutes(ctx));
     await api.register(authRoutes(ctx));

@@ -55,8 +55,10 @@ function refusal(request: FastifyRequest, closing: boolean): Error | undefined {
   if (request.url.includes('%00')) return errors.badRequest('the URL must not contain NUL characters');
   const negotiated = negotiate(request.headers.accept);
   request.apiVersion = negotiated.version;
-  if (isHtmlPage(request.routeOptions.url) || request.routeOptions.config?.anyAccept === true) return undefined;
-  const wantsStream = request.routeOptions.config?.eventStream === true;
+  // `routeOptions` is built anew at each read: read it once.
+  const route = request.routeOptions;
+  if (isHtmlPage(route.url) || route.config?.anyAccept === true) return undefined;
+  const wantsStream = route.config?.eventStream === true;
   if (wantsStream ? !negotiated.acceptsEventStream && !negotiated.acceptsJson : !negotiated.acceptsJson) return errors.notAcceptable();
   return undefined;
 }

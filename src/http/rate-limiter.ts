@@ -1,23 +1,66 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { errors } from '../errors/catalogue.js';
+import { LocalWindows } from './local-windows.js';
 
 export interface RateLimit {
   /** Counts one event for `key`; throws 429 with Retry-After when the limit is exceeded. */
   consume(key: string, points?: number): Promise<void>;
+  /**
+   * Counts one event for `key` at once when the counts are this process's own (throwing 429 like
+   * `consume`); false, counting nothing, when they are shared through Redis and `consume` must be awaited.
+   */
+  consumeHere(key: string): boolean;
   /** Forgets `key` (e.g. failed logins after a successful one). */
   reset(key: string): Promise<void>;
   /** Throws 429 if `key` is already over the limit, without counting. */
   check(key: string): Promise<void>;
 }
 
+export interface RateLimitOptions {
+  name: string;
+  points: number;
+  durationSeconds: number;
+  redis: Redis | null;
+}
+
 /** A fixed-window limiter, in memory or shared across instances through Redis. */
-export function createRateLimit(options: { name: string; points: number; durationSeconds: number; redis: Redis | null }): RateLimit {
-  const common = { keyPrefix: `latchkey:rl:${options.name}`, points: options.points, duration: options.durationSeconds };
-  const limiter: RateLimiterAbstract = options.redis
-    ? new RateLimiterRedis({ ...common, storeClient: options.redis, useRedisPackage: false })
-    : new RateLimiterMemory(common);
+export function createRateLimit(options: RateLimitOptions): RateLimit {
+  return options.redis ? sharedRateLimit(options, options.redis) : localRateLimit(options);
+}
+
+function localRateLimit(options: RateLimitOptions): RateLimit {
+  const windows = new LocalWindows(options.points, options.durationSeconds * 1000);
+  const consumeHere = (key: string, points = 1): true => {
+    const msBeforeNext = windows.consume(key, points);
+    if (msBeforeNext !== null) throw errors.tooManyRequests(msBeforeNext / 1000);
+    return true;
+  };
   return {
+    consumeHere,
+    async consume(key, points) {
+      consumeHere(key, points);
+    },
+    async reset(key) {
+      windows.forget(key);
+    },
+    async check(key) {
+      const msBeforeNext = windows.exhausted(key);
+      if (msBeforeNext !== null) throw errors.tooManyRequests(msBeforeNext / 1000);
+    },
+  };
+}
+
+function sharedRateLimit(options: RateLimitOptions, redis: Redis): RateLimit {
+  const limiter = new RateLimiterRedis({
+    keyPrefix: `latchkey:rl:${options.name}`,
+    points: options.points,
+    duration: options.durationSeconds,
+    storeClient: redis,
+    useRedisPackage: false,
+  });
+  return {
+    consumeHere: () => false,
     async consume(key, points = 1) {
       try {
         await limiter.consume(key, points);
