@@ -5,7 +5,7 @@ import { startEmbeddedBroker, type EmbeddedBroker } from '../link/broker.js';
 import { createLockLink, type LockLink, type LockLinkHandlers, type LockLinkOptions } from '../link/lock-link.js';
 import { authenticateLockSecret } from '../locks/provision.js';
 import { republishAllConfigs, syncLockConfigs } from './config-sync.js';
-import { KeyedQueue } from './keyed-queue.js';
+import { KeyedQueue, QueueFullError } from './keyed-queue.js';
 import { recordDoorEvent, recordPresence, recordState } from './reports.js';
 
 /**
@@ -25,7 +25,10 @@ export interface StartedLink {
 
 function reportHandlers(ctx: AppContext, queue: KeyedQueue): LockLinkHandlers {
   const record = (lockId: string, what: string, task: () => Promise<unknown>): void => {
-    queue.run(lockId, task).catch((err: unknown) => ctx.logger.error({ err, lockId }, `recording lock ${what} failed`));
+    queue.run(lockId, task).catch((err: unknown) => {
+      if (err instanceof QueueFullError) ctx.logger.warn({ lockId }, `lock ${what} dropped: the lock reports faster than they can be recorded`);
+      else ctx.logger.error({ err, lockId }, `recording lock ${what} failed`);
+    });
   };
   return {
     onPresence: (lockId, online) => record(lockId, 'presence', () => recordPresence(ctx, lockId, online)),
