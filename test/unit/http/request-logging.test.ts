@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import pino from 'pino';
+import { errors } from '../../../src/errors/catalogue.js';
 import { createHttpApp } from '../../../src/http/app.js';
 
 /** A service logger at `level` whose lines are collected. */
@@ -16,11 +17,11 @@ function collectingLogger(level: string): { logger: pino.Logger; lines: Array<Re
   return { logger: pino({ level }, sink), lines };
 }
 
-async function failingRequest(level: string) {
+async function failingRequest(level: string, thrown: Error = new Error('database on fire')) {
   const { logger, lines } = collectingLogger(level);
   const app = await createHttpApp({ logger, baseUrl: 'http://latchkey.test', trustProxy: [] });
   app.get('/boom', { config: { auth: 'none' } }, async () => {
-    throw new Error('database on fire');
+    throw thrown;
   });
   const response = await app.inject({ method: 'GET', url: '/boom' });
   await app.close();
@@ -39,6 +40,15 @@ describe('request logging', () => {
       assert.match(String((failed[0]!.err as { message?: string }).message), /database on fire/);
     });
   }
+
+  it('logs a known 5xx (a lock offline) as one warning without a stack, not as an error', async () => {
+    const { response, lines } = await failingRequest('warn', errors.lockOffline());
+    assert.equal(response.statusCode, 503);
+    assert.deepEqual(
+      lines.map((line) => [line.level, line.msg, line.status, line.error, 'err' in line]),
+      [[40, 'request not served', 503, 'lock_offline', false]],
+    );
+  });
 
   it('writes the per-request lines at info, and none at warn', async () => {
     assert.ok((await failingRequest('info')).lines.some((line) => line.msg === 'incoming request'));
