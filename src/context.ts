@@ -23,6 +23,8 @@ export interface RateLimits {
   authPerIp: RateLimit;
   requestsPerCaller: RateLimit;
   verificationPerUser: RateLimit;
+  executePerUser: RateLimit;
+  executePerLock: RateLimit;
 }
 
 /** Everything a request or command needs, built once by the composition root and passed down. */
@@ -99,6 +101,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
       authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis }),
       requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis }),
       verificationPerUser: createRateLimit({ name: 'verify', points: 10, durationSeconds: 3600, redis }),
+      executePerUser: createRateLimit({ name: 'execute-user', ...l.executePerUser, redis }),
+      executePerLock: createRateLimit({ name: 'execute-lock', ...l.executePerLock, redis }),
     };
 
     const brandingFor = (namespace: string) => applicationBranding(db.kysely, namespace);

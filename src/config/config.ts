@@ -50,6 +50,10 @@ export interface RateLimitConfig {
   authPerIp: { points: number; durationSeconds: number };
   /** Every request per caller (token or IP). */
   requestsPerCaller: { points: number; durationSeconds: number };
+  /** Signed operations (POST /device/{id}/execute) per authenticated user, on any lock. */
+  executePerUser: { points: number; durationSeconds: number };
+  /** Signed operations per lock, from all its members together. */
+  executePerLock: { points: number; durationSeconds: number };
 }
 
 /** A configuration value that cannot be used; start-up stops with `message`. */
@@ -201,6 +205,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       },
       authPerIp: { points: integer(env, 'RATE_AUTH_PER_IP', 300, 1, 10_000_000), durationSeconds: 60 },
       requestsPerCaller: { points: integer(env, 'RATE_REQUESTS_PER_CALLER', 100_000, 1, 100_000_000), durationSeconds: 60 },
+      // 10 a second for a minute is far beyond a person or a home automation, yet stops a client
+      // retrying in a loop within seconds; a lock allows twice a user's, so one runaway member
+      // alone cannot lock the others out of the door.
+      executePerUser: { points: integer(env, 'RATE_EXECUTE_PER_USER', 600, 1, 100_000_000), durationSeconds: 60 },
+      executePerLock: { points: integer(env, 'RATE_EXECUTE_PER_LOCK', 1200, 1, 100_000_000), durationSeconds: 60 },
     },
   };
 }

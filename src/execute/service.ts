@@ -15,10 +15,11 @@ import {
 } from './token.js';
 
 /**
- * POST /device/{lockId}/execute (decisions §4): a member's signed operation. In order: 404 unless
- * the caller is a member of the lock; the body read (400/415); the token decoded and its signature
- * verified (401); its claims checked (400/401, 403 when iss is not the caller); the operation's
- * own permissions (403, audited); the token consumed (409 when used before); then the operation.
+ * POST /device/{lockId}/execute (decisions §4): a member's signed operation. In order: the caller's
+ * rate limit (429); 404 unless the caller is a member of the lock; the lock's rate limit (429); the
+ * body read (400/415); the token decoded and its signature verified (401); its claims checked
+ * (400/401, 403 when iss is not the caller); the operation's own permissions (403, audited); the
+ * token consumed (409 when used before); then the operation.
  */
 
 export interface ExecuteRequest {
@@ -44,8 +45,14 @@ async function legacyKeyFor(ctx: AppContext, caller: Caller, decoded: DecodedOpe
 
 export async function executeOperation(ctx: AppContext, request: ExecuteRequest, readLegacyKey: LegacyKeyReader = parseLegacyPublicKey): Promise<void> {
   const { caller, lockId } = request;
+  const { executePerUser, executePerLock } = ctx.limits;
+  // Limits before the costly verification, so junk counts too. The caller's own count first: it is
+  // the same whatever lock id is sent, so it reveals nothing. The lock's only once membership is
+  // known: a stranger can neither spend a lock's allowance nor tell from a 429 that it exists.
+  if (!executePerUser.consumeHere(caller.userId)) await executePerUser.consume(caller.userId);
   const lock = await loadLockForMember(ctx.db.kysely, ctx.db.dialect, lockId, caller.userId);
   if (!lock) throw errors.notFound('lock');
+  if (!executePerLock.consumeHere(lockId)) await executePerLock.consume(lockId);
   const compact = extractCompactJws(request.body, request.contentType);
   const decoded = decodeOperationToken(compact);
   const now = ctx.now();

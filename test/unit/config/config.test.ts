@@ -39,6 +39,8 @@ describe('loadConfig', () => {
     assert.equal(config.tokens.refreshTtlSeconds, 90 * 24 * 3600);
     assert.deepEqual(config.limits.loginFailuresPerAccount, { points: 10, durationSeconds: 900 });
     assert.equal(config.limits.authPerIp.points, 300);
+    assert.deepEqual(config.limits.executePerUser, { points: 600, durationSeconds: 60 });
+    assert.deepEqual(config.limits.executePerLock, { points: 1200, durationSeconds: 60 });
   });
 
   it('treats empty values as unset', () => {
@@ -66,6 +68,8 @@ describe('loadConfig', () => {
         KEY_ENCRYPTION_KEY: kek,
         RATE_LOGIN_FAILURES_PER_ACCOUNT: '3',
         RATE_AUTH_PER_IP: '7',
+        RATE_EXECUTE_PER_USER: '20',
+        RATE_EXECUTE_PER_LOCK: '40',
       },
       CWD,
     );
@@ -84,6 +88,8 @@ describe('loadConfig', () => {
     assert.equal(config.keyEncryptionKey, kek);
     assert.equal(config.limits.loginFailuresPerAccount.points, 3);
     assert.equal(config.limits.authPerIp.points, 7);
+    assert.equal(config.limits.executePerUser.points, 20);
+    assert.equal(config.limits.executePerLock.points, 40);
   });
 
   it('BASE_URL defaults to the configured port', () => {
@@ -112,6 +118,10 @@ describe('loadConfig', () => {
       ['RATE_LOGIN_FAILURES_PER_ACCOUNT', '0'],
       ['RATE_AUTH_PER_IP', 'many'],
       ['RATE_REQUESTS_PER_CALLER', '-5'],
+      ['RATE_EXECUTE_PER_USER', '0'],
+      ['RATE_EXECUTE_PER_USER', 'lots'],
+      ['RATE_EXECUTE_PER_LOCK', '1.5'],
+      ['RATE_EXECUTE_PER_LOCK', '100000001'],
       ['BASE_URL', 'not a url'],
       ['BASE_URL', 'ftp://doors.example.com'],
       ['DATABASE_URL', 'mysql://db/latchkey'],
