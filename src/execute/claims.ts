@@ -100,13 +100,18 @@ export function checkOperationClaims(
 }
 
 /**
- * The key that marks a token as used (decisions §4 replay): its `jti` when present, otherwise the
- * SHA-256 (hex) of the compact token. The signature segment is re-encoded canonically (Base64URL,
- * no padding) before hashing: the signature does not cover its own encoding, so otherwise the
- * same token re-sent with padding or the standard alphabet would count as new. Callers should
- * scope the key (per issuer or lock) in their store.
+ * The key that marks a token as used (decisions §4 replay), scoped to its issuer so that two
+ * senders who pick the same `jti` do not refuse each other: the issuer with the token's `jti`
+ * when present, otherwise with the SHA-256 (hex) of the compact token. The signature segment is
+ * re-encoded canonically (Base64URL, no padding) before hashing: the signature does not cover its
+ * own encoding, so otherwise the same token re-sent with padding or the standard alphabet would
+ * count as new. Stores scope it further per lock.
  */
-export function replayKey(payload: Record<string, unknown>, compact: string): string {
+export function replayKey(payload: Record<string, unknown>, compact: string, issuer: string): string {
+  return `${issuer.toLowerCase()}:${tokenIdentity(payload, compact)}`;
+}
+
+function tokenIdentity(payload: Record<string, unknown>, compact: string): string {
   if (typeof payload.jti === 'string' && payload.jti !== '') return payload.jti;
   const lastDot = compact.lastIndexOf('.');
   const signature = decodeBase64Any(compact.slice(lastDot + 1));

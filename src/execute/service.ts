@@ -58,7 +58,7 @@ export async function executeOperation(ctx: AppContext, request: ExecuteRequest,
   const now = ctx.now();
   await verifyOperationSignature(decoded, { legacyPublicKey: await legacyKeyFor(ctx, caller, decoded, readLegacyKey), trustedRoot: ctx.pki.anchor, now });
   const claims = checkOperationClaims(decoded.payload, { lockId, callerUserId: caller.userId, now });
-  const op: VerifiedOperation = { caller, lock, claims, compact, replayKey: replayKey(decoded.payload, compact), callerIp: request.callerIp, now };
+  const op: VerifiedOperation = { caller, lock, claims, compact, replayKey: replayKey(decoded.payload, compact, claims.iss), callerIp: request.callerIp, now };
 
   if (shouldPrune()) await pruneUsedTokens(ctx.db.kysely, now);
   const { operation } = claims;

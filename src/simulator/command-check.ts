@@ -54,7 +54,7 @@ export class CommandChecker {
     await verifyOperationSignature(decoded, { legacyPublicKey, trustedRoot: this.anchor as TrustAnchor, now });
 
     // Only a verified token may occupy replay memory, so forged ones cannot fill it.
-    const remembered = this.replays.remember(`${claims.iss.toLowerCase()}:${replayKey(decoded.payload, command.token)}`, claims.exp, now);
+    const remembered = this.replays.remember(replayKey(decoded.payload, command.token, claims.iss), claims.exp, now);
     if (remembered === 'replayed') return refuse('replayed', 'this token was already used');
     if (remembered === 'full') return refuse('busy', 'replay memory full');
 

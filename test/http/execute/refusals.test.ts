@@ -60,6 +60,16 @@ describe('execute: refusals', () => {
     assert.equal((await execute(t, admin, lock.id, reencoded)).status, 409);
   });
 
+  it('keeps the jti of each sender apart: two admins of one lock may pick the same one', async () => {
+    const fresh = await claimLock(t, admin);
+    const second = await certify(t, await createUser(t.api));
+    await shareLock(t, fresh.id, admin, second.userId, { role: 'ADMIN' });
+    const jti = 'request-1';
+    assert.equal((await execute(t, admin, fresh.id, signed(admin, fresh.id, settingDuration(10), { jti }))).status, 200);
+    assert.equal((await execute(t, second, fresh.id, signed(second, fresh.id, settingDuration(11), { jti }))).status, 200);
+    assert.equal((await execute(t, second, fresh.id, signed(second, fresh.id, settingDuration(12), { jti }))).status, 409);
+  });
+
   it('lets exactly one of 20 concurrent copies through', async () => {
     const token = signed(admin, lock.id, settingDuration(9));
     const statuses = (await Promise.all(Array.from({ length: 20 }, () => execute(t, admin, lock.id, token)))).map((r) => r.status);

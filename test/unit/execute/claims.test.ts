@@ -133,14 +133,17 @@ describe('checkOperationClaims', () => {
 describe('replayKey', () => {
   const compact = 'eyJhbGciOiJFZERTQSJ9.eyJpc3MiOiJ4In0.3q2-7w';
 
-  it('is the jti when present', () => {
-    assert.equal(replayKey({ jti: 'request-1' }, compact), 'request-1');
+  const issuer = '7D6E1F0A-0000-4000-8000-000000000001';
+
+  it('is the issuer with the jti when present', () => {
+    assert.equal(replayKey({ jti: 'request-1' }, compact, issuer), `${issuer.toLowerCase()}:request-1`);
+    assert.notEqual(replayKey({ jti: 'request-1' }, compact, 'another'), replayKey({ jti: 'request-1' }, compact, issuer));
   });
 
-  it('is the SHA-256 of the token otherwise, the same however the signature is encoded', () => {
-    const expected = createHash('sha256').update(compact).digest('hex');
-    assert.equal(replayKey({}, compact), expected);
-    assert.equal(replayKey({}, 'eyJhbGciOiJFZERTQSJ9.eyJpc3MiOiJ4In0.3q2+7w=='), expected);
-    assert.notEqual(replayKey({}, 'eyJhbGciOiJFZERTQSJ9.eyJpc3MiOiJ5In0.3q2-7w'), expected);
+  it('is the issuer with the SHA-256 of the token otherwise, the same however the signature is encoded', () => {
+    const expected = `${issuer.toLowerCase()}:${createHash('sha256').update(compact).digest('hex')}`;
+    assert.equal(replayKey({}, compact, issuer), expected);
+    assert.equal(replayKey({}, 'eyJhbGciOiJFZERTQSJ9.eyJpc3MiOiJ4In0.3q2+7w==', issuer), expected);
+    assert.notEqual(replayKey({}, 'eyJhbGciOiJFZERTQSJ9.eyJpc3MiOiJ5In0.3q2-7w', issuer), expected);
   });
 });
