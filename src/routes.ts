@@ -8,6 +8,7 @@ import { auditRoutes } from './audit/routes.js';
 import { cdnRoutes } from './cdn/routes.js';
 import { certificateRoutes } from './certificates/routes.js';
 import type { AppContext } from './context.js';
+import type { AuthClaims } from './crypto/service-tokens.js';
 import { directoryRoutes } from './directory/routes.js';
 import { executeRoutes } from './execute/routes.js';
 import { eventRoutes } from './events/routes.js';
@@ -15,22 +16,31 @@ import type { HttpApp } from './http/app.js';
 import { lockRoutes } from './locks/routes/index.js';
 import { systemRoutes } from './system/routes.js';
 
-/** Sets the caller of a token verified before whose session is held in memory, counting the request here; false otherwise. */
-function callerHeldNow(ctx: AppContext, request: FastifyRequest): boolean {
-  const caller = heldCaller(ctx, ctx.tokens.cachedAuth(bearerToken(request)));
-  if (caller === undefined || !ctx.limits.requestsPerCaller.consumeHere(caller.userId)) return false;
-  request.caller = caller;
-  return true;
+/** Counts one request of `key`: undefined when it was counted at once (in this process), else the count under way. */
+function countRequest(ctx: AppContext, key: string): Promise<void> | undefined {
+  const limit = ctx.limits.requestsPerCaller;
+  return limit.consumeHere(key) ? undefined : limit.consume(key);
 }
 
-async function identifyCaller(ctx: AppContext, applications: ApplicationsPlatform, request: FastifyRequest, auth: string): Promise<void> {
-  if (auth !== 'user') return ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);
+/**
+ * Sets `request.caller` from its Bearer token and counts the request. The common case, a token
+ * verified before whose session is held in memory, is decided at once (undefined); anything else
+ * answers with the promise of the rest.
+ */
+function identifyCaller(ctx: AppContext, applications: ApplicationsPlatform, request: FastifyRequest): Promise<void> | undefined {
   const token = bearerToken(request);
   const known = ctx.tokens.cachedAuth(token);
+  const held = heldCaller(ctx, known);
+  if (held === undefined) return identifyCallerSlowly(ctx, applications, request, token, known);
+  request.caller = held;
+  return countRequest(ctx, held.userId);
+}
+
+async function identifyCallerSlowly(ctx: AppContext, applications: ApplicationsPlatform, request: FastifyRequest, token: string, known: AuthClaims | null): Promise<void> {
   // A token not verified before costs a signature check (and maybe an issuer query): count it
   // against the IP first, so a flood of junk tokens is limited like any anonymous request.
   if (!known && !applications.tokens.isKnown(token)) await ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);
-  request.caller = heldCaller(ctx, known) ?? (await authenticate(ctx, applications.tokens, token, known));
+  request.caller = await authenticate(ctx, applications.tokens, token, known);
   await ctx.limits.requestsPerCaller.consume(request.caller.userId);
 }
 
@@ -44,12 +54,14 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     // A callback hook: what can be decided from memory (the common case) goes on without a promise.
     api.addHook('onRequest', (request, _reply, done) => {
       const auth = request.routeOptions.config?.auth ?? 'user';
+      let rest: Promise<void> | undefined;
       try {
-        if (auth === 'user' ? callerHeldNow(ctx, request) : ctx.limits.requestsPerCaller.consumeHere(`ip:${request.ip}`)) return done();
+        rest = auth === 'user' ? identifyCaller(ctx, applications, request) : countRequest(ctx, `ip:${request.ip}`);
       } catch (err) {
         return done(err as Error);
       }
-      identifyCaller(ctx, applications, request, auth).then(() => done(), done);
+      if (rest === undefined) return done();
+      rest.then(() => done(), done);
     });
     await api.register(systemRoutes(ctx));
     await api.register(authRoutes(ctx));

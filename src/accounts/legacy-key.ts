@@ -35,7 +35,8 @@ export function openLegacyPrivateKey(ctx: AppContext, userId: string, sealed: st
 export async function ensureLegacyPublicKey(ctx: AppContext, user: Pick<UserRow, 'id' | 'public_key'>): Promise<string> {
   if (user.public_key) return user.public_key;
   const key = await createLegacyKey(ctx, user.id);
-  await setLegacyKeyIfMissing(accountWriter(ctx), user.id, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() });
+  if (await setLegacyKeyIfMissing(accountWriter(ctx), user.id, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() })) return key.public_key;
+  // Another request stored its key first: answer that one.
   const stored = await findUserById(ctx.db.kysely, user.id);
   if (!stored?.public_key) throw errors.notFound('user');
   return stored.public_key;

@@ -49,10 +49,10 @@ export async function executeOperation(ctx: AppContext, request: ExecuteRequest,
   // Limits before the costly verification, so junk counts too. The caller's own count first: it is
   // the same whatever lock id is sent, so it reveals nothing. The lock's only once membership is
   // known: a stranger can neither spend a lock's allowance nor tell from a 429 that it exists.
-  if (!executePerUser.consumeHere(caller.userId)) await executePerUser.consume(caller.userId);
+  await executePerUser.consume(caller.userId);
   const lock = await loadLockForMember(ctx.db.kysely, ctx.db.dialect, lockId, caller.userId);
   if (!lock) throw errors.notFound('lock');
-  if (!executePerLock.consumeHere(lockId)) await executePerLock.consume(lockId);
+  await executePerLock.consume(lockId);
   const compact = extractCompactJws(request.body, request.contentType);
   const decoded = decodeOperationToken(compact);
   const now = ctx.now();

@@ -7,6 +7,7 @@ import { startService, type RunningService } from '../../src/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { createUser, type TestUser } from './factories.js';
 import { Api } from './http.js';
+import { startSmtpSink, type SmtpSink } from './smtp.js';
 
 export const TEST_BASE_URL = 'http://latchkey.test';
 
@@ -54,28 +55,36 @@ export async function startTestService(env: Record<string, string> = {}): Promis
   };
 }
 
-/** A test file's service (and optionally one signed-up user), filled in by `before`. */
+/** A test file's service (and optionally one signed-up user and an SMTP sink), filled in by `before`. */
 export interface ServiceFixture extends TestService {
   /** The user created in `before` (only with `withUser`). */
   readonly user: TestUser;
+  /** The SMTP server the service sends its email to (only with `withMail`). */
+  readonly sink: SmtpSink;
 }
 
 /**
- * Registers the usual `before` (start the service, maybe sign a user up) and `after` (close) in
- * the calling `describe`, and returns an object whose fields are available inside the tests.
+ * Registers the usual `before` (start the service, maybe an SMTP sink it mails to, maybe sign a
+ * user up) and `after` (close) in the calling `describe`, and returns an object whose fields are
+ * available inside the tests.
  */
-export function useService(options: { env?: Record<string, string>; withUser?: boolean } = {}): ServiceFixture {
+export function useService(options: { env?: Record<string, string>; withUser?: boolean; withMail?: boolean } = {}): ServiceFixture {
   let running: TestService | undefined;
   let signedUp: TestUser | undefined;
+  let sink: SmtpSink | undefined;
   const started = (): TestService => {
     if (!running) throw new Error('useService: the service is only available once `before` has run');
     return running;
   };
   before(async () => {
-    running = await startTestService(options.env);
+    if (options.withMail) sink = await startSmtpSink();
+    running = await startTestService({ ...options.env, ...(sink ? { SMTP_URL: sink.url } : {}) });
     if (options.withUser) signedUp = await createUser(running.api);
   });
-  after(() => running?.close());
+  after(async () => {
+    await running?.close();
+    await sink?.close();
+  });
   return {
     get api() { return started().api; },
     get service() { return started().service; },
@@ -86,6 +95,10 @@ export function useService(options: { env?: Record<string, string>; withUser?: b
     get user() {
       if (!signedUp) throw new Error('useService: pass withUser to get a user');
       return signedUp;
+    },
+    get sink() {
+      if (!sink) throw new Error('useService: pass withMail to get an SMTP sink');
+      return sink;
     },
   };
 }

@@ -1,27 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { createUser, uniqueEmail } from '../../helpers/factories.js';
-import { startTestService, TEST_BASE_URL, type TestService } from '../../helpers/service.js';
-import { startSmtpSink, type SmtpSink } from '../../helpers/smtp.js';
+import { TEST_BASE_URL, useService } from '../../helpers/service.js';
 import { assertError, messagesTo, verificationCode } from './support.js';
 
 describe('email verification (over a real SMTP server)', () => {
-  let sink: SmtpSink;
-  let t: TestService;
-  before(async () => {
-    sink = await startSmtpSink();
-    t = await startTestService({ SMTP_URL: sink.url });
-  });
-  after(async () => {
-    await t?.close();
-    await sink?.close();
-  });
+  const t = useService({ withMail: true });
 
   it('registration sends one email with a link to the base URL holding a long single-use code', async () => {
     const user = await createUser(t.api);
-    const { code, message } = await verificationCode(sink, user.email);
-    assert.equal(messagesTo(sink, user.email).length, 1);
+    const { code, message } = await verificationCode(t.sink, user.email);
+    assert.equal(messagesTo(t.sink, user.email).length, 1);
     assert.ok(message.subject.length > 0);
     assert.ok(message.text.includes(`${TEST_BASE_URL}/account/email/verify?code=`));
     assert.ok(message.html.includes('/account/email/verify?code='));
@@ -31,7 +21,7 @@ describe('email verification (over a real SMTP server)', () => {
 
   it('PUT /account/email/verify marks the email verified, once', async () => {
     const user = await createUser(t.api);
-    const { code } = await verificationCode(sink, user.email);
+    const { code } = await verificationCode(t.sink, user.email);
     const before = await t.api.get('/account', { token: user.authToken });
     assert.equal(before.body.emailVerified, false);
 
@@ -49,7 +39,7 @@ describe('email verification (over a real SMTP server)', () => {
 
   it('the emailed link opened in a browser (GET) verifies and answers a page', async () => {
     const user = await createUser(t.api);
-    const { code } = await verificationCode(sink, user.email);
+    const { code } = await verificationCode(t.sink, user.email);
     const res = await t.api.get(`/account/email/verify?code=${encodeURIComponent(code)}`, { accept: 'text/html' });
     assert.equal(res.status, 200, res.text);
     assert.match(res.headers.get('content-type') ?? '', /text\/html/);
@@ -62,7 +52,7 @@ describe('email verification (over a real SMTP server)', () => {
 
   it('needs no authentication and ignores a trailing slash', async () => {
     const user = await createUser(t.api);
-    const { code } = await verificationCode(sink, user.email);
+    const { code } = await verificationCode(t.sink, user.email);
     const res = await t.api.put(`/account/email/verify/?code=${encodeURIComponent(code)}`, { token: 'not-a-token' });
     assert.equal(res.status, 204, res.text);
   });
@@ -76,7 +66,7 @@ describe('email verification (over a real SMTP server)', () => {
   it('a code verifies only the account it was sent to', async () => {
     const first = await createUser(t.api);
     const second = await createUser(t.api);
-    const { code } = await verificationCode(sink, first.email);
+    const { code } = await verificationCode(t.sink, first.email);
     assert.equal((await t.api.put(`/account/email/verify?code=${encodeURIComponent(code)}`)).status, 204);
     assert.equal((await t.api.get('/account', { token: first.authToken })).body.emailVerified, true);
     assert.equal((await t.api.get('/account', { token: second.authToken })).body.emailVerified, false);
@@ -84,10 +74,10 @@ describe('email verification (over a real SMTP server)', () => {
 
   it('POST /account/email/reverify sends a new, different code that works', async () => {
     const user = await createUser(t.api);
-    const { code: first } = await verificationCode(sink, user.email, 0);
+    const { code: first } = await verificationCode(t.sink, user.email, 0);
     const res = await t.api.post('/account/email/reverify', { token: user.authToken });
     assert.equal(res.status, 204, res.text);
-    const { code: second } = await verificationCode(sink, user.email, 1);
+    const { code: second } = await verificationCode(t.sink, user.email, 1);
     assert.notEqual(second, first);
     assert.equal((await t.api.put(`/account/email/verify?code=${encodeURIComponent(second)}`)).status, 204);
     assert.equal((await t.api.get('/account', { token: user.authToken })).body.emailVerified, true);
@@ -97,17 +87,17 @@ describe('email verification (over a real SMTP server)', () => {
     const user = await createUser(t.api);
     const res = await t.api.post('/account/email/reverify', { token: user.authToken, rawBody: '', contentType: 'application/json' });
     assert.equal(res.status, 204, res.text);
-    await verificationCode(sink, user.email, 1);
+    await verificationCode(t.sink, user.email, 1);
   });
 
   it('reverify of a verified email sends nothing', async () => {
     const user = await createUser(t.api);
-    const { code } = await verificationCode(sink, user.email);
+    const { code } = await verificationCode(t.sink, user.email);
     await t.api.put(`/account/email/verify?code=${encodeURIComponent(code)}`);
     const res = await t.api.post('/account/email/reverify', { token: user.authToken });
     assert.equal(res.status, 204);
     // The service sends after commit and before answering, so nothing more can still be on its way.
-    assert.equal(messagesTo(sink, user.email).length, 1);
+    assert.equal(messagesTo(t.sink, user.email).length, 1);
   });
 
   it('reverify needs a valid auth token', async () => {
@@ -119,6 +109,6 @@ describe('email verification (over a real SMTP server)', () => {
     const email = uniqueEmail('v3-mail');
     const res = await t.api.post('/auth/register', { version: 3, body: { email, password: 'long enough' } });
     assert.equal(res.status, 200);
-    await verificationCode(sink, email);
+    await verificationCode(t.sink, email);
   });
 });

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createUser, uniqueEmail, type TestUser } from '../../helpers/factories.js';
 import type { Api } from '../../helpers/http.js';
-import { startInstanceBeside, startTestService, TEST_REDIS_URL, type TestService } from '../../helpers/service.js';
-import { startSmtpSink, type SmtpSink } from '../../helpers/smtp.js';
+import { startInstanceBeside, startTestService, TEST_REDIS_URL, useService, type TestService } from '../../helpers/service.js';
 import { assertError, verificationCode } from './support.js';
 
 /**
@@ -12,16 +11,7 @@ import { assertError, verificationCode } from './support.js';
  * change to the account or its sessions is seen by the very next request.
  */
 describe('sessions held in memory see every account change at once', () => {
-  let sink: SmtpSink;
-  let t: TestService;
-  before(async () => {
-    sink = await startSmtpSink();
-    t = await startTestService({ SMTP_URL: sink.url });
-  });
-  after(async () => {
-    await t?.close();
-    await sink?.close();
-  });
+  const t = useService({ withMail: true });
 
   const account = (token: string) => t.api.get('/account', { token });
   const login = (user: Pick<TestUser, 'email' | 'password'>, version = 2) => t.api.post('/auth/token', { version, body: { email: user.email, password: user.password } });
@@ -70,7 +60,7 @@ describe('sessions held in memory see every account change at once', () => {
 
   it('a verified email shows in a held session', async () => {
     const user = await createUser(t.api);
-    const { code } = await verificationCode(sink, user.email);
+    const { code } = await verificationCode(t.sink, user.email);
     assert.equal((await held(user.authToken)).emailVerified, false);
     assert.equal((await t.api.put(`/account/email/verify?code=${encodeURIComponent(code)}`)).status, 204);
     assert.equal((await held(user.authToken)).emailVerified, true);
