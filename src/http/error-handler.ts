@@ -29,9 +29,9 @@ function fromFastifyError(err: FastifyError): AppError | null {
 export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const known = isAppError(err) ? err : (databaseErrorToAppError(err) ?? fromFastifyError(err as FastifyError));
   const appError = known ?? errors.internal();
-  // Only the unexpected is an error with its stack; a known 5xx (lock offline, no reply, shutting
-  // down) is the state of things, worth a warning the operator can read at a glance.
-  if (!known) request.serviceLog.error({ err }, 'request failed');
+  // Only a 500 (the unexpected) is an error with its stack; another 5xx (lock offline, no reply,
+  // shutting down) is the state of things, worth a warning the operator can read at a glance.
+  if (appError.status === 500) request.serviceLog.error({ err }, 'request failed');
   else if (appError.status >= 500) request.serviceLog.warn({ status: appError.status, error: appError.error }, 'request not served');
   else request.log.info({ status: appError.status, error: appError.error }, 'request refused');
   return reply.code(appError.status).headers(appError.headers).type('application/json; charset=utf-8').send(errorBody(appError));

@@ -50,6 +50,15 @@ describe('request logging', () => {
     );
   });
 
+  it('logs a 500 thrown on purpose (errors.internal) as an error with its stack, like any other', async () => {
+    const { response, lines } = await failingRequest('warn', errors.internal());
+    assert.equal(response.statusCode, 500);
+    const failed = lines.filter((line) => line.msg === 'request failed');
+    assert.equal(failed.length, 1, JSON.stringify(lines));
+    assert.equal(failed[0]!.level, 50);
+    assert.match(String((failed[0]!.err as { stack?: string }).stack), /error-handler|catalogue|request-logging/);
+  });
+
   it('writes the per-request lines at info, and none at warn', async () => {
     assert.ok((await failingRequest('info')).lines.some((line) => line.msg === 'incoming request'));
     assert.ok(!(await failingRequest('warn')).lines.some((line) => line.msg === 'incoming request' || line.msg === 'request completed'));
