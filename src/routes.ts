@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { accountRoutes } from './accounts/routes/account.js';
 import { authRoutes } from './accounts/routes/auth.js';
 import { authenticate, bearerToken, heldCaller } from './accounts/authenticate.js';
@@ -12,7 +12,7 @@ import type { AuthClaims } from './crypto/service-tokens.js';
 import { directoryRoutes } from './directory/routes.js';
 import { executeRoutes } from './execute/routes.js';
 import { eventRoutes } from './events/routes.js';
-import type { HttpApp } from './http/app.js';
+import { addRouteHook, type HttpApp } from './http/app.js';
 import { lockRoutes } from './locks/routes/index.js';
 import { systemRoutes } from './system/routes.js';
 
@@ -45,23 +45,33 @@ async function identifyCallerSlowly(ctx: AppContext, applications: ApplicationsP
 }
 
 /**
+ * A callback hook running `admit`: what can be decided from memory (the common case: undefined)
+ * goes on without a promise.
+ */
+function admissionHook(admit: (request: FastifyRequest) => Promise<void> | undefined): onRequestHookHandler {
+  return (request, _reply, done) => {
+    let rest: Promise<void> | undefined;
+    try {
+      rest = admit(request);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (rest === undefined) return done();
+    rest.then(() => done(), done);
+  };
+}
+
+/**
  * Registers every feature's routes inside one scope whose hook authenticates each request
  * unless the route says `auth: 'none'` (secure by default).
  */
 export async function registerRoutes(app: HttpApp, ctx: AppContext, applications: ApplicationsPlatform = createApplicationsPlatform(ctx)): Promise<void> {
   await app.register(async (api) => {
     api.decorateRequest('caller', undefined as never);
-    // A callback hook: what can be decided from memory (the common case) goes on without a promise.
-    api.addHook('onRequest', (request, _reply, done) => {
-      const auth = request.routeOptions.config?.auth ?? 'user';
-      let rest: Promise<void> | undefined;
-      try {
-        rest = auth === 'user' ? identifyCaller(ctx, applications, request) : countRequest(ctx, `ip:${request.ip}`);
-      } catch (err) {
-        return done(err as Error);
-      }
-      if (rest === undefined) return done();
-      rest.then(() => done(), done);
+    // Each route gets the hook its `auth` calls for, decided once when the route is declared.
+    api.addHook('onRoute', (route) => {
+      const auth = (route.config as FastifyContextConfig | undefined)?.auth ?? 'user';
+      addRouteHook(route, admissionHook(auth === 'user' ? (request) => identifyCaller(ctx, applications, request) : (request) => countRequest(ctx, `ip:${request.ip}`)));
     });
     await api.register(systemRoutes(ctx));
     await api.register(authRoutes(ctx));

@@ -18,12 +18,12 @@ export type OwnedApplication = (request: FastifyRequest) => ApplicationRow;
 /**
  * `/platform/application*` (spec: Platform). Every route is for direct users (403 otherwise), and
  * every route naming an application answers 404 unless the caller owns it — checked once, in a
- * hook, before the body is even read.
+ * hook, before the body is even read (preParsing: after authentication, a hook of each route).
  */
 export function platformRoutes(ctx: AppContext, platform: ApplicationsPlatform): FastifyPluginAsyncTypebox {
   return async (app) => {
     const owned = new WeakMap<FastifyRequest, ApplicationRow>();
-    app.addHook('onRequest', async (request) => {
+    app.addHook('preParsing', async (request) => {
       requireDirectUser(request.caller);
       const id = (request.params as { applicationId?: string } | undefined)?.applicationId;
       if (id !== undefined) owned.set(request, await requireOwnedApplication(ctx, request.caller, id));

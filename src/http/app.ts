@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifyRequest, type onRequestHookHandler, type RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { errors } from '../errors/catalogue.js';
 import { registerJsonParser } from './body-parsing.js';
+import { registerCors, type CorsOriginCheck } from './cors.js';
 import { handleError } from './error-handler.js';
 import { negotiate } from './negotiation.js';
 import { notFoundHandler } from './not-found.js';
@@ -39,7 +39,7 @@ export interface HttpAppOptions {
   trustProxy: string[];
   bodyLimit?: number;
   /** Whether a browser origin may call the API (CORS, decisions §6); no CORS headers at all when absent. */
-  corsOrigin?: (origin: string | undefined) => Promise<boolean>;
+  corsOrigin?: CorsOriginCheck;
 }
 
 /** The API documentation pages are HTML for browsers; the JSON-only 406 rule does not apply to them. */
@@ -48,18 +48,54 @@ function isHtmlPage(routeUrl: string | undefined): boolean {
   return routeUrl === DOCS_PREFIX || (routeUrl?.startsWith(`${DOCS_PREFIX}/`) ?? false);
 }
 
-/** Why a request is refused before routing (shutting down, a NUL in the URL, 406), or undefined. */
+/** What a route's Accept header must admit: JSON (the API), JSON or an event stream, or anything (pages, files). */
+type AcceptRule = 'json' | 'json-or-stream' | 'any';
+
+function acceptRuleOf(route: Pick<RouteOptions, 'url' | 'config'>): AcceptRule {
+  const config = route.config as FastifyContextConfig | undefined;
+  if (isHtmlPage(route.url) || config?.anyAccept === true) return 'any';
+  return config?.eventStream === true ? 'json-or-stream' : 'json';
+}
+
+/** Sets the API version the Accept header asks for; a 406 when it admits nothing the route answers. */
+export function negotiateRequest(request: FastifyRequest, rule: AcceptRule): Error | undefined {
+  const negotiated = negotiate(request.headers.accept);
+  request.apiVersion = negotiated.version;
+  if (rule === 'any' || negotiated.acceptsJson || (rule === 'json-or-stream' && negotiated.acceptsEventStream)) return undefined;
+  return errors.notAcceptable();
+}
+
+/** Marks the per-route negotiation hooks, so that routeHook can place hooks after them. */
+const negotiationHooks = new WeakSet<object>();
+
+function negotiationHook(rule: AcceptRule): onRequestHookHandler {
+  const hook: onRequestHookHandler = (request, _reply, done) => done(negotiateRequest(request, rule));
+  negotiationHooks.add(hook);
+  return hook;
+}
+
+function onRequestHooks(route: RouteOptions): onRequestHookHandler[] {
+  const hooks = route.onRequest;
+  return hooks === undefined ? [] : Array.isArray(hooks) ? [...hooks] : [hooks];
+}
+
+/**
+ * Adds `hook` to a route's onRequest hooks, after its negotiation (a 406 comes first) and before
+ * the hooks the route declares itself. For an `onRoute` hook of a scope, such as authentication:
+ * a hook decided per route at start-up costs no lookup of the route's options per request.
+ */
+export function addRouteHook(route: RouteOptions, hook: onRequestHookHandler): void {
+  const hooks = onRequestHooks(route);
+  const at = hooks.length > 0 && negotiationHooks.has(hooks[0]!) ? 1 : 0;
+  hooks.splice(at, 0, hook);
+  route.onRequest = hooks;
+}
+
+/** Why a request is refused before routing (shutting down, a NUL in the URL), or undefined. */
 function refusal(request: FastifyRequest, closing: boolean): Error | undefined {
   if (closing) return errors.shuttingDown();
   // PostgreSQL text cannot hold NUL: refuse it in any path or query value up front.
   if (request.url.includes('%00')) return errors.badRequest('the URL must not contain NUL characters');
-  const negotiated = negotiate(request.headers.accept);
-  request.apiVersion = negotiated.version;
-  // `routeOptions` is built anew at each read: read it once.
-  const route = request.routeOptions;
-  if (isHtmlPage(route.url) || route.config?.anyAccept === true) return undefined;
-  const wantsStream = route.config?.eventStream === true;
-  if (wantsStream ? !negotiated.acceptsEventStream && !negotiated.acceptsJson : !negotiated.acceptsJson) return errors.notAcceptable();
   return undefined;
 }
 
@@ -102,11 +138,15 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     closing = true;
   });
   // Before negotiation, so that even a refused request carries the CORS headers a browser needs to read it.
-  if (options.corsOrigin) await registerCors(app, options.corsOrigin);
+  if (options.corsOrigin) registerCors(app, options.corsOrigin);
   // A callback hook, not async: it never waits, and every request passes through it.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done(refusal(request, closing));
+  });
+  // Negotiation (decisions §1) is a hook of each route, built when the route is declared.
+  app.addHook('onRoute', (route) => {
+    route.onRequest = [negotiationHook(acceptRuleOf(route)), ...onRequestHooks(route)];
   });
 
   registerJsonParser(app);
@@ -125,24 +165,4 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { docExpansion: 'list' } });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;
-}
-
-/**
- * CORS for the origins applications registered: exact scheme://host:port match, preflight
- * included; any other origin gets no CORS headers (and its preflight a 404).
- */
-async function registerCors(app: HttpApp, allows: (origin: string | undefined) => Promise<boolean>): Promise<void> {
-  await app.register(cors, {
-    origin: (origin, callback) => {
-      // Most requests are not from browsers: answer those at once rather than through a promise.
-      if (origin === undefined) return callback(null, false);
-      allows(origin).then(
-        (allowed) => callback(null, allowed),
-        (err: unknown) => callback(err as Error, false),
-      );
-    },
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-    exposedHeaders: ['Location', 'Retry-After', 'X-Request-Id'],
-    maxAge: 600,
-  });
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { HttpApp } from './app.js';
+import { negotiateRequest, type HttpApp } from './app.js';
 import { errors } from '../errors/catalogue.js';
 import { handleError } from './error-handler.js';
 
@@ -18,6 +18,8 @@ export function allowedMethods(app: HttpApp, url: string): string[] {
  */
 export function notFoundHandler(app: HttpApp) {
   return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const unacceptable = negotiateRequest(request, 'json');
+    if (unacceptable) return handleError(unacceptable, request, reply);
     const allowed = allowedMethods(app, request.url);
     if (allowed.length === 0) return handleError(errors.notFound(), request, reply);
     reply.header('allow', allowed.join(', '));

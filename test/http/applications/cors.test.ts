@@ -61,8 +61,10 @@ describe('CORS for registered application origins', () => {
     assert.equal((await t.api.get('/time', { headers: { origin } })).headers.get('access-control-allow-origin'), null);
   });
 
-  it('adds nothing to requests without an Origin', async () => {
+  it('adds nothing to requests without an Origin but Vary, for caches', async () => {
     const res = await t.api.get('/time');
     assert.equal(res.headers.get('access-control-allow-origin'), null);
+    assert.equal(res.headers.get('access-control-expose-headers'), null);
+    assert.match(res.headers.get('vary') ?? '', /origin/i);
   });
 });
