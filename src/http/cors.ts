@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../errors/catalogue.js';
 import type { HttpApp } from './app.js';
 
 /**
@@ -53,5 +54,7 @@ export function registerCors(app: HttpApp, allows: CorsOriginCheck): void {
     }, done);
   });
   // Reached only by preflights of other origins and OPTIONS without a preflight: not found.
-  app.options('*', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());
+  app.options('*', { schema: { hide: true } }, () => {
+    throw errors.notFound();
+  });
 }

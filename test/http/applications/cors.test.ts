@@ -46,6 +46,7 @@ describe('CORS for registered application origins', () => {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('access-control-allow-origin'), null, origin);
       const pre = await preflight(origin);
+      assert.equal(pre.status, 404, origin);
       assert.equal(pre.headers.get('access-control-allow-origin'), null, origin);
       assert.equal(pre.headers.get('access-control-allow-methods'), null, origin);
     }
