@@ -65,14 +65,11 @@ export function negotiateRequest(request: FastifyRequest, rule: AcceptRule): Err
   return errors.notAcceptable();
 }
 
-/** Marks the per-route negotiation hooks, so that routeHook can place hooks after them. */
-const negotiationHooks = new WeakSet<object>();
-
-function negotiationHook(rule: AcceptRule): onRequestHookHandler {
-  const hook: onRequestHookHandler = (request, _reply, done) => done(negotiateRequest(request, rule));
-  negotiationHooks.add(hook);
-  return hook;
-}
+/**
+ * The hooks placed by addRouteHook (negotiation first), so that each later one goes after those
+ * before it: they run in the order they were added, before the hooks a route declares itself.
+ */
+const routeHooks = new WeakSet<object>();
 
 function onRequestHooks(route: RouteOptions): onRequestHookHandler[] {
   const hooks = route.onRequest;
@@ -80,14 +77,17 @@ function onRequestHooks(route: RouteOptions): onRequestHookHandler[] {
 }
 
 /**
- * Adds `hook` to a route's onRequest hooks, after its negotiation (a 406 comes first) and before
- * the hooks the route declares itself. For an `onRoute` hook of a scope, such as authentication:
- * a hook decided per route at start-up costs no lookup of the route's options per request.
+ * Adds `hook` to a route's onRequest hooks, after the hooks added this way before it (negotiation,
+ * so a 406 comes first) and before the hooks the route declares itself. For an `onRoute` hook of
+ * a scope, such as authentication: a hook decided per route when it is declared costs no lookup
+ * of the route's options per request (`request.routeOptions` is rebuilt at every read).
  */
 export function addRouteHook(route: RouteOptions, hook: onRequestHookHandler): void {
   const hooks = onRequestHooks(route);
-  const at = hooks.length > 0 && negotiationHooks.has(hooks[0]!) ? 1 : 0;
+  let at = 0;
+  while (at < hooks.length && routeHooks.has(hooks[at]!)) at++;
   hooks.splice(at, 0, hook);
+  routeHooks.add(hook);
   route.onRequest = hooks;
 }
 
@@ -146,7 +146,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
   // Negotiation (decisions §1) is a hook of each route, built when the route is declared.
   app.addHook('onRoute', (route) => {
-    route.onRequest = [negotiationHook(acceptRuleOf(route)), ...onRequestHooks(route)];
+    const rule = acceptRuleOf(route);
+    addRouteHook(route, (request, _reply, done) => done(negotiateRequest(request, rule)));
   });
 
   registerJsonParser(app);
