@@ -3,6 +3,7 @@ import { hashPassword, verifyPassword } from '../crypto/passwords.js';
 import { sha256Hex } from '../crypto/random.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
+import { releaseInviteShares } from '../locks/held-shares.js';
 import type { Caller } from './caller.js';
 import { prepareVerificationEmail } from './emails.js';
 import { accountWriter } from './live-sessions.js';
@@ -44,6 +45,7 @@ export async function verifyEmail(ctx: AppContext, code: string): Promise<void> 
     // A code proves only the address it was sent to.
     if (!user || user.email !== verification.email) throw errors.badRequest('verification code is invalid, used or expired');
     await updateUser(accountWriter(ctx, uow), user.id, { email_verified: 1, updated: ctx.now() });
+    await releaseInviteShares(ctx, uow, user.id);
   });
 }
 

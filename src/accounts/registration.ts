@@ -4,6 +4,7 @@ import { newId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
+import { holdInviteShares } from '../locks/held-shares.js';
 import { prepareVerificationEmail } from './emails.js';
 import { createLegacyKey, openLegacyPrivateKey, sealLegacyPrivateKey, type SealedLegacyKey } from './legacy-key.js';
 import { accountWriter } from './live-sessions.js';
@@ -42,6 +43,8 @@ export async function register(ctx: AppContext, input: RegistrationInput): Promi
       if (existing && input.version === 1) {
         id = existing.id;
         key = await takeOverInvite(ctx, accountWriter(ctx, uow), existing, { input, passwordHash, legacyKey, now });
+        // Typing an address proves nothing: the invite's shares wait until the email is verified.
+        await holdInviteShares(ctx, uow, id);
       } else {
         if (existing && !input.force) throw errors.pendingInvite();
         if (existing) await deleteUser(accountWriter(ctx, uow), existing.id);
@@ -68,7 +71,7 @@ interface LegacyKeyPair {
 
 /**
  * Registration v1 with the email of a pending invite: the account keeps the invite's id, key and
- * the shares made to it. An invite without a key gets the one just generated, sealed for its id.
+ * the shares made to it (held until the email is verified: src/locks/held-shares.ts). An invite without a key gets the one just generated, sealed for its id.
  */
 async function takeOverInvite(
   ctx: AppContext,

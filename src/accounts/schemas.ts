@@ -7,10 +7,18 @@ export const DisplayName = Type.String({ minLength: 1, maxLength: 255 });
 export const Credentials = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 1024 }) });
 export type Credentials = Static<typeof Credentials>;
 
-export const Registration = Type.Object({ email: Email, password: Password, displayName: Type.Optional(DisplayName) });
+// A null displayName is taken as absent: clients that serialise unset fields as null send it.
+export const Registration = Type.Object({ email: Email, password: Password, displayName: Type.Optional(Type.Union([DisplayName, Type.Null()])) });
 export type Registration = Static<typeof Registration>;
 
-export const RegistrationQuery = Type.Object({ force: Type.Optional(Type.Boolean()) });
+/** A boolean as HTTP clients write one in a query: true/false in any case (Python sends True), or 1/0. */
+const QueryFlag = Type.String({ pattern: '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$', description: 'true or false (any case), 1 or 0' });
+
+export function isSet(flag: string | undefined): boolean {
+  return flag === '1' || flag?.toLowerCase() === 'true';
+}
+
+export const RegistrationQuery = Type.Object({ force: Type.Optional(QueryFlag) });
 
 export const TokenPairResponse = Type.Object({
   authToken: Type.String(),

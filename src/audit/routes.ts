@@ -5,7 +5,9 @@ import { pickVersion } from '../http/negotiation.js';
 import { errorResponses } from '../http/schemas.js';
 import { readLockLog, readUserLog, toPage } from './logs.js';
 import { presentLockEntryV1, presentLockEntryV2, presentUserEntry } from './presenters.js';
-import { LockAuditEntry, LockLogParams, LogQuery, UserAuditEntry, UserLogParams } from './schemas.js';
+import { pathId } from '../locks/ids.js';
+import { LockIdParams, UserIdParams } from '../locks/schemas.js';
+import { LockAuditEntry, LogQuery, UserAuditEntry } from './schemas.js';
 
 /** The spec's lock audit (v1, v2) and user audit endpoints. */
 export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -14,13 +16,13 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       schema: {
         tags: ['audit'],
         summary: "A lock's audit trail, newest first (admins; v2 adds email, displayName and the sharing types)",
-        params: LockLogParams,
+        params: LockIdParams,
         querystring: LogQuery,
         response: { 200: Type.Array(LockAuditEntry), ...errorResponses(400, 401, 403, 404, 406) },
       },
       handler: async (request) => {
         const version = pickVersion(request.apiVersion, [1, 2] as const);
-        const rows = await readLockLog(ctx, request.caller, request.params.lockId, toPage(request.query), version);
+        const rows = await readLockLog(ctx, request.caller, pathId(request.params.lockId, 'lock'), toPage(request.query), version);
         return rows.map(version === 1 ? presentLockEntryV1 : presentLockEntryV2);
       },
     });
@@ -29,12 +31,12 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       schema: {
         tags: ['audit'],
         summary: "A user's audit trail, newest first (the user; admins see their own locks' part)",
-        params: UserLogParams,
+        params: UserIdParams,
         querystring: LogQuery,
         response: { 200: Type.Array(UserAuditEntry), ...errorResponses(400, 401, 404, 406) },
       },
       handler: async (request) => {
-        const rows = await readUserLog(ctx, request.caller, request.params.userId, toPage(request.query));
+        const rows = await readUserLog(ctx, request.caller, pathId(request.params.userId, 'user'), toPage(request.query));
         return rows.map(presentUserEntry);
       },
     });

@@ -1,12 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { UUID_PATTERN } from '../crypto/random.js';
 
 /** The most entries one page returns; a larger `limit` is lowered to it (clients asking for "all" still get an answer). */
 export const MAX_PAGE = 1000;
 export const DEFAULT_PAGE = 100;
-
-export const LockLogParams = Type.Object({ lockId: Type.String({ pattern: UUID_PATTERN }) });
-export const UserLogParams = Type.Object({ userId: Type.String({ pattern: UUID_PATTERN }) });
 
 export const LogQuery = Type.Object({
   start: Type.Optional(Type.Number({ description: 'earliest timestamp, Unix seconds, inclusive' })),

@@ -15,9 +15,28 @@ export interface Command {
   run(values: Record<string, string | boolean | undefined>): Promise<number | null>;
 }
 
+const NEGATIVE_NUMBER = /^-\d/;
+
+/**
+ * `--longitude -0.1` as `--longitude=-0.1`: parseArgs takes a value that starts with a dash for
+ * an option of its own and refuses it, and every site west of Greenwich has one.
+ */
+function joinNegativeValues(options: Command['options'], args: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : undefined;
+    const next = args[i + 1];
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      joined.push(`${args[i]}=${next}`);
+      i++;
+    } else joined.push(args[i]!);
+  }
+  return joined;
+}
+
 export function parseOptions(command: Command, args: string[]): Record<string, string | boolean | undefined> {
   try {
-    const { values } = parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({ args: joinNegativeValues(command.options, args), options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false });
     return values as Record<string, string | boolean | undefined>;
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));

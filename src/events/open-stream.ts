@@ -11,6 +11,8 @@ export const MAX_STREAM_LOCKS = 100;
 export interface StreamAccess {
   lockIds: string[];
   endsAt: Map<string, number | null>;
+  /** When the caller joined each lock they are not an ADMIN of (Unix seconds): the start of the history they may replay. */
+  joinedAsUser: Map<string, number>;
 }
 
 /**
@@ -23,24 +25,32 @@ export async function streamLocks(ctx: AppContext, userId: string, requested: re
   if (lockIds.length > MAX_STREAM_LOCKS) throw errors.badRequest(`at most ${MAX_STREAM_LOCKS} devices per stream`);
   const rows = await ctx.db.kysely
     .selectFrom('lock_members')
-    .select(['lock_id', 'starts_at', 'ends_at'])
+    .select(['lock_id', 'role', 'starts_at', 'ends_at', 'created'])
     .where('user_id', '=', userId)
     .where('lock_id', 'in', lockIds)
     .execute();
   if (rows.length !== lockIds.length) throw errors.notFound('lock');
   const now = ctx.now();
   if (rows.some((row) => !isMemberActive({ start: row.starts_at, end: row.ends_at }, now))) throw errors.forbidden('access to a listed lock is outside its window');
-  return { lockIds, endsAt: new Map(rows.map((row) => [row.lock_id, row.ends_at])) };
+  return {
+    lockIds,
+    endsAt: new Map(rows.map((row) => [row.lock_id, row.ends_at])),
+    joinedAsUser: new Map(rows.filter((row) => row.role !== 'ADMIN').map((row) => [row.lock_id, row.created])),
+  };
 }
 
 /**
  * Where the stream starts: after the Last-Event-ID position when given (400 when it is not one
- * of this stream's), else after each lock's newest entry (only what happens from now on).
+ * of this stream's), else after each lock's newest entry (only what happens from now on). A
+ * USER's position is never earlier than their joining the lock: the trail before it is for
+ * ADMINs (decisions §5), and a reconnecting USER never asks for it anyway.
  */
-export async function startingCursor(ctx: AppContext, lockIds: readonly string[], lastEventId: string | undefined): Promise<Cursor> {
+export async function startingCursor(ctx: AppContext, access: StreamAccess, lastEventId: string | undefined): Promise<Cursor> {
+  const { lockIds, joinedAsUser } = access;
   if (lastEventId !== undefined && lastEventId.trim() !== '') {
     const cursor = decodeCursor(lockIds, lastEventId);
     if (!cursor) throw errors.badRequest('Last-Event-ID is not a position of a stream of these devices');
+    for (const [lockId, joined] of joinedAsUser) cursor.set(lockId, await notBeforeJoining(ctx, lockId, cursor.get(lockId)!, joined));
     return cursor;
   }
   const rows = await ctx.db.kysely
@@ -51,6 +61,18 @@ export async function startingCursor(ctx: AppContext, lockIds: readonly string[]
     .execute();
   const newest = new Map(rows.map((row) => [row.lock_id, Number(row.last)]));
   return new Map(lockIds.map((id) => [id, newest.get(id) ?? 0]));
+}
+
+/**
+ * `position`, or the lock's last entry before `joined` (Unix seconds) when the entry after
+ * `position` is older than that. Only a position from before joining costs a scan.
+ */
+async function notBeforeJoining(ctx: AppContext, lockId: string, position: number, joined: number): Promise<number> {
+  const entries = ctx.db.kysely.selectFrom('audit_entries').select(['seq', 'timestamp']).where('lock_id', '=', lockId);
+  const next = await entries.where('seq', '>', position).orderBy('seq').limit(1).executeTakeFirst();
+  if (next === undefined || next.timestamp >= joined) return position;
+  const lastBefore = await entries.where('timestamp', '<', joined).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  return lastBefore?.seq ?? position;
 }
 
 /** When the user's access to the lock ends (null: never), or undefined when they have none now. */

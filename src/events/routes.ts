@@ -38,8 +38,9 @@ export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       handler: async (request, reply) => {
         const userId = request.caller.userId;
-        const { lockIds, endsAt } = await streamLocks(ctx, userId, request.query.device);
-        const cursor = await startingCursor(ctx, lockIds, request.headers['last-event-id'] ?? request.query.lastEventId);
+        const access = await streamLocks(ctx, userId, request.query.device);
+        const { lockIds, endsAt } = access;
+        const cursor = await startingCursor(ctx, access, request.headers['last-event-id'] ?? request.query.lastEventId);
         reply.hijack();
         const raw = reply.raw;
         raw.writeHead(200, {

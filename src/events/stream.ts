@@ -84,7 +84,8 @@ export class EventStream implements FeedSubscriber {
       if (at === undefined) return;
       if (row.seq <= at) continue;
       this.options.cursor.set(lockId, row.seq);
-      const data = { ...presentLockEntryV2(row), deviceId: lockId, state: lock };
+      // `rejected` beside the v2 fields: a refused unlock must not read as an unlock to a client that goes by the event name.
+      const data = { ...presentLockEntryV2(row), rejected: row.rejected === 1, deviceId: lockId, state: lock };
       this.write(frame(row.type, encodeCursor(this.options.lockIds, this.options.cursor), data));
       if ((row.type === 'LOCK_REVOKED' || row.type === 'LOCK_SHARED') && row.subject_user_id === this.options.userId) {
         this.recheck(lockId);

@@ -15,7 +15,7 @@ export function containsNul(value: unknown): boolean {
 }
 
 /**
- * Replaces Fastify's JSON parser: an empty body with a JSON content type counts as no body
+ * Replaces Fastify's parsers. JSON: an empty body with a JSON content type counts as no body
  * (clients send `Content-Type: application/json` on body-less POSTs, compat), and strings with
  * NUL are refused here so that no feature can hand one to the database (a 500 on PostgreSQL).
  */
@@ -29,5 +29,11 @@ export function registerJsonParser(app: HttpApp): void {
       if (containsNul(parsed)) return done(errors.validation('strings must not contain NUL characters'));
       done(null, parsed);
     });
+  });
+  // Any other type: an empty body is no body (Java's HttpURLConnection labels a body-less POST
+  // application/x-www-form-urlencoded); a body we cannot read is a 415.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    if ((body as Buffer).length === 0) return done(null, undefined);
+    done(errors.unsupportedMediaType());
   });
 }

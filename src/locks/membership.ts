@@ -5,6 +5,7 @@ import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
+import { dropHeldShares } from './held-shares.js';
 import { accessWindowError, canAddMember, demotesLastAdmin, membershipChange, type MembershipChange } from './policy.js';
 import { bumpConfigVersion, countMembers, findLockForUpdate, findMembership, findMemberships, insertMember, type LockRow, type Membership } from './queries.js';
 
@@ -109,18 +110,22 @@ export async function removeMembers(ctx: AppContext, uow: UnitOfWork, input: Rem
   // Asking about others is an ADMIN's business: a USER learns nothing about who else is enrolled.
   if (requested.some((id) => id !== actorUserId)) assertAllowed(canManageMembers(actor, now));
   const targets = await findMemberships(uow.db, lockId, requested);
-  if (targets.length === 0) throw errors.notFound('member');
+  // An invitee whose shares are held (src/locks/held-shares.ts) is revoked too: they must not come back on verification.
+  const heldRevoked = requested.some((id) => id !== actorUserId) ? await dropHeldShares(uow.db, lockId, requested) : [];
+  if (targets.length === 0 && heldRevoked.length === 0) throw errors.notFound('member');
 
   const decision = canRemoveMembers(actor, targets, { ...(await countMembers(uow.db, lockId)), now });
   assertAllowed(decision);
   const removed = targets.map((t) => t.userId);
-  await uow.db.deleteFrom('lock_members').where('lock_id', '=', lockId).where('user_id', 'in', removed).execute();
+  if (removed.length > 0) await uow.db.deleteFrom('lock_members').where('lock_id', '=', lockId).where('user_id', 'in', removed).execute();
   for (const userId of removed) {
     await recordAudit(ctx, uow, { lockId, type: 'LOCK_REVOKED', actorUserId, subjectUserId: userId, details: { role: targets.find((t) => t.userId === userId)!.role } });
   }
+  for (const userId of heldRevoked) await recordAudit(ctx, uow, { lockId, type: 'LOCK_REVOKED', actorUserId, subjectUserId: userId, details: { held: true } });
   if (lock.owner_user_id !== null && (decision.lockBecomesUnowned || removed.includes(lock.owner_user_id))) {
     await uow.db.updateTable('locks').set({ owner_user_id: null, updated: now }).where('id', '=', lockId).execute();
   }
+  if (decision.lockBecomesUnowned) await dropHeldShares(uow.db, lockId);
   await configChanged(ctx, uow, lockId);
-  return { removed, lockBecameUnowned: decision.lockBecomesUnowned };
+  return { removed: [...removed, ...heldRevoked], lockBecameUnowned: decision.lockBecomesUnowned };
 }

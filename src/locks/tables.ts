@@ -65,4 +65,6 @@ export interface LockMembersTable {
 export interface LockTables {
   locks: LocksTable;
   lock_members: LockMembersTable;
+  /** Shares of an invite taken over by a registration whose email is not yet verified (src/invites/held-shares.ts). */
+  held_invite_shares: LockMembersTable;
 }

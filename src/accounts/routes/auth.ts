@@ -6,7 +6,7 @@ import { errorResponses, NoContent } from '../../http/schemas.js';
 import { bearerToken } from '../authenticate.js';
 import { login } from '../login.js';
 import { register } from '../registration.js';
-import { Credentials, Registration, RegistrationQuery, TokenPairResponse } from '../schemas.js';
+import { Credentials, isSet, Registration, RegistrationQuery, TokenPairResponse } from '../schemas.js';
 import { endSession, refreshSession } from '../sessions.js';
 
 /** Registration, login, refresh and logout: the spec's "Account and authentication" token rows. */
@@ -27,7 +27,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       handler: async (request) => {
         const version = pickVersion(request.apiVersion, [1, 2, 3] as const);
-        return register(ctx, { ...request.body, version, force: request.query.force === true });
+        const { email, password, displayName } = request.body;
+        return register(ctx, { email, password, displayName: displayName ?? undefined, version, force: isSet(request.query.force) });
       },
     });
 

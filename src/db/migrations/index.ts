@@ -6,6 +6,7 @@ import { auditMigration } from './0003_audit.js';
 import { applicationsMigration } from './0004_applications.js';
 import { lockCommandsMigration } from './0005_lock_commands.js';
 import { certificatesMigration } from './0006_certificates.js';
+import { heldInviteSharesMigration } from './0007_held_invite_shares.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -19,5 +20,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0004_applications': applicationsMigration(dialect),
     '0005_lock_commands': lockCommandsMigration(dialect),
     '0006_certificates': certificatesMigration(dialect),
+    '0007_held_invite_shares': heldInviteSharesMigration(dialect),
   };
 }

@@ -54,7 +54,7 @@ describe('registration with a pending invite', () => {
     it(`v${version} without force answers 409 and leaves the invite alone`, async () => {
       const email = uniqueEmail(`invite-v${version}`);
       const orphan = await insertOrphan(t, email, { withKey: true });
-      for (const query of ['', '?force=false']) {
+      for (const query of ['', '?force=false', '?force=False', '?force=0']) {
         const res = await t.api.post(`/auth/register${query}`, { version, body: { email, password } });
         assertError(res, 409);
         assert.equal(res.body.error, 'pending_invite');
@@ -80,6 +80,16 @@ describe('registration with a pending invite', () => {
       if (version === 2) assert.notEqual(res.body.publicKey, orphan.publicKey);
     });
   }
+
+  it('force is read as clients write a boolean: True (Python) and 1 discard the invite too', async () => {
+    for (const flag of ['True', '1', 'TRUE']) {
+      const email = uniqueEmail(`force-${flag}`);
+      const orphan = await insertOrphan(t, email, { withKey: true });
+      const res = await t.api.post(`/auth/register?force=${flag}`, { version: 3, body: { email, password } });
+      assertTokenPair(res, false);
+      assert.equal(await findUserRow(t, orphan.id), undefined, flag);
+    }
+  });
 
   it('force=true without an invite registers normally', async () => {
     const res = await t.api.post('/auth/register?force=true', { version: 2, body: { email: uniqueEmail('force-none'), password } });

@@ -99,6 +99,19 @@ describe('token refresh', () => {
     assert.equal(res.status, 200, res.text);
   });
 
+  it('ignores any other content type on an empty body (Java labels body-less POSTs form-encoded), and logout does too', async () => {
+    const user = await createUser(t.api);
+    for (const contentType of ['application/x-www-form-urlencoded', 'application/octet-stream', 'text/plain']) {
+      const res = await t.api.post('/auth/token/refresh', { token: user.refreshToken, rawBody: '', contentType });
+      assert.equal(res.status, 200, `${contentType}: ${res.text}`);
+      user.refreshToken = res.body.refreshToken;
+    }
+    const out = await t.api.post('/token/destroy', { token: user.authToken, rawBody: '', contentType: 'application/x-www-form-urlencoded' });
+    assert.equal(out.status, 204, out.text);
+    // A body that is there but not JSON is still refused.
+    assertError(await t.api.post('/auth/token/refresh', { token: user.refreshToken, rawBody: 'a=b', contentType: 'application/x-www-form-urlencoded' }), 415);
+  });
+
   it('a refresh token whose signature was altered answers 401', async () => {
     const user = await createUser(t.api);
     const [header, payload, signature] = user.refreshToken.split('.') as [string, string, string];

@@ -66,6 +66,13 @@ describe('registration input validation', () => {
     assertError(res, 400);
   });
 
+  it('takes a null displayName as none given', async () => {
+    const res = await t.api.post('/auth/register', { version: 3, body: { email: uniqueEmail('null-name'), password: 'long enough', displayName: null } });
+    assert.equal(res.status, 200);
+    const account = await t.api.get('/account', { token: res.body.authToken });
+    assert.equal(account.body.displayName, null);
+  });
+
   it('refuses a non-boolean force with 400', async () => {
     const res = await t.api.post('/auth/register?force=maybe', { version: 2, body: { email: uniqueEmail('force'), password: 'long enough' } });
     assertError(res, 400);

@@ -119,9 +119,15 @@ describe('GET /device/{lockId}/log', () => {
     assert.deepEqual(notMember.body, missing.body);
   });
 
-  it('is 401 without a token and 400 for a malformed lock id', async () => {
+  it('is 401 without a token and 404 for a malformed lock id, like the other lock routes', async () => {
     assert.equal((await t.api.get(`/device/${lockId}/log`)).status, 401);
-    assert.equal((await t.api.get('/device/not-a-uuid/log', { token: admin.authToken })).status, 400);
+    assert.equal((await t.api.get('/device/not-a-uuid/log', { token: admin.authToken })).status, 404);
+  });
+
+  it('takes the lock id in upper case too (UUIDs are case-insensitive)', async () => {
+    const res = await t.api.get(`/device/${lockId.toUpperCase()}/log`, { token: admin.authToken });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.length, 5);
   });
 
   it('answers with and without a trailing slash', async () => {

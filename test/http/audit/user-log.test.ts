@@ -109,4 +109,10 @@ describe('GET /user/{userId}/log', () => {
   it('is 401 without a token', async () => {
     assert.equal((await t.api.get(`/user/${user.userId}/log`)).status, 401);
   });
+
+  it('takes the user id in upper case too, and answers 404 for one that is not a UUID', async () => {
+    assert.deepEqual(stamps((await log(user.userId.toUpperCase(), user.authToken)).body), [2004, 2003, 2002, 2001, 2000]);
+    assert.equal((await log(user.userId.toUpperCase(), alice.authToken, '?limit=1')).status, 200);
+    assert.equal((await log('not-a-uuid', user.authToken)).status, 404);
+  });
 });

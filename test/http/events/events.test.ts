@@ -141,4 +141,37 @@ describe('GET /device/events', () => {
     const events = await stream.waitFor(2);
     assert.deepEqual(events.map((e) => e.event), ['LOCK_SHARED', 'DOOR_CLOSE']);
   });
+
+  it('replays to a USER nothing from before they joined, whatever Last-Event-ID asks for; an ADMIN gets it all', async () => {
+    const lock = await claimLock(t, owner);
+    await audit(lock.id, 'DOOR_OPEN');
+    await audit(lock.id, 'DOOR_CLOSE');
+    const guest = await createUser(t.api);
+    await shareLock(t, lock.id, owner, guest.userId);
+    await audit(lock.id, 'DOOR_LOCK');
+    const fromStart = await open(`/device/events?device=${lock.id}`, guest.authToken, '0');
+    const replayed = await fromStart.waitFor(2);
+    assert.deepEqual(replayed.map((e) => e.event), ['LOCK_SHARED', 'DOOR_LOCK']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(fromStart.events.length, 2, 'nothing from before the guest joined');
+
+    // A position after joining is taken as it is.
+    const resumed = await open(`/device/events?device=${lock.id}`, guest.authToken, replayed[0]!.id);
+    assert.deepEqual((await resumed.waitFor(1)).map((e) => e.event), ['DOOR_LOCK']);
+
+    const admin = await open(`/device/events?device=${lock.id}`, owner.authToken, '0');
+    const all = (await admin.waitFor(5)).map((e) => e.event);
+    assert.deepEqual(all.slice(-4), ['DOOR_OPEN', 'DOOR_CLOSE', 'LOCK_SHARED', 'DOOR_LOCK']);
+  });
+
+  it('marks a refused attempt as rejected, so it never reads as the act itself', async () => {
+    const lock = await claimLock(t, owner);
+    const stream = await open(`/device/events?device=${lock.id}`, owner.authToken);
+    await recordAuditNow(t.service.ctx, { lockId: lock.id, type: 'DOOR_UNLOCK', actorUserId: owner.userId, rejected: true, message: 'caller address not permitted' });
+    await audit(lock.id, 'DOOR_UNLOCK');
+    const [refused, done] = await stream.waitFor(2);
+    assert.equal(refused!.data.rejected, true);
+    assert.match(String(refused!.data.message), /refused/);
+    assert.equal(done!.data.rejected, false);
+  });
 });

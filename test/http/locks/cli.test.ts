@@ -67,6 +67,13 @@ describe('latchkey lock provision / site create', () => {
     assert.deepEqual(sites.body.map((s: { id: string }) => s.id), [siteJson.id]);
   });
 
+  it('takes negative coordinates written as separate arguments (west of Greenwich, south of the equator)', async () => {
+    const site = await latchkey('site', 'create', '--name', 'Rio', '--latitude', '-22.9', '--longitude', '-43.2', '--radius', '50');
+    assert.equal(site.code, 0, site.stderr);
+    const json = JSON.parse(site.stdout);
+    assert.deepEqual([json.latitude, json.longitude], [-22.9, -43.2]);
+  });
+
   it('makes a site without a location and a lock without a site', async () => {
     const [site, lock] = await Promise.all([latchkey('site', 'create', '--name', 'Plain'), latchkey('lock', 'provision', '--name', 'Loose')]);
     assert.equal(site.code, 0, site.stderr);

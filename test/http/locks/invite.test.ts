@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { createUser, uniqueEmail, type TestUser } from '../../helpers/factories.js';
-import { claimLock, shareLock } from '../../helpers/locks.js';
+import { claimLock, revokeLock, shareLock } from '../../helpers/locks.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp.js';
 import { UUID } from './support.js';
@@ -75,6 +75,49 @@ describe('GET|POST /share/invite/{email}', () => {
     const users = (await t.api.get(`/device/${lock.id}/users`, { token: admin.authToken })).body;
     const invitee = users.find((u: { userId: string }) => u.userId === id);
     assert.deepEqual({ email: invitee.email, orphan: invitee.orphan, displayName: invitee.displayName }, { email, orphan: true, displayName: null });
+  });
+
+  it('holds the invite\'s shares from whoever registers its email until the email is verified', async () => {
+    const email = uniqueEmail('held');
+    const { id } = (await t.api.get(`/share/invite/${encodeURIComponent(email)}`, { token: admin.authToken })).body;
+    const lock = await claimLock(t, admin);
+    await shareLock(t, lock.id, admin, id);
+    const versionBefore = (await t.service.ctx.db.kysely.selectFrom('locks').select('config_version').where('id', '=', lock.id).executeTakeFirstOrThrow()).config_version;
+
+    const registered = await t.api.post('/auth/register', { body: { email, password: 'correct horse battery' } });
+    assert.equal(registered.status, 200);
+    assert.equal(decodeJwt(registered.body.authToken).sub, id, 'the invite is taken over');
+    const token = registered.body.authToken;
+    // Typing the address proved nothing: the lock is not theirs yet, and its config lost them.
+    assert.deepEqual((await t.api.get('/device', { token })).body, []);
+    assert.equal((await t.api.get(`/device/${lock.id}`, { token })).status, 404);
+    const users = (await t.api.get(`/device/${lock.id}/users`, { token: admin.authToken })).body as Array<{ userId: string }>;
+    assert.ok(!users.some((u) => u.userId === id));
+    const versionHeld = (await t.service.ctx.db.kysely.selectFrom('locks').select('config_version').where('id', '=', lock.id).executeTakeFirstOrThrow()).config_version;
+    assert.ok(versionHeld > versionBefore);
+
+    // Following the link sent to the address gives them the share as it was made.
+    const mail = await sink.waitFor((m) => m.to.includes(email) && m.text.includes('/account/email/verify?code='));
+    const code = /verify\?code=([\w-]+)/.exec(mail.text)![1]!;
+    assert.equal((await t.api.put(`/account/email/verify?code=${code}`)).status, 204);
+    const devices = (await t.api.get('/device', { token })).body as Array<{ id: string }>;
+    assert.deepEqual(devices.map((d) => d.id), [lock.id]);
+  });
+
+  it('drops held shares when the admin revokes the invitee before they verify', async () => {
+    const email = uniqueEmail('held-revoked');
+    const { id } = (await t.api.get(`/share/invite/${encodeURIComponent(email)}`, { token: admin.authToken })).body;
+    const lock = await claimLock(t, admin);
+    await shareLock(t, lock.id, admin, id);
+    const registered = await t.api.post('/auth/register', { body: { email, password: 'correct horse battery' } });
+    await revokeLock(t, lock.id, admin, [id]);
+    const revoked = await t.service.ctx.db.kysely.selectFrom('audit_entries').select(['type', 'subject_user_id']).where('lock_id', '=', lock.id).orderBy('seq', 'desc').executeTakeFirstOrThrow();
+    assert.deepEqual(revoked, { type: 'LOCK_REVOKED', subject_user_id: id });
+
+    const mail = await sink.waitFor((m) => m.to.includes(email) && m.text.includes('/account/email/verify?code='));
+    const code = /verify\?code=([\w-]+)/.exec(mail.text)![1]!;
+    assert.equal((await t.api.put(`/account/email/verify?code=${code}`)).status, 204);
+    assert.deepEqual((await t.api.get('/device', { token: registered.body.authToken })).body, []);
   });
 
   it('gives a user registered without a legacy key (v3) one, and keeps it', async () => {

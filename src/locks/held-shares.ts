@@ -1,0 +1,44 @@
+import type { AppContext } from '../context.js';
+import type { Executor, UnitOfWork } from '../db/transaction.js';
+import { configChanged } from './membership.js';
+
+/**
+ * The shares of a pending invite, held while nobody has proved they own its email (decisions §2
+ * and docs/decisions.md, Invitations). Registration v1 with an invite's email takes the invite
+ * over, but anyone can type an address: until the registrant follows the link sent to it, the
+ * invite's lock_members rows wait in held_invite_shares, where no query for access finds them.
+ * Verifying the email puts them back. Revoking the invitee meanwhile drops them.
+ */
+
+/** Moves the user's shares aside; each lock's config loses them. */
+export async function holdInviteShares(ctx: AppContext, uow: UnitOfWork, userId: string): Promise<void> {
+  const rows = await uow.db.selectFrom('lock_members').selectAll().where('user_id', '=', userId).execute();
+  if (rows.length === 0) return;
+  await uow.db.insertInto('held_invite_shares').values(rows).execute();
+  await uow.db.deleteFrom('lock_members').where('user_id', '=', userId).execute();
+  for (const row of rows) await configChanged(ctx, uow, row.lock_id);
+}
+
+/** Puts the user's held shares back, except on locks they were enrolled in again meanwhile. */
+export async function releaseInviteShares(ctx: AppContext, uow: UnitOfWork, userId: string): Promise<void> {
+  const held = await uow.db.selectFrom('held_invite_shares').selectAll().where('user_id', '=', userId).execute();
+  if (held.length === 0) return;
+  await uow.db.deleteFrom('held_invite_shares').where('user_id', '=', userId).execute();
+  const enrolled = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', userId).execute();
+  const already = new Set(enrolled.map((row) => row.lock_id));
+  const restored = held.filter((row) => !already.has(row.lock_id));
+  if (restored.length === 0) return;
+  await uow.db.insertInto('lock_members').values(restored).execute();
+  for (const row of restored) await configChanged(ctx, uow, row.lock_id);
+}
+
+/** Drops the held shares of these users on the lock (all of its held shares without users); the users whose share was dropped. */
+export async function dropHeldShares(db: Executor, lockId: string, userIds?: readonly string[]): Promise<string[]> {
+  let query = db.deleteFrom('held_invite_shares').where('lock_id', '=', lockId);
+  if (userIds !== undefined) {
+    if (userIds.length === 0) return [];
+    query = query.where('user_id', 'in', [...userIds]);
+  }
+  const rows = await query.returning('user_id').execute();
+  return rows.map((row) => row.user_id);
+}
