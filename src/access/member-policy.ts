@@ -2,7 +2,7 @@ import { errors, type AppError } from '../errors/catalogue.js';
 import { isAddressPermitted } from './addresses.js';
 import { meetsLocationRequirement } from './location.js';
 import { meetsTimeRequirements } from './time-window.js';
-import type { Member, MemberRole, OperationLocation, UsageRequirements } from './types.js';
+import type { Member, OperationLocation, UsageRequirements } from './types.js';
 
 /**
  * Who may do what on a lock (decisions §4 permissions, §5 reads). Pure: every fact comes in as an
@@ -45,12 +45,17 @@ export interface UnlockRequest {
   permittedAddresses?: readonly string[] | null;
   callerIp: string | null | undefined;
   location?: Partial<OperationLocation> | null;
+  /** The operation's own unlock duration (seconds), if it asks for one. */
+  duration?: number | null;
+  /** The lock's unlock duration (seconds): the longest a USER may ask for. */
+  unlockDuration?: number;
   now: number;
 }
 
 /**
  * MUTATE_LOCK: the member's window applies to everyone, permitted addresses to everyone, usage
- * requirements (time, location) to USERs only: an ADMIN is exempt from them.
+ * requirements (time, location) to USERs only: an ADMIN is exempt from them. A USER may ask for a
+ * shorter unlock than the lock's, never a longer one (the unlock duration is an ADMIN setting).
  */
 export function canUnlock(request: UnlockRequest): Decision {
   const { member, requirements, now } = request;
@@ -58,6 +63,9 @@ export function canUnlock(request: UnlockRequest): Decision {
   if (refusal !== null) return refusal;
   if (!isAddressPermitted(request.permittedAddresses ?? [], request.callerIp)) return forbidden('caller address not permitted');
   if (member.role === 'ADMIN') return ALLOWED;
+  if (request.duration != null && request.unlockDuration !== undefined && request.duration > request.unlockDuration) {
+    return forbidden('a USER may not unlock for longer than the lock\'s unlock duration');
+  }
   if (!meetsTimeRequirements(requirements?.time, now)) return forbidden('outside permitted times');
   const location = meetsLocationRequirement(requirements?.location, request.location);
   return location.ok ? ALLOWED : forbidden(location.reason);
@@ -78,8 +86,17 @@ export function canReadAdminData(member: Enrolment, now?: number): Decision {
   return adminOnly(member, now);
 }
 
+/**
+ * An ADMIN who can manage the lock now and for good: inside their window, with no end. Only these
+ * count for the last-admin rule: an ADMIN whose window ends (or has not begun) would leave the
+ * lock, when it ends, with members and nobody able to manage them.
+ */
+export function isLastingAdmin(member: Enrolment, now: number | undefined): boolean {
+  return member.role === 'ADMIN' && member.end == null && (now === undefined || member.start == null || now >= member.start);
+}
+
 export interface MembershipCounts {
-  /** ADMINs enrolled on the lock now, the actor included. */
+  /** Lasting ADMINs (isLastingAdmin) enrolled on the lock, the actor included. */
   adminCount: number;
   /** Members enrolled on the lock now, of any role, the actor included. */
   memberCount: number;
@@ -95,7 +112,7 @@ export interface MembershipCounts {
  */
 export function canRemoveMembers(
   actor: Enrolment & Pick<Member, 'userId'>,
-  targets: ReadonlyArray<{ userId: string; role: MemberRole }>,
+  targets: ReadonlyArray<{ userId: string } & Enrolment>,
   counts: MembershipCounts,
 ): RemovalDecision {
   const unique = [...new Map(targets.map((target) => [target.userId, target])).values()];
@@ -104,7 +121,7 @@ export function canRemoveMembers(
     if (!decision.allowed) return decision;
   }
   const remainingMembers = counts.memberCount - unique.length;
-  const removedAdmins = unique.filter((target) => target.role === 'ADMIN').length;
+  const removedAdmins = unique.filter((target) => isLastingAdmin(target, counts.now)).length;
   if (remainingMembers <= 0) return { allowed: true, lockBecomesUnowned: true };
   if (removedAdmins > 0 && counts.adminCount - removedAdmins <= 0) {
     return { allowed: false, status: 409, reason: 'the last admin cannot leave while other users remain', error: 'last_admin' };
@@ -117,8 +134,8 @@ export function canRemoveMembers(
  * ADMIN actor remains, so the lock keeps an admin whatever the target was.
  */
 export function canRemoveMember(actor: Enrolment & Pick<Member, 'userId'>, targetUserId: string, counts: MembershipCounts): RemovalDecision {
-  const targetRole: MemberRole = targetUserId === actor.userId ? actor.role : 'USER';
-  return canRemoveMembers(actor, [{ userId: targetUserId, role: targetRole }], counts);
+  const target = targetUserId === actor.userId ? actor : { userId: targetUserId, role: 'USER' as const };
+  return canRemoveMembers(actor, [target], counts);
 }
 
 /** The AppError a refusal is answered with. */

@@ -67,8 +67,8 @@ function optionalJti(payload: Record<string, unknown>): string | undefined {
 /**
  * Validates the payload of a signed operation for lock `lockId` at `now` (Unix seconds):
  * `iss` a string (and the caller, when `callerUserId` is given), `sub` the lock, `exp` > now,
- * `nbf` (optional) and `iat` no later than now + tolerance, `exp − iat` at most 60 s + tolerance
- * for MUTATE_LOCK and 30 days otherwise, and a valid `operation`. Ids compare case-insensitively
+ * `nbf` (optional) and `iat` no later than now + tolerance, `exp − iat` (and `exp − now`) at most
+ * 60 s + tolerance for MUTATE_LOCK and 30 days otherwise, and a valid `operation`. Ids compare case-insensitively
  * (they are UUIDs). See the top of this file for the status codes.
  */
 export function checkOperationClaims(
@@ -94,6 +94,8 @@ export function checkOperationClaims(
   if (iat > now + tolerance) throw errors.tokenNotYetValid('operation token issued in the future (iat)');
   const maxLifetime = operation.type === 'MUTATE_LOCK' ? MUTATE_LOCK_MAX_LIFETIME_SECONDS + tolerance : MAX_OPERATION_LIFETIME_SECONDS;
   if (exp - iat > maxLifetime) throw errors.badRequest(`exp - iat must be at most ${maxLifetime} seconds for ${operation.type}`);
+  // iat may run ahead by the tolerance, which must not stretch a lock token past a minute from now.
+  if (exp - now > maxLifetime) throw errors.badRequest(`exp must be at most ${maxLifetime} seconds from now for ${operation.type}`);
   if (exp < iat) throw errors.badRequest('exp must not be before iat');
 
   return { iss, sub, iat, exp, ...(nbf === undefined ? {} : { nbf }), ...(jti === undefined ? {} : { jti }), operation };

@@ -28,6 +28,8 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
     permittedAddresses: readPermittedAddresses(lock.permitted_addresses),
     callerIp: op.callerIp,
     location: operation.location ?? null,
+    duration: operation.duration ?? null,
+    unlockDuration: lock.unlock_time,
     now,
   });
   if (!decision.allowed) throw await refuse(ctx, facts, decision);

@@ -65,7 +65,9 @@ export async function addMember(ctx: AppContext, uow: UnitOfWork, input: AddMemb
 
   const existing = await findMembership(uow.db, lockId, userId);
   const change = membershipChange(existing?.role, role);
-  if (demotesLastAdmin(existing?.role, role, (await countMembers(uow.db, lockId)).adminCount)) throw errors.lastAdmin();
+  // An ADMIN whose access ends must not lift the end themselves; leaving or stepping down stays open.
+  if (existing !== undefined && userId === actorUserId && change === 'WINDOW_UPDATED') throw errors.forbidden('members cannot change their own access window');
+  if (demotesLastAdmin(existing, { role, start, end }, (await countMembers(uow.db, lockId, now)).adminCount, now)) throw errors.lastAdmin();
   if (existing === undefined) {
     await insertMember(uow.db, { lock_id: lockId, user_id: userId, role, starts_at: start, ends_at: end, alias: null, favourite: 0, colour: null, created: now, updated: now });
   } else {
@@ -114,7 +116,7 @@ export async function removeMembers(ctx: AppContext, uow: UnitOfWork, input: Rem
   const heldRevoked = requested.some((id) => id !== actorUserId) ? await dropHeldShares(uow.db, lockId, requested) : [];
   if (targets.length === 0 && heldRevoked.length === 0) throw errors.notFound('member');
 
-  const decision = canRemoveMembers(actor, targets, { ...(await countMembers(uow.db, lockId)), now });
+  const decision = canRemoveMembers(actor, targets, { ...(await countMembers(uow.db, lockId, now)), now });
   assertAllowed(decision);
   const removed = targets.map((t) => t.userId);
   if (removed.length > 0) await uow.db.deleteFrom('lock_members').where('lock_id', '=', lockId).where('user_id', 'in', removed).execute();

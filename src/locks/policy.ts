@@ -1,5 +1,5 @@
 import { parsePermittedAddresses } from '../access/addresses.js';
-import { canChangeSettings, canManageMembers, canReadAdminData, type Decision } from '../access/member-policy.js';
+import { canChangeSettings, canManageMembers, canReadAdminData, isLastingAdmin, type Decision } from '../access/member-policy.js';
 import type { MemberRole } from '../access/types.js';
 
 /**
@@ -39,9 +39,12 @@ export function membershipChange(current: MemberRole | undefined, wanted: Member
   return wanted === 'ADMIN' ? 'USER_PROMOTED' : 'USER_DEMOTED';
 }
 
-/** A demotion of the only ADMIN would leave a lock with members and nobody to manage them (409). */
-export function demotesLastAdmin(current: MemberRole | undefined, wanted: MemberRole, adminCount: number): boolean {
-  return current === 'ADMIN' && wanted === 'USER' && adminCount <= 1;
+/**
+ * Turning the only lasting ADMIN (isLastingAdmin) into a USER, or into an ADMIN whose window ends,
+ * would leave a lock with members and, sooner or later, nobody to manage them (409).
+ */
+export function demotesLastAdmin(current: Enrolment | undefined, wanted: Enrolment, adminCount: number, now: number): boolean {
+  return current !== undefined && isLastingAdmin(current, now) && !isLastingAdmin(wanted, now) && adminCount <= 1;
 }
 
 /** An access window: finite non-negative seconds, and an end after its start. Null when valid, else a message for a 400. */

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { MemberRole } from '../access/types.js';
 import type { DialectName } from '../db/database.js';
 import { prepareQuery } from '../db/prepared.js';
@@ -173,10 +173,17 @@ export async function insertMember(db: Executor, member: Insertable<LockMembersT
 }
 
 /** Members of a lock counted by role. */
-export async function countMembers(db: Executor, lockId: string): Promise<{ adminCount: number; memberCount: number }> {
-  const rows = await db.selectFrom('lock_members').select(['role', (eb) => eb.fn.countAll<number>().as('count')]).where('lock_id', '=', lockId).groupBy('role').execute();
-  const count = (role: MemberRole) => Number(rows.find((r) => r.role === role)?.count ?? 0);
-  return { adminCount: count('ADMIN'), memberCount: count('ADMIN') + count('USER') };
+/** A lock's members and its lasting ADMINs at `now` (src/access/member-policy.ts, isLastingAdmin). */
+export async function countMembers(db: Executor, lockId: string, now: number): Promise<{ adminCount: number; memberCount: number }> {
+  const row = await db
+    .selectFrom('lock_members')
+    .select([
+      (eb) => eb.fn.countAll<number>().as('members'),
+      sql<number>`coalesce(sum(case when role = 'ADMIN' and ends_at is null and (starts_at is null or starts_at <= ${now}) then 1 else 0 end), 0)`.as('admins'),
+    ])
+    .where('lock_id', '=', lockId)
+    .executeTakeFirst();
+  return { adminCount: Number(row?.admins ?? 0), memberCount: Number(row?.members ?? 0) };
 }
 
 /** Members of a lock among `userIds` (others are not enrolled). */

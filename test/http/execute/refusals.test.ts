@@ -148,6 +148,16 @@ describe('execute: refusals', () => {
     assert.ok(refusals.every((e) => e.type === 'DOOR_UNLOCK'));
   });
 
+  it('refuses a USER\'s unlock longer than the lock\'s unlock duration (403, audited)', async () => {
+    const fresh = await freshLock();
+    const longer = { type: 'MUTATE_LOCK', locked: false, duration: 86_400 };
+    const res = await execute(t, member, fresh.id, signed(member, fresh.id, longer));
+    assert.equal(res.status, 403);
+    assert.match(res.body.message, /unlock duration/);
+    const [entry] = (await auditOf(t, fresh.id)).filter((e) => e.rejected === 1);
+    assert.equal(entry?.type, 'DOOR_UNLOCK');
+  });
+
   it('answers 503 when the lock is offline and 504 when it does not reply (both audited)', async () => {
     const offline = await freshLock();
     assert.equal((await execute(t, admin, offline.id, signed(admin, offline.id, unlock))).status, 503);

@@ -130,6 +130,30 @@ describe('lock membership service', () => {
     assert.equal((await lockRow(t, id)).owner_user_id, null);
   });
 
+  it('counts only lasting ADMINs for that rule: one whose window ends is no successor', async () => {
+    const { id } = await claimLock(t, admin);
+    await shareLock(t, id, admin, bob.userId);
+    await shareLock(t, id, admin, alice.userId, { role: 'ADMIN', end: Date.now() / 1000 + 5 });
+    // Alice's access ends in seconds: the owner may neither step down nor leave.
+    await rejects(shareLock(t, id, admin, admin.userId, { role: 'USER' }), 409);
+    await rejects(revokeLock(t, id, admin, [admin.userId]), 409);
+    // Nor may Alice lift her own end to become the successor.
+    await rejects(shareLock(t, id, alice, alice.userId, { role: 'ADMIN', end: null }), 403);
+    // Alice, who is not a lasting ADMIN, may leave.
+    await revokeLock(t, id, alice, [alice.userId]);
+    assert.equal((await findMembership(t.service.ctx.db.kysely, id, admin.userId))?.role, 'ADMIN');
+  });
+
+  it('lets no member change their own access window, an ADMIN whose access ends included', async () => {
+    const { id } = await claimLock(t, admin);
+    await shareLock(t, id, admin, alice.userId, { role: 'ADMIN', end: Date.now() / 1000 + 3600 });
+    await rejects(shareLock(t, id, alice, alice.userId, { role: 'ADMIN', end: null }), 403);
+    assert.notEqual((await findMembership(t.service.ctx.db.kysely, id, alice.userId))?.end, null);
+    // Stepping down stays open.
+    await shareLock(t, id, alice, alice.userId, { role: 'USER', end: Date.now() / 1000 + 3600 });
+    assert.equal((await findMembership(t.service.ctx.db.kysely, id, alice.userId))?.role, 'USER');
+  });
+
   it('lets only one of two ADMINs leaving at once go while a USER remains', async () => {
     const { id } = await claimLock(t, admin);
     await shareLock(t, id, admin, alice.userId, { role: 'ADMIN' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  assertAllowed, canChangeSettings, canManageMembers, canReadAdminData, canRemoveMember, canRemoveMembers, canUnlock, isMemberActive,
+  assertAllowed, canChangeSettings, canManageMembers, canReadAdminData, canRemoveMember, canRemoveMembers, canUnlock, isLastingAdmin, isMemberActive,
   type UnlockRequest,
 } from '../../../src/access/member-policy.js';
 import type { Member, UsageRequirements } from '../../../src/access/types.js';
@@ -50,6 +50,14 @@ describe('canUnlock', () => {
     assert.deepEqual(unlock({ member: admin, permittedAddresses }), { allowed: false, status: 403, reason: 'caller address not permitted' });
     assert.deepEqual(unlock({ permittedAddresses, callerIp: '198.51.100.9' }), { allowed: true });
     assert.deepEqual(unlock({ permittedAddresses, callerIp: undefined }), { allowed: false, status: 403, reason: 'caller address not permitted' });
+  });
+
+  it('lets a USER unlock for the lock\'s duration or less, an ADMIN for longer', () => {
+    const reason = "a USER may not unlock for longer than the lock's unlock duration";
+    assert.deepEqual(unlock({ duration: 86_400, unlockDuration: 5 }), { allowed: false, status: 403, reason });
+    assert.deepEqual(unlock({ duration: 5, unlockDuration: 5 }), { allowed: true });
+    assert.deepEqual(unlock({ duration: null, unlockDuration: 5 }), { allowed: true });
+    assert.deepEqual(unlock({ member: admin, duration: 86_400, unlockDuration: 5 }), { allowed: true });
   });
 
   it('refuses a USER outside every time requirement and allows one inside', () => {
@@ -123,6 +131,18 @@ describe('canRemoveMember', () => {
 
   it('returns the lock to unowned when the only member leaves', () => {
     assert.deepEqual(canRemoveMember(admin, admin.userId, { adminCount: 1, memberCount: 1 }), { allowed: true, lockBecomesUnowned: true });
+  });
+
+  it('counts only lasting ADMINs: one whose window ends cannot be left as the last', () => {
+    // adminCount holds lasting ADMINs only; the leaving ADMIN is one, the other has an end.
+    assert.deepEqual(canRemoveMember(admin, admin.userId, { adminCount: 1, memberCount: 3, now: NOW }), {
+      allowed: false, status: 409, reason: 'the last admin cannot leave while other users remain', error: 'last_admin',
+    });
+    // An ADMIN with an end leaving takes no lasting ADMIN away.
+    assert.deepEqual(canRemoveMember({ ...admin, end: NOW + 60 }, admin.userId, { adminCount: 1, memberCount: 3, now: NOW }), { allowed: true, lockBecomesUnowned: false });
+    assert.equal(isLastingAdmin({ role: 'ADMIN', start: NOW + 1 }, NOW), false);
+    assert.equal(isLastingAdmin({ role: 'ADMIN', start: NOW }, NOW), true);
+    assert.equal(isLastingAdmin({ role: 'USER' }, NOW), false);
   });
 
   it('lets a USER leave a lock that (inconsistently) has no admin', () => {

@@ -77,6 +77,11 @@ describe('checkOperationClaims', () => {
     failsWith(400, payload({ iat: NOW + 10, exp: NOW + 5 }), /iat/);
   });
 
+  it('keeps a MUTATE_LOCK token within 60 s + tolerance of now, even with iat ahead by the tolerance', () => {
+    failsWith(400, payload({ iat: NOW + 30, nbf: undefined, exp: NOW + 120 }), /exp must be at most 90 seconds from now/);
+    assert.equal(check(payload({ iat: NOW + 30, nbf: undefined, exp: NOW + 90 })).exp, NOW + 90);
+  });
+
   it('rejects a missing or unknown operation type', () => {
     failsWith(400, payload({ operation: undefined }), /operation must be an object/);
     failsWith(400, payload({ operation: { type: 'OPEN_SESAME' } }), /operation.type must be one of/);

@@ -49,6 +49,15 @@ describe('the lock\'s own check of a command', () => {
     assert.match(await refusal(checker(), await sign({ exp: NOW + 3600 })), /^bad_request: exp - iat/);
   });
 
+  it('lets a USER ask for a shorter unlock than the config\'s, never a longer one; an ADMIN for any', async () => {
+    const longer = { type: 'MUTATE_LOCK', locked: false, duration: 6 };
+    assert.match(await refusal(checker(), await sign({}, longer), config, longer), /^duration_not_allowed/);
+    const shorter = { type: 'MUTATE_LOCK', locked: false, duration: 5 };
+    assert.equal((await checker().check(command(await sign({}, shorter), shorter), config)).ok, true);
+    const asAdmin = { ...config, users: [{ ...user, role: 'ADMIN' as const }] };
+    assert.equal((await checker().check(command(await sign({}, longer), longer), asAdmin)).ok, true);
+  });
+
   it('refuses without a config, for a stranger, and outside the user\'s window', async () => {
     assert.match(await refusal(checker(), await sign(), null), /^not_enrolled/);
     assert.match(await refusal(checker(), await sign({ iss: randomUUID() })), /^not_enrolled/);

@@ -47,12 +47,20 @@ describe('membershipChange and demotesLastAdmin', () => {
     assert.equal(membershipChange('ADMIN', 'ADMIN'), 'WINDOW_UPDATED');
   });
 
-  it('catches only the demotion of the only ADMIN', () => {
-    assert.equal(demotesLastAdmin('ADMIN', 'USER', 1), true);
-    assert.equal(demotesLastAdmin('ADMIN', 'USER', 2), false);
-    assert.equal(demotesLastAdmin('ADMIN', 'ADMIN', 1), false);
-    assert.equal(demotesLastAdmin('USER', 'USER', 1), false);
-    assert.equal(demotesLastAdmin(undefined, 'USER', 1), false);
+  it('catches only what ends the only lasting ADMIN: a demotion, or a window that ends or has not begun', () => {
+    const now = 1_000_000;
+    const admin = { role: 'ADMIN' as const };
+    const user = { role: 'USER' as const };
+    assert.equal(demotesLastAdmin(admin, user, 1, now), true);
+    assert.equal(demotesLastAdmin(admin, user, 2, now), false);
+    assert.equal(demotesLastAdmin(admin, admin, 1, now), false);
+    assert.equal(demotesLastAdmin(admin, { role: 'ADMIN', end: now + 60 }, 1, now), true);
+    assert.equal(demotesLastAdmin(admin, { role: 'ADMIN', start: now + 60 }, 1, now), true);
+    assert.equal(demotesLastAdmin(admin, { role: 'ADMIN', start: now - 60 }, 1, now), false);
+    // An ADMIN whose window ends was not a lasting one: changing it takes nothing away.
+    assert.equal(demotesLastAdmin({ role: 'ADMIN', end: now + 60 }, user, 1, now), false);
+    assert.equal(demotesLastAdmin(user, user, 1, now), false);
+    assert.equal(demotesLastAdmin(undefined, user, 1, now), false);
   });
 });
 
