@@ -100,7 +100,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       loginFailuresPerAccount: createRateLimit({ name: 'login-fail', ...l.loginFailuresPerAccount, redis }),
       authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis }),
       requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis }),
-      verificationPerUser: createRateLimit({ name: 'verify', points: 10, durationSeconds: 3600, redis }),
+      verificationPerUser: createRateLimit({ name: 'verify', ...l.verificationPerUser, redis }),
       executePerUser: createRateLimit({ name: 'execute-user', ...l.executePerUser, redis }),
       executePerLock: createRateLimit({ name: 'execute-lock', ...l.executePerLock, redis }),
     };

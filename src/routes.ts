@@ -13,6 +13,7 @@ import { directoryRoutes } from './directory/routes.js';
 import { executeRoutes } from './execute/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { addRouteHook, type HttpApp } from './http/app.js';
+import { addressKey } from './http/rate-limiter.js';
 import { lockRoutes } from './locks/routes/index.js';
 import { systemRoutes } from './system/routes.js';
 
@@ -39,7 +40,7 @@ function identifyCaller(ctx: AppContext, applications: ApplicationsPlatform, req
 async function identifyCallerSlowly(ctx: AppContext, applications: ApplicationsPlatform, request: FastifyRequest, token: string, known: AuthClaims | null): Promise<void> {
   // A token not verified before costs a signature check (and maybe an issuer query): count it
   // against the IP first, so a flood of junk tokens is limited like any anonymous request.
-  if (!known && !applications.tokens.isKnown(token)) await ctx.limits.requestsPerCaller.consume(`ip:${request.ip}`);
+  if (!known && !applications.tokens.isKnown(token)) await ctx.limits.requestsPerCaller.consume(`ip:${addressKey(request.ip)}`);
   request.caller = await authenticate(ctx, applications.tokens, token, known);
   await ctx.limits.requestsPerCaller.consume(request.caller.userId);
 }
@@ -71,7 +72,7 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     // Each route gets the hook its `auth` calls for, decided once when the route is declared.
     api.addHook('onRoute', (route) => {
       const auth = (route.config as FastifyContextConfig | undefined)?.auth ?? 'user';
-      addRouteHook(route, admissionHook(auth === 'user' ? (request) => identifyCaller(ctx, applications, request) : (request) => countRequest(ctx, `ip:${request.ip}`)));
+      addRouteHook(route, admissionHook(auth === 'user' ? (request) => identifyCaller(ctx, applications, request) : (request) => countRequest(ctx, `ip:${addressKey(request.ip)}`)));
     });
     await api.register(systemRoutes(ctx));
     await api.register(authRoutes(ctx));

@@ -46,6 +46,8 @@ export interface S3Config {
 export interface RateLimitConfig {
   /** Failed logins per account in the window. */
   loginFailuresPerAccount: { points: number; durationSeconds: number };
+  /** Verification messages a user may ask for per hour. */
+  verificationPerUser: { points: number; durationSeconds: number };
   /** Requests to authentication endpoints per IP. */
   authPerIp: { points: number; durationSeconds: number };
   /** Every request per caller (token or IP). */
@@ -201,8 +203,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     limits: {
       loginFailuresPerAccount: {
         points: integer(env, 'RATE_LOGIN_FAILURES_PER_ACCOUNT', 10, 1, 1_000_000),
-        durationSeconds: 15 * 60,
+        durationSeconds: integer(env, 'RATE_LOGIN_FAILURES_WINDOW_SECONDS', 15 * 60, 1, 7 * 24 * 3600),
       },
+      // Verification messages (email, SMS) a user may ask for in an hour: each one costs a message.
+      verificationPerUser: { points: integer(env, 'RATE_VERIFY_PER_USER', 10, 1, 1_000_000), durationSeconds: 3600 },
       authPerIp: { points: integer(env, 'RATE_AUTH_PER_IP', 300, 1, 10_000_000), durationSeconds: 60 },
       requestsPerCaller: { points: integer(env, 'RATE_REQUESTS_PER_CALLER', 100_000, 1, 100_000_000), durationSeconds: 60 },
       // 10 a second for a minute is far beyond a person or a home automation, yet stops a client

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { isAppError } from '../../errors/catalogue.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
+import { addressKey } from '../../http/rate-limiter.js';
 import { changePassword, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
 import { presentCallerAccount } from '../presenters.js';
 import { AccountResponse, AccountUpdate, PasswordChange, VerifyQuery } from '../schemas.js';
@@ -32,7 +33,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.put('/account/email/verify', {
       config: { auth: 'none' },
-      onRequest: async (request) => ctx.limits.authPerIp.consume(request.ip),
+      onRequest: async (request) => ctx.limits.authPerIp.consume(addressKey(request.ip)),
       schema: { tags: ['account'], summary: 'Verify the email with the code it received', security: [], querystring: VerifyQuery, response: { 204: NoContent, ...errorResponses(400, 429) } },
       handler: async (request, reply) => {
         await verifyEmail(ctx, request.query.code);
@@ -43,7 +44,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     // The emailed link is opened in a browser (GET): verify and answer a page a person can read.
     app.get('/account/email/verify', {
       config: { auth: 'none', anyAccept: true },
-      onRequest: async (request) => ctx.limits.authPerIp.consume(request.ip),
+      onRequest: async (request) => ctx.limits.authPerIp.consume(addressKey(request.ip)),
       schema: { tags: ['account'], summary: 'Verification link target: verifies and answers an HTML page', security: [], querystring: VerifyQuery },
       handler: async (request, reply) => {
         const verified = await verifyEmail(ctx, request.query.code).then(

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { pickVersion } from '../../http/negotiation.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
+import { addressKey } from '../../http/rate-limiter.js';
 import { bearerToken } from '../authenticate.js';
 import { login } from '../login.js';
 import { register } from '../registration.js';
@@ -12,7 +13,7 @@ import { endSession, refreshSession } from '../sessions.js';
 /** Registration, login, refresh and logout: the spec's "Account and authentication" token rows. */
 export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const limitByIp = async (request: { ip: string }) => ctx.limits.authPerIp.consume(request.ip);
+    const limitByIp = async (request: { ip: string }) => ctx.limits.authPerIp.consume(addressKey(request.ip));
 
     app.post('/auth/register', {
       config: { auth: 'none' },

@@ -38,6 +38,7 @@ describe('loadConfig', () => {
     assert.equal(config.tokens.authTtlSeconds, 7 * 24 * 3600);
     assert.equal(config.tokens.refreshTtlSeconds, 90 * 24 * 3600);
     assert.deepEqual(config.limits.loginFailuresPerAccount, { points: 10, durationSeconds: 900 });
+    assert.deepEqual(config.limits.verificationPerUser, { points: 10, durationSeconds: 3600 });
     assert.equal(config.limits.authPerIp.points, 300);
     assert.deepEqual(config.limits.executePerUser, { points: 600, durationSeconds: 60 });
     assert.deepEqual(config.limits.executePerLock, { points: 1200, durationSeconds: 60 });
@@ -67,6 +68,8 @@ describe('loadConfig', () => {
         TRUST_PROXY: '10.0.0.1, 192.168.0.0/16 ,loopback,::1',
         KEY_ENCRYPTION_KEY: kek,
         RATE_LOGIN_FAILURES_PER_ACCOUNT: '3',
+        RATE_LOGIN_FAILURES_WINDOW_SECONDS: '60',
+        RATE_VERIFY_PER_USER: '4',
         RATE_AUTH_PER_IP: '7',
         RATE_EXECUTE_PER_USER: '20',
         RATE_EXECUTE_PER_LOCK: '40',
@@ -86,7 +89,8 @@ describe('loadConfig', () => {
     assert.equal(config.logLevel, 'debug');
     assert.deepEqual(config.trustProxy, ['10.0.0.1', '192.168.0.0/16', 'loopback', '::1']);
     assert.equal(config.keyEncryptionKey, kek);
-    assert.equal(config.limits.loginFailuresPerAccount.points, 3);
+    assert.deepEqual(config.limits.loginFailuresPerAccount, { points: 3, durationSeconds: 60 });
+    assert.deepEqual(config.limits.verificationPerUser, { points: 4, durationSeconds: 3600 });
     assert.equal(config.limits.authPerIp.points, 7);
     assert.equal(config.limits.executePerUser.points, 20);
     assert.equal(config.limits.executePerLock.points, 40);
