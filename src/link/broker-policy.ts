@@ -39,7 +39,8 @@ export async function decideLogin(
   if (username === service.username) {
     return sameSecret(secret, service.password) ? { ok: true, identity: { kind: 'service' } } : { ok: false, reason: 'bad_credentials' };
   }
-  if (!isValidLockId(username)) return { ok: false, reason: 'bad_credentials' };
+  // Ids are issued in lower case; another spelling would be a second session of the same lock.
+  if (!isValidLockId(username) || username !== username.toLowerCase()) return { ok: false, reason: 'bad_credentials' };
   if (clientId !== username) return { ok: false, reason: 'identifier_rejected' };
   if (!(await verifyDevice(username, secret))) return { ok: false, reason: 'bad_credentials' };
   return { ok: true, identity: { kind: 'lock', lockId: username } };
@@ -49,6 +50,16 @@ export function mayPublish(identity: BrokerIdentity | undefined, topic: string, 
   if (identity === undefined) return false;
   if (identity.kind === 'service') return !topic.startsWith('$');
   return LOCK_PUBLISHES.some((kind) => topic === lockTopic(prefix, identity.lockId, kind));
+}
+
+/** What a lock's message may leave retained on the broker: its presence and state, never an event or a reply (docs/device-protocol.md). */
+const LOCK_RETAINS = ['online', 'state'] as const;
+
+/** Whether a publish the client may make may also be retained; when not, the broker keeps it unretained. */
+export function mayRetain(identity: BrokerIdentity | undefined, topic: string, prefix: string): boolean {
+  if (identity === undefined) return false;
+  if (identity.kind === 'service') return true;
+  return LOCK_RETAINS.some((kind) => topic === lockTopic(prefix, identity.lockId, kind));
 }
 
 /** Exact topics only: a lock subscribing to `locks/+/config` would read every lock's users. */

@@ -4,8 +4,9 @@ import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer } from 'node:tls';
 import type { Aedes, AuthenticateError, Client } from 'aedes';
 import type { Logger } from 'pino';
-import { decideLogin, mayPublish, maySubscribe, type BrokerIdentity, type ServiceCredentials } from './broker-policy.js';
+import { decideLogin, mayPublish, mayRetain, maySubscribe, type BrokerIdentity, type ServiceCredentials } from './broker-policy.js';
 import { inMemoryPipe } from './in-memory-pipe.js';
+import { guardedConnection } from './packet-size-guard.js';
 import { DEFAULT_TOPIC_PREFIX, isValidTopicPrefix } from './topics.js';
 
 export interface EmbeddedBrokerOptions {
@@ -73,7 +74,11 @@ function guard(broker: Aedes, options: EmbeddedBrokerOptions, prefix: string): v
   // Also called for a client's will when it drops: a will on a foreign topic is dropped too.
   broker.authorizePublish = (client, packet, done) => {
     const identity = client === null ? undefined : identities.get(client);
-    if (mayPublish(identity, packet.topic, prefix)) return done(null);
+    if (mayPublish(identity, packet.topic, prefix)) {
+      // A retained event or reply would be replayed to the service on every (re)subscribe as if new.
+      if (packet.retain && !mayRetain(identity, packet.topic, prefix)) packet.retain = false;
+      return done(null);
+    }
     logger.warn({ clientId: client === null ? null : short(client.id), topic: short(packet.topic) }, 'mqtt publish refused');
     // aedes closes the connection of a client whose publish is refused (MQTT 3.1.1 has no NACK).
     done(new Error('publish not authorised'));
@@ -98,6 +103,12 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 }
 
 /**
+ * The largest packets a lock may send (src/link/packet-size-guard.ts): its CONNECT (id, secret,
+ * will) and then its reports, all well under a kilobyte; a reply's error is at most 1 KiB.
+ */
+export const LOCK_PACKET_LIMITS = { firstLimit: 4 * 1024, limit: 64 * 1024 };
+
+/**
  * Starts the in-process MQTT broker locks connect to when no external broker is configured.
  * Every socket has Nagle's algorithm off: MQTT packets are small and a QoS 1 exchange is
  * write-then-wait, which with Nagle and delayed ACKs costs tens of milliseconds per round trip.
@@ -119,9 +130,11 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   };
+  // Network clients (locks) pass the packet-size guard; the service's in-process client does not.
+  const handle = (socket: Duplex): void => void broker.handle(guardedConnection(socket, LOCK_PACKET_LIMITS));
   const server: Server = options.tls
-    ? createTlsServer({ key: options.tls.key, cert: options.tls.cert, noDelay: true }, (socket) => broker.handle(socket))
-    : createTcpServer({ noDelay: true }, (socket) => broker.handle(socket));
+    ? createTlsServer({ key: options.tls.key, cert: options.tls.cert, noDelay: true }, handle)
+    : createTcpServer({ noDelay: true }, handle);
   // 'connection' carries the raw TCP socket for TLS servers too.
   server.on('connection', onSocket);
 

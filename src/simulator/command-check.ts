@@ -48,15 +48,16 @@ export class CommandChecker {
     const user = config.users.find((candidate) => sameId(candidate.userId, claims.iss));
     if (user === undefined) return refuse('not_enrolled', 'the signer is not a user of this lock');
     if (!isMemberActive(user, now)) return refuse('outside_user_window', 'the signer\'s access is not active now');
-    const { operation } = claims;
-    if (operation.type === 'MUTATE_LOCK' && user.role !== 'ADMIN' && operation.duration != null && operation.duration > config.unlockDuration) {
-      return refuse('duration_not_allowed', 'a USER may not unlock for longer than the unlock duration');
-    }
     if (decoded.header.alg === 'EdDSA' && this.anchor === undefined) return refuse('bad_signature', 'no trusted root provisioned');
     const legacyPublicKey = decoded.header.alg === 'RS256' ? this.legacyKeyOf(user) : undefined;
     // trustedRoot is read only for EdDSA, which the line above guarantees has one.
     await verifyOperationSignature(decoded, { legacyPublicKey, trustedRoot: this.anchor as TrustAnchor, now });
 
+    // Checked on the verified claims; refused before the replay memory, as the service does not consume a refused token.
+    const { operation } = claims;
+    if (operation.type === 'MUTATE_LOCK' && user.role !== 'ADMIN' && operation.duration != null && operation.duration > config.unlockDuration) {
+      return refuse('duration_not_allowed', 'a USER may not unlock for longer than the unlock duration');
+    }
     // Only a verified token may occupy replay memory, so forged ones cannot fill it.
     const remembered = this.replays.remember(replayKey(decoded.payload, command.token, claims.iss), claims.exp, now);
     if (remembered === 'replayed') return refuse('replayed', 'this token was already used');

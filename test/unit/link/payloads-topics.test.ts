@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideLogin, mayPublish, maySubscribe } from '../../../src/link/broker-policy.js';
+import { decideLogin, mayPublish, mayRetain, maySubscribe } from '../../../src/link/broker-policy.js';
 import { decodeConfig, decodeReply, decodeState, MAX_PAYLOAD_BYTES, safeReason } from '../../../src/link/payloads.js';
 import { isValidLockId, isValidTopicPrefix, parseLockTopic } from '../../../src/link/topics.js';
 import { ReplayMemory } from '../../../src/simulator/replay-memory.js';
@@ -36,6 +36,19 @@ describe('broker policy', () => {
     assert.deepEqual(await decideLogin('other', LOCK, Buffer.from('device-secret'), service, devices), { ok: false, reason: 'identifier_rejected' });
     assert.deepEqual(await decideLogin('svc', 'svc', Buffer.from('wrong'), service, devices), { ok: false, reason: 'bad_credentials' });
     assert.deepEqual(await decideLogin(LOCK, undefined, undefined, service, devices), { ok: false, reason: 'bad_credentials' });
+  });
+
+  it('refuses another spelling of a lock id (one lock, one session)', async () => {
+    assert.deepEqual(await decideLogin(LOCK.toUpperCase(), LOCK.toUpperCase(), Buffer.from('device-secret'), service, async () => true), { ok: false, reason: 'bad_credentials' });
+  });
+
+  it('lets a lock retain its presence and state, never an event or a reply', () => {
+    const lock = { kind: 'lock', lockId: LOCK } as const;
+    assert.equal(mayRetain(lock, `locks/${LOCK}/online`, 'locks'), true);
+    assert.equal(mayRetain(lock, `locks/${LOCK}/state`, 'locks'), true);
+    assert.equal(mayRetain(lock, `locks/${LOCK}/event`, 'locks'), false);
+    assert.equal(mayRetain(lock, `locks/${LOCK}/reply`, 'locks'), false);
+    assert.equal(mayRetain({ kind: 'service' }, `locks/${LOCK}/config`, 'locks'), true);
   });
 
   it('never asks the device store about a malformed id', async () => {

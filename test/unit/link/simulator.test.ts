@@ -130,7 +130,7 @@ describe('lock simulator', () => {
     await link.publishConfig(id, configFor([{ userId, publicKey: null }]));
     await waitFor(() => simulator.lock.configVersion === 1 && link.isOnline(id));
 
-    const operation = { type: 'MUTATE_LOCK', locked: false, duration: 60 };
+    const operation = { type: 'MUTATE_LOCK', locked: false, duration: 1 };
     const iat = Math.floor(nowSeconds());
     const token = await new SignJWT({ operation }).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', x5c })
       .setIssuer(userId).setSubject(id).setIssuedAt(iat).setNotBefore(iat).setExpirationTime(iat + 30).setJti(randomUUID())
