@@ -1,6 +1,8 @@
 import type { AppContext } from '../context.js';
 import { generateLegacyKeyPair } from '../crypto/legacy-keys.js';
+import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
+import { usersLocksChanged } from '../locks/config-changes.js';
 import { accountWriter } from './live-sessions.js';
 import { findUserById, setLegacyKeyIfMissing, type UserRow } from './queries.js';
 
@@ -29,13 +31,26 @@ export function openLegacyPrivateKey(ctx: AppContext, userId: string, sealed: st
 }
 
 /**
+ * Stores `key` as the user's legacy key unless they have one already; true when stored. The
+ * configs of the user's locks then change too: a lock checks RS256 tokens against the key its
+ * config lists for the user.
+ */
+export function storeLegacyKeyIfMissing(ctx: AppContext, userId: string, key: SealedLegacyKey): Promise<boolean> {
+  return inTransaction(ctx.db, ctx.logger, async (uow) => {
+    const stored = await setLegacyKeyIfMissing(accountWriter(ctx, uow), userId, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() });
+    if (stored) await usersLocksChanged(ctx, uow, userId);
+    return stored;
+  });
+}
+
+/**
  * The user's legacy public key, made now if they have none (an invitee, a directory lookup). Of
  * two made at once only the first is stored, and both callers answer that one.
  */
 export async function ensureLegacyPublicKey(ctx: AppContext, user: Pick<UserRow, 'id' | 'public_key'>): Promise<string> {
   if (user.public_key) return user.public_key;
   const key = await createLegacyKey(ctx, user.id);
-  if (await setLegacyKeyIfMissing(accountWriter(ctx), user.id, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() })) return key.public_key;
+  if (await storeLegacyKeyIfMissing(ctx, user.id, key)) return key.public_key;
   // Another request stored its key first: answer that one.
   const stored = await findUserById(ctx.db.kysely, user.id);
   if (!stored?.public_key) throw errors.notFound('user');

@@ -2,9 +2,8 @@ import type { AppContext } from '../context.js';
 import { decoyPasswordHash, verifyPassword } from '../crypto/passwords.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { createLegacyKey, openLegacyPrivateKey } from './legacy-key.js';
-import { accountWriter } from './live-sessions.js';
-import { DIRECT_NAMESPACE, findUserByEmail, findUserById, normaliseEmail, setLegacyKeyIfMissing, type UserRow } from './queries.js';
+import { createLegacyKey, openLegacyPrivateKey, storeLegacyKeyIfMissing } from './legacy-key.js';
+import { DIRECT_NAMESPACE, findUserByEmail, findUserById, normaliseEmail, type UserRow } from './queries.js';
 import { issueTokenPair, openSession, type TokenPair } from './sessions.js';
 
 export interface LoggedIn extends TokenPair {
@@ -39,7 +38,7 @@ async function legacyKeyFor(ctx: AppContext, user: UserRow): Promise<{ publicKey
     return { publicKey: user.public_key, privateKey: openLegacyPrivateKey(ctx, user.id, user.private_key_sealed) };
   }
   const key = await createLegacyKey(ctx, user.id);
-  if (await setLegacyKeyIfMissing(accountWriter(ctx), user.id, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() })) {
+  if (await storeLegacyKeyIfMissing(ctx, user.id, key)) {
     return { publicKey: key.public_key, privateKey: key.privateKey };
   }
   // A concurrent v1 login stored its key first: everyone gets that one.

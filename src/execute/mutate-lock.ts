@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import { inGroupCommit } from '../db/group-commit.js';
 import { readPermittedAddresses, readUsageRequirements } from '../locks/json.js';
-import { markCommandPending, storeLocked } from '../locks/state.js';
+import { clearCommandPending, markCommandPending, storeLocked } from '../locks/state.js';
 import type { MutateLockOperation } from './claims.js';
 import type { VerifiedOperation } from './context.js';
 import { auditingRefusals, refuse } from './refusals.js';
@@ -34,15 +34,21 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   });
   if (!decision.allowed) throw await refuse(ctx, facts, decision);
 
+  const pending = { lockId: lock.id, actorUserId: caller.userId, targetLocked: operation.locked };
   // One commit for both writes (shared with concurrent unlocks on SQLite: src/db/group-commit.ts);
   // a replayed token (409) leaves the marker of the first alone.
   await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
     await consumeReplayKey(uow.db, uow.dialect, { lockId: lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now });
     const until = now + ctx.config.lockReplyTimeoutMs / 1000 + PENDING_GRACE_SECONDS;
-    await markCommandPending(uow.db, uow.dialect, { lockId: lock.id, actorUserId: caller.userId, targetLocked: operation.locked, until });
+    await markCommandPending(uow.db, uow.dialect, { ...pending, until });
   });
 
-  await auditingRefusals(ctx, facts, () => ctx.link.sendCommand(lock.id, op.compact, operation as unknown as Record<string, unknown>));
+  try {
+    await auditingRefusals(ctx, facts, () => ctx.link.sendCommand(lock.id, op.compact, operation as unknown as Record<string, unknown>));
+  } catch (err) {
+    await clearCommandPending(ctx.db.kysely, pending).catch((clearErr: unknown) => ctx.logger.error({ err: clearErr, lockId: lock.id }, 'could not clear a pending command'));
+    throw err;
+  }
 
   await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
     // Only a change is stored; a state report that got here first already did it.

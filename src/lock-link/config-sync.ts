@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import type { LockConfig } from '../link/payloads.js';
 import { lockConfig } from '../locks/config.js';
-import { LOCK_CONFIG_CHANNEL } from '../locks/membership.js';
+import { LOCK_CONFIG_CHANNEL } from '../locks/config-changes.js';
 
 /**
  * Keeps each lock's retained `config` on the broker equal to the database: after every

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { sha256Hex } from '../crypto/random.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { configChanged } from './membership.js';
+import { configChanged } from './config-changes.js';
 import { insertMember, loadLockForMember, type MemberLock } from './queries.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { Executor, UnitOfWork } from '../db/transaction.js';
-import { configChanged } from './membership.js';
+import { configChanged } from './config-changes.js';
 
 /**
  * The shares of a pending invite, held while nobody has proved they own its email (decisions §2

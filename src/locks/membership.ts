@@ -5,9 +5,10 @@ import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
+import { configChanged } from './config-changes.js';
 import { dropHeldShares } from './held-shares.js';
 import { accessWindowError, canAddMember, demotesLastAdmin, membershipChange, type MembershipChange } from './policy.js';
-import { bumpConfigVersion, countMembers, findLockForUpdate, findMembership, findMemberships, insertMember, type LockRow, type Membership } from './queries.js';
+import { countMembers, findLockForUpdate, findMembership, findMemberships, insertMember, type LockRow, type Membership } from './queries.js';
 
 /**
  * Changes of who may use a lock, for the signed operations (ADD_USER, REMOVE_USER) and the claim.
@@ -15,15 +16,6 @@ import { bumpConfigVersion, countMembers, findLockForUpdate, findMembership, fin
  * lock's next config version and, after commit, announces `lock-config` so the lock link
  * publishes the new configuration to the lock.
  */
-
-/** Bus channel: `{ lockId }` after any change of a lock's users or on-lock settings. */
-export const LOCK_CONFIG_CHANNEL = 'lock-config';
-
-/** Takes the next config version and queues the announcement for after commit. */
-export async function configChanged(ctx: AppContext, uow: UnitOfWork, lockId: string): Promise<void> {
-  await bumpConfigVersion(uow.db, lockId, ctx.now());
-  uow.onCommit(() => ctx.bus.publish(LOCK_CONFIG_CHANNEL, { lockId }));
-}
 
 /** The lock (row-locked on PostgreSQL) and the actor's enrolment; 404 when either is missing. */
 async function lockAndActor(ctx: AppContext, uow: UnitOfWork, lockId: string, actorUserId: string): Promise<{ lock: LockRow; actor: Membership }> {

@@ -4,7 +4,7 @@ import type { UnlockBetweenWindow } from '../access/types.js';
 import type { AppContext } from '../context.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { configChanged } from './membership.js';
+import { configChanged } from './config-changes.js';
 import { unlockDurationError } from './policy.js';
 import { findLockForUpdate, findMembership } from './queries.js';
 

@@ -53,3 +53,18 @@ export async function markCommandPending(db: Executor, dialect: DialectName, pen
 export async function storeLocked(db: Executor, dialect: DialectName, lockId: string, locked: boolean, at: number): Promise<boolean> {
   return (await storeLockedIfChanged.affectedRows(db, dialect, { lockId, locked: locked ? 1 : 0, at })) === 1;
 }
+
+/**
+ * Withdraws the marker of a command that did not succeed (no reply, offline, refused), if it is
+ * still this user's: a lock that acts on it late then reports a change nobody is waiting for,
+ * which is audited (without a user) rather than silently taken for the confirmed command's.
+ */
+export async function clearCommandPending(db: Executor, pending: { lockId: string; actorUserId: string; targetLocked: boolean }): Promise<void> {
+  await db
+    .updateTable('locks')
+    .set({ pending_actor_user_id: null, pending_target_locked: null, pending_until: null })
+    .where('id', '=', pending.lockId)
+    .where('pending_actor_user_id', '=', pending.actorUserId)
+    .where('pending_target_locked', '=', pending.targetLocked ? 1 : 0)
+    .execute();
+}

@@ -177,6 +177,27 @@ describe('execute: refusals', () => {
     }
   });
 
+  it('audits an unlock the lock carries out after the request timed out (504)', async () => {
+    const late = await freshLock();
+    const device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: late.id, secret: late.secret, behaviour: { kind: 'silent' } });
+    try {
+      await waitUntilOnline(t, late.id);
+      assert.equal((await execute(t, admin, late.id, signed(admin, late.id, unlock))).status, 504);
+      // The door opens after all: nobody waits for it any more, so the report is audited.
+      await device.client.publishAsync(`locks/${late.id}/state`, JSON.stringify({ locked: false, ts: Date.now() / 1000 }), { qos: 1, retain: true });
+      let entries = await auditOf(t, late.id);
+      for (let i = 0; i < 100 && !entries.some((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        entries = await auditOf(t, late.id);
+      }
+      const opened = entries.filter((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0);
+      assert.equal(opened.length, 1, JSON.stringify(entries.map((e) => [e.type, e.rejected])));
+      assert.equal(opened[0]!.actor_user_id, null);
+    } finally {
+      await device.close();
+    }
+  });
+
   it('accepts the legacy RS256 signature and the other body encodings', async () => {
     const user: TestUser = admin;
     const rs256 = signOperation({ rsaPrivateKey: user.privateKey, userId: user.userId, lockId: lock.id, operation: settingDuration(13) });

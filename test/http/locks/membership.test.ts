@@ -203,7 +203,8 @@ describe('lock membership service', () => {
   });
 
   it('builds the lock config the lock link publishes', async () => {
-    const v3 = await t.api.post('/auth/register', { version: 3, body: { email: `v3-${Date.now()}@example.com`, password: 'correct horse battery' } });
+    const v3Email = `v3-${Date.now()}@example.com`;
+    const v3 = await t.api.post('/auth/register', { version: 3, body: { email: v3Email, password: 'correct horse battery' } });
     assert.equal(v3.status, 200);
     const v3UserId = JSON.parse(Buffer.from(v3.body.authToken.split('.')[1], 'base64url').toString()).sub as string;
     const { id } = await claimLock(t, admin);
@@ -219,5 +220,12 @@ describe('lock membership service', () => {
     assert.deepEqual(users[alice.userId], { userId: alice.userId, publicKey: alice.publicKey, role: 'USER', start: 10, end: 20 });
     assert.deepEqual(users[v3UserId], { userId: v3UserId, publicKey: null, role: 'USER', start: null, end: null });
     assert.equal(await lockConfig(t.service.ctx.db.kysely, '00000000-0000-7000-8000-000000000000'), undefined);
+
+    // A v1 login gives the v3 user a legacy key: the lock must learn it to check their RS256 tokens.
+    const login = await t.api.post('/auth/token', { body: { email: v3Email, password: 'correct horse battery' } });
+    assert.equal(login.status, 200);
+    const after = await lockConfig(t.service.ctx.db.kysely, id);
+    assert.equal(after?.version, 4);
+    assert.equal(after?.users.find((u) => u.userId === v3UserId)?.publicKey, login.body.publicKey);
   });
 });

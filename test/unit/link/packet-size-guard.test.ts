@@ -74,7 +74,7 @@ describe('embedded broker: packet sizes', () => {
     const lock = broker.addLock();
     const client = await connectAsync(broker.url, { clientId: lock.id, username: lock.id, password: lock.secret, protocolVersion: 4, reconnectPeriod: 0 }, false);
     await client.publishAsync(`locks/${lock.id}/state`, JSON.stringify({ locked: true, ts: 1 }), { qos: 1 });
-    const closed = new Promise((resolve) => client.once('close', resolve));
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
     client.publish(`locks/${lock.id}/state`, Buffer.alloc(LOCK_PACKET_LIMITS.limit + 1, 0x20), { qos: 0 });
     await closed;
     await client.endAsync(true);
