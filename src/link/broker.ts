@@ -6,7 +6,7 @@ import type { Aedes, AuthenticateError, Client } from 'aedes';
 import type { Logger } from 'pino';
 import { decideLogin, mayPublish, mayRetain, maySubscribe, type BrokerIdentity, type ServiceCredentials } from './broker-policy.js';
 import { inMemoryPipe } from './in-memory-pipe.js';
-import { guardedConnection } from './packet-size-guard.js';
+import { guardPacketSizes } from './packet-size-guard.js';
 import { DEFAULT_TOPIC_PREFIX, isValidTopicPrefix } from './topics.js';
 
 export interface EmbeddedBrokerOptions {
@@ -131,7 +131,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     socket.once('close', () => sockets.delete(socket));
   };
   // Network clients (locks) pass the packet-size guard; the service's in-process client does not.
-  const handle = (socket: Duplex): void => void broker.handle(guardedConnection(socket, LOCK_PACKET_LIMITS));
+  const handle = (socket: Duplex): void => void broker.handle(guardPacketSizes(socket, LOCK_PACKET_LIMITS));
   const server: Server = options.tls
     ? createTlsServer({ key: options.tls.key, cert: options.tls.cert, noDelay: true }, handle)
     : createTcpServer({ noDelay: true }, handle);

@@ -1,15 +1,18 @@
-import { Duplex, Transform, type TransformCallback } from 'node:stream';
+import type { Duplex } from 'node:stream';
+
+export interface PacketLimits {
+  /** Largest first packet (CONNECT, read before the client has logged in), in bytes. */
+  firstLimit: number;
+  /** Largest later packet. */
+  limit: number;
+}
 
 /**
- * Caps the size of the MQTT packets a network client may send to the embedded broker. aedes has
- * no such limit: its parser buffers a whole packet (up to the protocol's 256 MB) before anything
- * looks at it, the first one before the client has even logged in. This reads each packet's
- * fixed header (MQTT 3.1.1 §2.2) as the bytes pass and ends the connection as soon as a packet
- * announces more than the cap: `firstLimit` for the first (CONNECT, before authentication),
- * `limit` for every later one.
+ * Follows the MQTT packets in a byte stream by their fixed headers (MQTT 3.1.1 §2.2), skipping
+ * bodies, to tell as soon as a header is read whether its packet exceeds the limit.
  */
-export class PacketSizeGuard extends Transform {
-  /** Bytes of the current packet still to pass before the next fixed header. */
+export class PacketSizeMeter {
+  /** Bytes of the current packet's body still to come. */
   private bodyLeft = 0;
   /** Reading a header: -1 before its type byte, else the remaining-length bytes read so far. */
   private headerBytes = -1;
@@ -17,52 +20,54 @@ export class PacketSizeGuard extends Transform {
   private multiplier = 1;
   private packets = 0;
 
-  constructor(private readonly limits: { firstLimit: number; limit: number }) {
-    super();
-  }
+  constructor(private readonly limits: PacketLimits) {}
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+  /** Takes the next bytes; false once a packet announces more than its limit (or a malformed length). */
+  accept(chunk: Uint8Array): boolean {
     let at = 0;
     while (at < chunk.length) {
       if (this.bodyLeft > 0) {
         const take = Math.min(this.bodyLeft, chunk.length - at);
         this.bodyLeft -= take;
         at += take;
-        continue;
-      }
-      if (this.headerBytes === -1) {
-        // The packet type and flags byte.
+      } else if (this.headerBytes === -1) {
+        // The packet's type and flags byte.
         this.headerBytes = 0;
         this.length = 0;
         this.multiplier = 1;
         at++;
-        continue;
+      } else {
+        const byte = chunk[at++]!;
+        this.length += (byte & 0x7f) * this.multiplier;
+        this.multiplier *= 128;
+        this.headerBytes++;
+        if (byte & 0x80 && this.headerBytes < 4) continue;
+        if (byte & 0x80 || this.length > (this.packets === 0 ? this.limits.firstLimit : this.limits.limit)) return false;
+        this.packets++;
+        this.bodyLeft = this.length;
+        this.headerBytes = -1;
       }
-      const byte = chunk[at++]!;
-      this.length += (byte & 0x7f) * this.multiplier;
-      this.multiplier *= 128;
-      this.headerBytes++;
-      if (byte & 0x80 && this.headerBytes < 4) continue;
-      const cap = this.packets === 0 ? this.limits.firstLimit : this.limits.limit;
-      if (byte & 0x80 || this.length > cap) return done(new Error(`MQTT packet over ${cap} bytes`));
-      this.packets++;
-      this.bodyLeft = this.length;
-      this.headerBytes = -1;
     }
-    done(null, chunk);
+    return true;
   }
 }
 
 /**
- * The socket as aedes should see it: what it reads passes the guard first; what it writes goes
- * straight to the socket. A packet over the cap destroys the socket.
+ * Caps the size of the MQTT packets a network client may send to the embedded broker. aedes has
+ * no such limit: its parser buffers a whole packet (up to the protocol's 256 MB) before anything
+ * looks at it, the first one before the client has even logged in. aedes takes its input with
+ * `read()`, so the socket's own `read` is wrapped to look at each chunk on the way: a packet over
+ * the limit destroys the socket before the parser sees it. A guarding stream piped in between
+ * cost more per unlock than anything it guards against (docs/decisions.md, Performance).
  */
-export function guardedConnection(socket: Duplex, limits: { firstLimit: number; limit: number }): Duplex {
-  const guard = new PacketSizeGuard(limits);
-  socket.pipe(guard);
-  guard.once('error', () => socket.destroy());
-  const connection = Duplex.from({ readable: guard, writable: socket });
-  socket.once('close', () => connection.destroy());
-  connection.once('close', () => socket.destroy());
-  return connection;
+export function guardPacketSizes(socket: Duplex, limits: PacketLimits): Duplex {
+  const meter = new PacketSizeMeter(limits);
+  const read = socket.read.bind(socket);
+  socket.read = (size?: number) => {
+    const chunk = read(size) as Buffer | null;
+    if (chunk === null || meter.accept(chunk)) return chunk;
+    socket.destroy();
+    return null;
+  };
+  return socket;
 }
