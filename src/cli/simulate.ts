@@ -48,8 +48,9 @@ export const lockSimulateCommand: Command = {
     const replyDelayMs = optionalNumber(values, 'reply-delay') ?? 0;
     if (replyDelayMs < 0 || replyDelayMs > 600_000) throw new UsageError('--reply-delay must be 0 to 600000 milliseconds');
     const config = loadConfig();
-    const port = config.mqtt.kind === 'embedded' ? config.mqtt.port : 1884;
-    const mqttUrl = typeof values.mqtt === 'string' ? values.mqtt : `mqtt://127.0.0.1:${port}`;
+    // The broker the service uses: MQTT_URL when external, else the embedded one on this machine.
+    const serviceBroker = config.mqtt.kind === 'external' ? config.mqtt.url : `mqtt://127.0.0.1:${config.mqtt.port}`;
+    const mqttUrl = typeof values.mqtt === 'string' ? values.mqtt : serviceBroker;
     if (!/^(mqtts?|tcp|tls):\/\//.test(mqttUrl)) throw new UsageError('--mqtt must be an mqtt:// or mqtts:// URL');
     const rootFile = typeof values['root-file'] === 'string' ? values['root-file'] : undefined;
     const trustedRoot = rootFile ? rootFromText(await readFile(rootFile, 'utf8')) : await rootFromDatabase(config);
@@ -62,6 +63,10 @@ export const lockSimulateCommand: Command = {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
+    // A second signal while closing means "now".
+    const now = () => process.exit(1);
+    process.once('SIGINT', now);
+    process.once('SIGTERM', now);
     await simulator.close();
     return 0;
   },

@@ -136,6 +136,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    // A request still running keeps its connection until the response is sent; Node then holds an
+    // idle keep-alive connection for keepAliveTimeout (72 s here), and close waits for it. Read
+    // when each response finishes, so from now on a finished connection closes at once.
+    app.server.keepAliveTimeout = 1;
   });
   // Before negotiation, so that even a refused request carries the CORS headers a browser needs to read it.
   if (options.corsOrigin) registerCors(app, options.corsOrigin);

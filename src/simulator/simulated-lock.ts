@@ -25,6 +25,8 @@ export interface SimulatedLockOptions {
 
 type Reply = { id: string; ok: true; state: LockState } | { id: string; ok: false; error: string };
 
+/** How long closing waits for the broker to take the lock's `online: false`. */
+const GOODBYE_TIMEOUT_MS = 2_000;
 /** Unlock duration before any config arrives, seconds. */
 const DEFAULT_UNLOCK_SECONDS = 5;
 
@@ -102,8 +104,10 @@ export class SimulatedLock {
     const client = this.client;
     this.client = null;
     if (client === null) return;
-    if (client.connected) await client.publishAsync(this.topic('online'), '{"online":false}', { qos: 1, retain: true }).catch(() => undefined);
-    await client.endAsync();
+    // Say goodbye if the broker takes it within a moment; a broker that stopped answering must not hold the lock's shutdown.
+    const goodbye = client.connected ? client.publishAsync(this.topic('online'), '{"online":false}', { qos: 1, retain: true }).then(() => true, () => false) : Promise.resolve(false);
+    const said = await Promise.race([goodbye, sleep(GOODBYE_TIMEOUT_MS, false, { ref: false })]);
+    await client.endAsync(!said);
   }
 
   private topic(kind: TopicKind): string {

@@ -66,4 +66,34 @@ describe('requests that arrive while the service closes', () => {
     assert.equal(typeof body.message, 'string');
     assert.match(second!, /\r\nconnection: close\r\n/i);
   });
+
+  // Without the fix the server would hold the idle connection for Fastify's 72 s keep-alive.
+  it('closes the connection of a request that finishes during shutdown, so shutdown does not wait for keep-alive', { timeout: 20_000 }, async () => {
+    const app = await createHttpApp({ logger: pino({ level: 'silent' }), baseUrl: 'http://latchkey.test', trustProxy: [] });
+    let entered!: () => void;
+    const slowEntered = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    app.get('/slow', async () => {
+      entered();
+      await gate;
+      return { finished: true };
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const hungUp = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const responses = readResponses(socket, 1);
+    socket.write('GET /slow HTTP/1.1\r\nHost: latchkey.test\r\nConnection: keep-alive\r\n\r\n');
+    await slowEntered;
+    const closed = app.close();
+    await stoppedListening(app.server);
+    release();
+    assert.match(await responses, /^HTTP\/1\.1 200/);
+    // The server hangs up, and close completes.
+    await Promise.all([hungUp, closed]);
+  });
 });

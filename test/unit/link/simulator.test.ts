@@ -183,3 +183,15 @@ describe('lock simulator', () => {
     assert.equal(link.isOnline(id), false);
   });
 });
+
+describe('lock simulator shutdown', () => {
+  it('closes even when its broker has gone with a message still unacknowledged', { timeout: 20_000 }, async () => {
+    const broker = await startTestBroker();
+    const { stdin, log, simulator } = await startSimulator(broker);
+    await broker.close();
+    stdin.write('open\n'); // a QoS 1 event the broker will never acknowledge
+    await waitFor(() => log.some((line) => line.action === 'disconnected'));
+    await simulator.close();
+    assert.ok(log.some((line) => line.action === 'stopped'));
+  });
+});
