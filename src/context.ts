@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import { createInProcessBus, createRedisBus, type EventBus } from './bus/event-bus.js';
 import { brandingFor as applicationBranding } from './applications/branding.js';
 import type { Config } from './config/config.js';
+import { startupStep } from './config/startup-step.js';
 import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { ServiceKeys } from './crypto/service-keys.js';
 import { ServiceTokens } from './crypto/service-tokens.js';
@@ -75,20 +76,28 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const now = options.now ?? (() => Date.now() / 1000);
   const closers: AppContext['closers'] = [];
   try {
-    const db = openDatabase(config.database);
+    const databaseSetting = config.database.kind === 'postgres' ? 'DATABASE_URL' : 'DATABASE_URL / DATA_DIR';
+    const db = await startupStep(databaseSetting, 'cannot open the database', () => openDatabase(config.database));
     closers.push(() => db.close());
-    if (options.migrate !== false) await migrateToLatest(db);
+    if (options.migrate !== false) await startupStep(databaseSetting, 'cannot migrate the database', () => migrateToLatest(db));
 
     const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
-    if (redis) closers.push(async () => void (await redis.quit()));
+    if (redis) {
+      closers.push(async () => void (redis.status === 'ready' ? await redis.quit() : redis.disconnect()));
+      // ioredis reconnects by itself; unheard, its errors would be printed raw to stderr.
+      redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+      await startupStep('REDIS_URL', 'cannot reach Redis', () => redis.ping());
+    }
 
     const bus = config.redisUrl ? createRedisBus(config.redisUrl, logger) : createInProcessBus();
     closers.push(() => bus.close());
 
     const box = createSecretBox(loadKeyEncryptionKey(config.keyEncryptionKey, config.dataDir));
     const keys = new ServiceKeys(db.kysely, box, now);
-    await keys.load();
-    const pki = await loadCertificateAuthority({ db, box, logger, now, config });
+    const pki = await startupStep('KEY_ENCRYPTION_KEY', 'cannot open the stored keys (is it the key they were sealed with?)', async () => {
+      await keys.load();
+      return loadCertificateAuthority({ db, box, logger, now, config });
+    });
     const tokens = new ServiceTokens({ keys, baseUrl: config.baseUrl, authTtlSeconds: config.tokens.authTtlSeconds, refreshTtlSeconds: config.tokens.refreshTtlSeconds, now });
 
     const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger });
@@ -109,7 +118,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     // Another instance's logout could not reach this cache at once, so several instances read the database.
     const liveSessions = config.redisUrl ? null : new LiveSessions();
     const base = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, brandingFor, now, closers };
-    const { link, broker } = await startLink(base);
+    const { link, broker } = await startupStep(config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST', 'cannot start the lock link', () => startLink(base));
     return { ...base, link, broker };
   } catch (err) {
     await closeAll(closers);

@@ -1,5 +1,6 @@
 import { createApplicationsPlatform } from './applications/platform.js';
 import type { Config } from './config/config.js';
+import { startupStep } from './config/startup-step.js';
 import { closeContext, createContext, type AppContext, type ContextOptions } from './context.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { registerRoutes } from './routes.js';
@@ -23,7 +24,7 @@ export async function startService(config: Config, options: ContextOptions = {})
     const applications = createApplicationsPlatform(ctx);
     app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, corsOrigin: (origin) => applications.cors.allows(origin) });
     await registerRoutes(app, ctx, applications);
-    await app.listen({ port: config.port, host: config.host });
+    await startupStep('PORT / HOST', 'cannot listen', () => app!.listen({ port: config.port, host: config.host }));
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const started = app;

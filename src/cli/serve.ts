@@ -14,6 +14,9 @@ export const serveCommand: Command = {
     const logger = createLogger(config);
     const service = await startService(config, { logger });
     logger.info({ url: config.baseUrl, port: config.port, database: config.database.kind }, 'latchkey serving');
+    if (config.database.kind === 'postgres' && !config.redisUrl) {
+      logger.warn('no REDIS_URL: fine for one instance; several instances sharing this database need it, or a logout, an event or a rate limit stays on the instance that saw it');
+    }
     const stop = (signal: string) => {
       logger.info({ signal }, 'shutting down');
       service.close().then(

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { isValidTopicPrefix } from '../link/topics.js';
 
 /** Configuration of one Latchkey process, read once from the environment at start-up. */
 export interface Config {
@@ -64,6 +65,12 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+function topicPrefix(env: Env): string {
+  const prefix = env.MQTT_TOPIC_PREFIX || 'locks';
+  if (!isValidTopicPrefix(prefix)) throw new ConfigError('MQTT_TOPIC_PREFIX must be topic levels without wildcards, empty levels or a leading $');
+  return prefix;
+}
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -184,7 +191,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     mqtt,
     mqttTls,
     sseHeartbeatMs: integer(env, 'SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
-    topicPrefix: env.MQTT_TOPIC_PREFIX || 'locks',
+    topicPrefix: topicPrefix(env),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smsWebhookUrl: url(env, 'SMS_WEBHOOK_URL', ['http:', 'https:']),

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { recordAuditNow, type AuditEntry } from '../../../src/audit/record.js';
@@ -29,11 +32,15 @@ describe('latchkey audit verify', () => {
 
   /** Runs the real CLI against the test's database, as an operator would. */
   function verify(...args: string[]): Promise<{ code: number; json: Record<string, unknown>; stderr: string }> {
+    return verifyWith({ DATABASE_URL: t.database.url, DATA_DIR: t.dataDir }, ...args);
+  }
+
+  function verifyWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; json: Record<string, unknown>; stderr: string }> {
     return new Promise((resolve) => {
       execFile(
         process.execPath,
         ['--import', 'tsx', 'src/cli/main.ts', 'audit', 'verify', ...args],
-        { cwd: ROOT, env: { ...process.env, DATABASE_URL: t.database.url, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' } },
+        { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', ...env, LOG_LEVEL: 'silent' } },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
           resolve({ code, json: stdout.trim() ? (JSON.parse(stdout.trim()) as Record<string, unknown>) : {}, stderr });
@@ -85,9 +92,22 @@ describe('latchkey audit verify', () => {
     });
   });
 
-  it('answers a usage error (exit 2) for an empty --lock', async () => {
-    const result = await verify('--lock', '');
-    assert.equal(result.code, 2);
-    assert.match(result.stderr, /--lock/);
+  it('finds an empty trail, not a broken one, in a data directory never served', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'latchkey-verify-'));
+    try {
+      const result = await verifyWith({ DATA_DIR: fresh });
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(result.json, { ok: true, locks: 0, entries: 0 });
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('answers a usage error (exit 2) for an empty, malformed or unknown --lock', async () => {
+    for (const lock of ['', 'not-a-uuid', newId()]) {
+      const result = await verify('--lock', lock);
+      assert.equal(result.code, 2, lock);
+      assert.match(result.stderr, /--lock|unknown lock/);
+    }
   });
 });

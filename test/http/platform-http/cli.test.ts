@@ -83,6 +83,23 @@ describe('latchkey command line', () => {
     }
   });
 
+  it('a setting that names something out of reach stops start-up with one line naming it', { timeout: 60_000 }, async () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }, 'DATABASE_URL'],
+      [{ REDIS_URL: 'redis://127.0.0.1:1' }, 'REDIS_URL'],
+      [{ MQTT_URL: 'mqtt://127.0.0.1:1' }, 'MQTT_URL'],
+      [{ HOST: 'not_a_host.invalid', MQTT_PORT: '0' }, 'HOST'],
+    ];
+    const results = await Promise.all(cases.map(([env], i) => runCli(['serve'], { DATA_DIR: join(dataDir, `reach-${i}`), PORT: '0', LOG_LEVEL: 'silent', ...env })));
+    for (const [i, [, name]] of cases.entries()) {
+      const res = results[i]!;
+      assert.equal(res.code, 1, `${name}: exit ${res.code} ${res.stderr}`);
+      const lines = res.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, `one line, got: ${res.stderr}`);
+      assert.match(lines[0]!, new RegExp(`\\b${name}\\b`));
+    }
+  });
+
   describe('latchkey migrate', () => {
     let database: TestDatabase;
     before(async () => {
