@@ -22,28 +22,34 @@ async function stoppedListening(server: Server): Promise<void> {
   while (server.listening) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/** An app with `GET /slow`, which waits for `release()` once it has `entered`, and a raw connection to it. */
+async function slowApp(extra: (app: Awaited<ReturnType<typeof createHttpApp>>) => void = () => undefined) {
+  const app = await createHttpApp({ logger: pino({ level: 'silent' }), baseUrl: 'http://latchkey.test', trustProxy: [] });
+  let entered!: () => void;
+  const slowEntered = new Promise<void>((resolve) => (entered = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  app.get('/slow', async () => {
+    entered();
+    await gate;
+    return { finished: true };
+  });
+  extra(app);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const socket = connect(typeof address === 'object' && address ? address.port : 0, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  return { app, socket, slowEntered, release };
+}
+
 describe('requests that arrive while the service closes', () => {
   it('finish if already running; new ones get 503 in the documented error format', async () => {
-    const app = await createHttpApp({ logger: pino({ level: 'silent' }), baseUrl: 'http://latchkey.test', trustProxy: [] });
-    let entered!: () => void;
-    const slowEntered = new Promise<void>((resolve) => (entered = resolve));
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    app.get('/slow', async () => {
-      entered();
-      await gate;
-      return { finished: true };
-    });
-    app.get('/fast', async () => ({ fast: true }));
     let markClosing!: () => void;
     const closingStarted = new Promise<void>((resolve) => (markClosing = resolve));
-    app.addHook('preClose', async () => markClosing());
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
-
-    const socket = connect(port, '127.0.0.1');
-    await new Promise((resolve) => socket.once('connect', resolve));
+    const { app, socket, slowEntered, release } = await slowApp((slow) => {
+      slow.get('/fast', async () => ({ fast: true }));
+      slow.addHook('preClose', async () => markClosing());
+    });
     const responses = readResponses(socket, 2);
     socket.write('GET /slow HTTP/1.1\r\nHost: latchkey.test\r\n\r\n');
     await slowEntered;
@@ -69,22 +75,7 @@ describe('requests that arrive while the service closes', () => {
 
   // Without the fix the server would hold the idle connection for Fastify's 72 s keep-alive.
   it('closes the connection of a request that finishes during shutdown, so shutdown does not wait for keep-alive', { timeout: 20_000 }, async () => {
-    const app = await createHttpApp({ logger: pino({ level: 'silent' }), baseUrl: 'http://latchkey.test', trustProxy: [] });
-    let entered!: () => void;
-    const slowEntered = new Promise<void>((resolve) => (entered = resolve));
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    app.get('/slow', async () => {
-      entered();
-      await gate;
-      return { finished: true };
-    });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
-
-    const socket = connect(port, '127.0.0.1');
-    await new Promise((resolve) => socket.once('connect', resolve));
+    const { app, socket, slowEntered, release } = await slowApp();
     const hungUp = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     const responses = readResponses(socket, 1);
     socket.write('GET /slow HTTP/1.1\r\nHost: latchkey.test\r\nConnection: keep-alive\r\n\r\n');
