@@ -92,10 +92,11 @@ export class SimulatedLock {
     this.options.log('offline');
   }
 
-  /** The door sensor changed: an event, then the new state. */
+  /** The door sensor changed: an event, then the new state (docs/device-protocol.md, in that order). */
   door(open: boolean): void {
-    if (!this.mechanism.setDoor(open)) return;
+    if (this.mechanism.state.doorOpen === open) return;
     this.publish('event', { type: open ? 'DOOR_OPEN' : 'DOOR_CLOSE', ts: this.options.now() }, false);
+    this.mechanism.setDoor(open);
   }
 
   /** Orderly shutdown: reports itself offline, then disconnects cleanly. */
