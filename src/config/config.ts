@@ -47,6 +47,8 @@ export interface S3Config {
 export interface RateLimitConfig {
   /** Failed logins per account in the window. */
   loginFailuresPerAccount: { points: number; durationSeconds: number };
+  /** Reports (presence, state, events) one lock may have recorded per minute. */
+  reportsPerLock: { points: number; durationSeconds: number };
   /** Verification messages a user may ask for per hour. */
   verificationPerUser: { points: number; durationSeconds: number };
   /** Requests to authentication endpoints per IP. */
@@ -221,6 +223,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       // alone cannot lock the others out of the door.
       executePerUser: { points: integer(env, 'RATE_EXECUTE_PER_USER', 600, 1, 100_000_000), durationSeconds: 60 },
       executePerLock: { points: integer(env, 'RATE_EXECUTE_PER_LOCK', 1200, 1, 100_000_000), durationSeconds: 60 },
+      // An unlock, its relock and a door opening and closing are about six reports: 300 a minute
+      // is a door in constant use; far more is a faulty or hostile lock filling its own trail.
+      reportsPerLock: { points: integer(env, 'RATE_REPORTS_PER_LOCK', 300, 1, 1_000_000), durationSeconds: 60 },
     },
   };
 }

@@ -6,6 +6,7 @@ import { createLockLink, type LockLink, type LockLinkHandlers, type LockLinkOpti
 import { authenticateLockSecret } from '../locks/provision.js';
 import { republishAllConfigs, syncLockConfigs } from './config-sync.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
+import { ReportThrottle } from './report-throttle.js';
 import { recordDoorEvent, recordPresence, recordState } from './reports.js';
 
 /**
@@ -23,17 +24,17 @@ export interface StartedLink {
   broker: EmbeddedBroker | null;
 }
 
-function reportHandlers(ctx: AppContext, queue: KeyedQueue): LockLinkHandlers {
-  const record = (lockId: string, what: string, task: () => Promise<unknown>): void => {
+function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle): LockLinkHandlers {
+  const record = (lockId: string, what: string, task: () => Promise<unknown>) => (): void => {
     queue.run(lockId, task).catch((err: unknown) => {
       if (err instanceof QueueFullError) ctx.logger.warn({ lockId }, `lock ${what} dropped: the lock reports faster than they can be recorded`);
       else ctx.logger.error({ err, lockId }, `recording lock ${what} failed`);
     });
   };
   return {
-    onPresence: (lockId, online) => record(lockId, 'presence', () => recordPresence(ctx, lockId, online)),
-    onState: (lockId, state) => record(lockId, 'state', () => recordState(ctx, lockId, state)),
-    onEvent: (lockId, event) => record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event)),
+    onPresence: (lockId, online) => throttle.latest(lockId, 'presence', record(lockId, 'presence', () => recordPresence(ctx, lockId, online))),
+    onState: (lockId, state) => throttle.latest(lockId, 'state', record(lockId, 'state', () => recordState(ctx, lockId, state))),
+    onEvent: (lockId, event) => throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event))),
   };
 }
 
@@ -85,6 +86,11 @@ export async function startLink(partial: LinkContext): Promise<StartedLink> {
   } else {
     target = config.mqtt.url;
   }
+  const throttle = new ReportThrottle({
+    perMinute: config.limits.reportsPerLock.points,
+    onThrottled: (lockId) => ctx.logger.warn({ lockId }, 'lock reports held back: the lock reports faster than its limit (RATE_REPORTS_PER_LOCK)'),
+  });
+  closers.push(async () => throttle.close());
   closers.push(() => queue.drain());
   const link = await createLockLink({
     broker: target,
@@ -92,7 +98,7 @@ export async function startLink(partial: LinkContext): Promise<StartedLink> {
     topicPrefix: config.topicPrefix,
     replyTimeoutMs: config.lockReplyTimeoutMs,
     logger: ctx.logger,
-    handlers: reportHandlers(ctx, queue),
+    handlers: reportHandlers(ctx, queue, throttle),
   });
   closers.push(() => link.close());
   ctx.link = link;

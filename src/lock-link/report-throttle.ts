@@ -1,0 +1,77 @@
+import { LocalWindows } from '../http/local-windows.js';
+
+type Task = () => void;
+
+export interface ReportThrottleOptions {
+  /** Reports one lock may have recorded per minute. */
+  perMinute: number;
+  /** Told once per lock and minute when that lock's reports start being held back. */
+  onThrottled: (lockId: string) => void;
+  now?: () => number;
+  /** Runs `task` after `ms` (a timer that does not keep the process alive). */
+  schedule?: (task: Task, ms: number) => { cancel(): void };
+}
+
+const unrefTimer = (task: Task, ms: number) => {
+  const timer = setTimeout(task, ms);
+  timer.unref();
+  return { cancel: () => clearTimeout(timer) };
+};
+
+/**
+ * How fast one lock's reports are recorded. A lock and its door change a few times a minute; a
+ * lock reporting hundreds a second (faulty, or its secret in hostile hands) would fill its
+ * permanent, hash-chained audit trail and every member's live stream. Past the limit a lock's
+ * events are dropped, while its presence and state are coalesced rather than lost: the latest
+ * of each is recorded when the lock's minute ends, so what is stored still ends up right.
+ */
+export class ReportThrottle {
+  private readonly windows: LocalWindows;
+  private readonly told: LocalWindows;
+  private readonly held = new Map<string, { record: Task; flush: { cancel(): void } }>();
+  private readonly schedule: NonNullable<ReportThrottleOptions['schedule']>;
+
+  constructor(private readonly options: ReportThrottleOptions) {
+    this.windows = new LocalWindows(options.perMinute, 60_000, options.now);
+    this.told = new LocalWindows(1, 60_000, options.now);
+    this.schedule = options.schedule ?? unrefTimer;
+  }
+
+  /** An event: recorded within the limit, else dropped. */
+  event(lockId: string, record: Task): void {
+    if (this.admit(lockId) === null) record();
+  }
+
+  /** A report of which only the latest matters (`kind`: presence, state): recorded, or held until the lock's minute ends. */
+  latest(lockId: string, kind: string, record: Task): void {
+    const key = `${lockId}:${kind}`;
+    const waiting = this.held.get(key);
+    if (waiting) {
+      waiting.record = record;
+      return;
+    }
+    const waitMs = this.admit(lockId);
+    if (waitMs === null) return record();
+    const entry = {
+      record,
+      flush: this.schedule(() => {
+        this.held.delete(key);
+        this.latest(lockId, kind, entry.record);
+      }, waitMs),
+    };
+    this.held.set(key, entry);
+  }
+
+  /** Drops whatever is held (shutdown: a lock re-announces its retained state on reconnect). */
+  close(): void {
+    for (const { flush } of this.held.values()) flush.cancel();
+    this.held.clear();
+  }
+
+  /** Null when the lock may report now, else the milliseconds until its minute ends. */
+  private admit(lockId: string): number | null {
+    const waitMs = this.windows.consume(lockId, 1);
+    if (waitMs !== null && this.told.consume(lockId, 1) === null) this.options.onThrottled(lockId);
+    return waitMs;
+  }
+}
