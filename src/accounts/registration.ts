@@ -71,7 +71,8 @@ interface LegacyKeyPair {
 
 /**
  * Registration v1 with the email of a pending invite: the account keeps the invite's id, key and
- * the shares made to it (held until the email is verified: src/locks/held-shares.ts). An invite without a key gets the one just generated, sealed for its id.
+ * the shares made to it (held until the email is verified: src/locks/held-shares.ts). An invite
+ * without a key gets the one just generated, sealed for its id.
  */
 async function takeOverInvite(
   ctx: AppContext,

@@ -7,7 +7,7 @@ import { addressKey } from '../../http/rate-limiter.js';
 import { bearerToken } from '../authenticate.js';
 import { login } from '../login.js';
 import { register } from '../registration.js';
-import { Credentials, isSet, Registration, RegistrationQuery, TokenPairResponse } from '../schemas.js';
+import { Credentials, isTrueFlag, Registration, RegistrationQuery, TokenPairResponse } from '../schemas.js';
 import { endSession, refreshSession } from '../sessions.js';
 
 /** Registration, login, refresh and logout: the spec's "Account and authentication" token rows. */
@@ -29,7 +29,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       handler: async (request) => {
         const version = pickVersion(request.apiVersion, [1, 2, 3] as const);
         const { email, password, displayName } = request.body;
-        return register(ctx, { email, password, displayName: displayName ?? undefined, version, force: isSet(request.query.force) });
+        return register(ctx, { email, password, displayName: displayName ?? undefined, version, force: isTrueFlag(request.query.force) });
       },
     });
 
