@@ -53,3 +53,21 @@ export async function connectMqtt(target: MqttTarget, options: IClientOptions): 
   disableNagle(client);
   return client;
 }
+
+/**
+ * Retries a lost connection after about `firstMs`, then twice as long each time up to `maxMs`,
+ * each wait spread by ±50 % so that locks cut off together do not all return at the same moment
+ * (docs/device-protocol.md §1). mqtt.js waits `options.reconnectPeriod`, which it reads as the
+ * connection closes: this sets it just before. A client made not to reconnect is left alone.
+ */
+export function reconnectWithBackoff(client: Pick<MqttClient, 'options' | 'on' | 'prependListener'>, firstMs = 1_000, maxMs = 60_000, random: () => number = Math.random): void {
+  if (!(client.options.reconnectPeriod! > 0)) return;
+  let nextMs = firstMs;
+  client.prependListener('close', () => {
+    client.options.reconnectPeriod = Math.max(1, Math.round(nextMs * (0.5 + random())));
+    nextMs = Math.min(nextMs * 2, maxMs);
+  });
+  client.on('connect', () => {
+    nextMs = firstMs;
+  });
+}

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MqttClient } from 'mqtt';
-import { connectMqtt } from '../link/mqtt-connection.js';
+import { connectMqtt, reconnectWithBackoff } from '../link/mqtt-connection.js';
 import { decodeCommand, decodeConfig, type CommandPayload, type LockConfig, type LockState } from '../link/payloads.js';
 import { DEFAULT_TOPIC_PREFIX, lockTopic, type TopicKind } from '../link/topics.js';
 import { CommandChecker } from './command-check.js';
@@ -72,10 +72,11 @@ export class SimulatedLock {
       username: id,
       password: secret,
       clean: true,
-      reconnectPeriod: 2_000,
+      reconnectPeriod: 1_000,
       will: { topic: this.topic('online'), payload: Buffer.from('{"online":false}'), qos: 1, retain: true },
     });
     this.client = client;
+    reconnectWithBackoff(client);
     client.on('message', (topic, payload) => this.receive(topic, payload));
     client.on('error', (err) => this.options.log('mqtt_error', { message: err.message }));
     client.on('offline', () => this.options.log('disconnected'));
