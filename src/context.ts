@@ -92,12 +92,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const bus = config.redisUrl ? createRedisBus(config.redisUrl, logger) : createInProcessBus();
     closers.push(() => bus.close());
 
-    const box = createSecretBox(loadKeyEncryptionKey(config.keyEncryptionKey, config.dataDir));
+    const box = await startupStep('KEY_ENCRYPTION_KEY', 'cannot read the key-encryption key', () => createSecretBox(loadKeyEncryptionKey(config.keyEncryptionKey, config.dataDir)));
     const keys = new ServiceKeys(db.kysely, box, now);
-    const pki = await startupStep('KEY_ENCRYPTION_KEY', 'cannot open the stored keys (is it the key they were sealed with?)', async () => {
-      await keys.load();
-      return loadCertificateAuthority({ db, box, logger, now, config });
-    });
+    await startupStep('KEY_ENCRYPTION_KEY', 'cannot open the stored keys (is it the key they were sealed with?)', () => keys.load());
+    const pki = await startupStep(config.caFile ? 'CA_FILE' : 'KEY_ENCRYPTION_KEY', 'cannot load the certificate authority', () => loadCertificateAuthority({ db, box, logger, now, config }));
     const tokens = new ServiceTokens({ keys, baseUrl: config.baseUrl, authTtlSeconds: config.tokens.authTtlSeconds, refreshTtlSeconds: config.tokens.refreshTtlSeconds, now });
 
     const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger });

@@ -9,6 +9,7 @@ export const MAX_STREAM_LOCKS = 100;
 
 /** The stream's locks, sorted and distinct, with when the caller's access to each ends (null: never). */
 export interface StreamAccess {
+  userId: string;
   lockIds: string[];
   endsAt: Map<string, number | null>;
   /** When the caller joined each lock they are not an ADMIN of (Unix seconds): the start of the history they may replay. */
@@ -33,6 +34,7 @@ export async function streamLocks(ctx: AppContext, userId: string, requested: re
   const now = ctx.now();
   if (rows.some((row) => !isMemberActive({ start: row.starts_at, end: row.ends_at }, now))) throw errors.forbidden('access to a listed lock is outside its window');
   return {
+    userId,
     lockIds,
     endsAt: new Map(rows.map((row) => [row.lock_id, row.ends_at])),
     joinedAsUser: new Map(rows.filter((row) => row.role !== 'ADMIN').map((row) => [row.lock_id, row.created])),
@@ -50,7 +52,7 @@ export async function startingCursor(ctx: AppContext, access: StreamAccess, last
   if (lastEventId !== undefined && lastEventId.trim() !== '') {
     const cursor = decodeCursor(lockIds, lastEventId);
     if (!cursor) throw errors.badRequest('Last-Event-ID is not a position of a stream of these devices');
-    for (const [lockId, joined] of joinedAsUser) cursor.set(lockId, await notBeforeJoining(ctx, lockId, cursor.get(lockId)!, joined));
+    for (const [lockId, joined] of joinedAsUser) cursor.set(lockId, await notBeforeJoining(ctx, lockId, access.userId, cursor.get(lockId)!, joined));
     return cursor;
   }
   const rows = await ctx.db.kysely
@@ -64,15 +66,20 @@ export async function startingCursor(ctx: AppContext, access: StreamAccess, last
 }
 
 /**
- * `position`, or the lock's last entry before `joined` (Unix seconds) when the entry after
- * `position` is older than that. Only a position from before joining costs a scan.
+ * `position`, or just before the newest entry of the lock that names the user as its subject
+ * (the share that enrolled them, or a later change of their access) when `position` is earlier:
+ * one read of the user's own entries (index on subject, seq), however long the lock's trail.
+ * Should there be none (an owner who stepped down), a position from before `joined` (Unix
+ * seconds) is moved to the lock's newest entry.
  */
-async function notBeforeJoining(ctx: AppContext, lockId: string, position: number, joined: number): Promise<number> {
-  const entries = ctx.db.kysely.selectFrom('audit_entries').select(['seq', 'timestamp']).where('lock_id', '=', lockId);
-  const next = await entries.where('seq', '>', position).orderBy('seq').limit(1).executeTakeFirst();
+async function notBeforeJoining(ctx: AppContext, lockId: string, userId: string, position: number, joined: number): Promise<number> {
+  const db = ctx.db.kysely;
+  const named = await db.selectFrom('audit_entries').select('seq').where('subject_user_id', '=', userId).where('lock_id', '=', lockId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  if (named !== undefined) return Math.max(position, named.seq - 1);
+  const next = await db.selectFrom('audit_entries').select(['seq', 'timestamp']).where('lock_id', '=', lockId).where('seq', '>', position).orderBy('seq').limit(1).executeTakeFirst();
   if (next === undefined || next.timestamp >= joined) return position;
-  const lastBefore = await entries.where('timestamp', '<', joined).orderBy('seq', 'desc').limit(1).executeTakeFirst();
-  return lastBefore?.seq ?? position;
+  const newest = await db.selectFrom('audit_entries').select((eb) => eb.fn.max('seq').as('last')).where('lock_id', '=', lockId).executeTakeFirst();
+  return Number(newest?.last ?? position);
 }
 
 /** When the user's access to the lock ends (null: never), or undefined when they have none now. */

@@ -34,13 +34,13 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   });
   if (!decision.allowed) throw await refuse(ctx, facts, decision);
 
-  const pending = { lockId: lock.id, actorUserId: caller.userId, targetLocked: operation.locked };
+  const until = now + ctx.config.lockReplyTimeoutMs / 1000 + PENDING_GRACE_SECONDS;
+  const pending = { lockId: lock.id, actorUserId: caller.userId, targetLocked: operation.locked, until };
   // One commit for both writes (shared with concurrent unlocks on SQLite: src/db/group-commit.ts);
   // a replayed token (409) leaves the marker of the first alone.
   await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
     await consumeReplayKey(uow.db, uow.dialect, { lockId: lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now });
-    const until = now + ctx.config.lockReplyTimeoutMs / 1000 + PENDING_GRACE_SECONDS;
-    await markCommandPending(uow.db, uow.dialect, { ...pending, until });
+    await markCommandPending(uow.db, uow.dialect, pending);
   });
 
   try {

@@ -10,20 +10,32 @@ import { configChanged } from './config-changes.js';
  * Verifying the email puts them back. Revoking the invitee meanwhile drops them.
  */
 
+/**
+ * Takes the row lock of each of these locks (PostgreSQL; SQLite runs one write transaction at a
+ * time), in id order, so that no membership change of theirs (a revocation) runs meanwhile: the
+ * rows moved below are then the rows as they stand, and none comes back once revoked.
+ */
+async function lockTheLocks(uow: UnitOfWork, lockIds: readonly string[]): Promise<void> {
+  if (uow.dialect !== 'postgres' || lockIds.length === 0) return;
+  await uow.db.selectFrom('locks').select('id').where('id', 'in', [...lockIds]).orderBy('id').forUpdate().execute();
+}
+
 /** Moves the user's shares aside; each lock's config loses them. */
 export async function holdInviteShares(ctx: AppContext, uow: UnitOfWork, userId: string): Promise<void> {
-  const rows = await uow.db.selectFrom('lock_members').selectAll().where('user_id', '=', userId).execute();
+  const shared = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', userId).execute();
+  await lockTheLocks(uow, shared.map((row) => row.lock_id));
+  const rows = await uow.db.deleteFrom('lock_members').where('user_id', '=', userId).returningAll().execute();
   if (rows.length === 0) return;
   await uow.db.insertInto('held_invite_shares').values(rows).execute();
-  await uow.db.deleteFrom('lock_members').where('user_id', '=', userId).execute();
   for (const row of rows) await configChanged(ctx, uow, row.lock_id);
 }
 
 /** Puts the user's held shares back, except on locks they were enrolled in again meanwhile. */
 export async function releaseInviteShares(ctx: AppContext, uow: UnitOfWork, userId: string): Promise<void> {
-  const held = await uow.db.selectFrom('held_invite_shares').selectAll().where('user_id', '=', userId).execute();
-  if (held.length === 0) return;
-  await uow.db.deleteFrom('held_invite_shares').where('user_id', '=', userId).execute();
+  const waiting = await uow.db.selectFrom('held_invite_shares').select('lock_id').where('user_id', '=', userId).execute();
+  if (waiting.length === 0) return;
+  await lockTheLocks(uow, waiting.map((row) => row.lock_id));
+  const held = await uow.db.deleteFrom('held_invite_shares').where('user_id', '=', userId).returningAll().execute();
   const enrolled = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', userId).execute();
   const already = new Set(enrolled.map((row) => row.lock_id));
   const restored = held.filter((row) => !already.has(row.lock_id));

@@ -57,8 +57,10 @@ export async function addMember(ctx: AppContext, uow: UnitOfWork, input: AddMemb
 
   const existing = await findMembership(uow.db, lockId, userId);
   const change = membershipChange(existing?.role, role);
-  // An ADMIN whose access ends must not lift the end themselves; leaving or stepping down stays open.
-  if (existing !== undefined && userId === actorUserId && change === 'WINDOW_UPDATED') throw errors.forbidden('members cannot change their own access window');
+  // An ADMIN whose access ends must not lift the end themselves, nor by stepping down; stepping down with the same window and leaving stay open.
+  if (existing !== undefined && userId === actorUserId && (change === 'WINDOW_UPDATED' || start !== existing.start || end !== existing.end)) {
+    throw errors.forbidden('members cannot change their own access window');
+  }
   if (demotesLastAdmin(existing, { role, start, end }, (await countMembers(uow.db, lockId, now)).adminCount, now)) throw errors.lastAdmin();
   if (existing === undefined) {
     await insertMember(uow.db, { lock_id: lockId, user_id: userId, role, starts_at: start, ends_at: end, alias: null, favourite: 0, colour: null, created: now, updated: now });

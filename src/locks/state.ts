@@ -56,15 +56,17 @@ export async function storeLocked(db: Executor, dialect: DialectName, lockId: st
 
 /**
  * Withdraws the marker of a command that did not succeed (no reply, offline, refused), if it is
- * still this user's: a lock that acts on it late then reports a change nobody is waiting for,
+ * still this one's: a lock that acts on it late then reports a change nobody is waiting for,
  * which is audited (without a user) rather than silently taken for the confirmed command's.
  */
-export async function clearCommandPending(db: Executor, pending: { lockId: string; actorUserId: string; targetLocked: boolean }): Promise<void> {
+export async function clearCommandPending(db: Executor, pending: { lockId: string; actorUserId: string; targetLocked: boolean; until: number }): Promise<void> {
   await db
     .updateTable('locks')
     .set({ pending_actor_user_id: null, pending_target_locked: null, pending_until: null })
     .where('id', '=', pending.lockId)
     .where('pending_actor_user_id', '=', pending.actorUserId)
     .where('pending_target_locked', '=', pending.targetLocked ? 1 : 0)
+    // The marker this command wrote, not that of the user's next command, sent meanwhile.
+    .where('pending_until', '=', pending.until)
     .execute();
 }

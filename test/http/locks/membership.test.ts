@@ -146,11 +146,14 @@ describe('lock membership service', () => {
 
   it('lets no member change their own access window, an ADMIN whose access ends included', async () => {
     const { id } = await claimLock(t, admin);
-    await shareLock(t, id, admin, alice.userId, { role: 'ADMIN', end: Date.now() / 1000 + 3600 });
+    const end = Date.now() / 1000 + 3600;
+    await shareLock(t, id, admin, alice.userId, { role: 'ADMIN', end });
     await rejects(shareLock(t, id, alice, alice.userId, { role: 'ADMIN', end: null }), 403);
-    assert.notEqual((await findMembership(t.service.ctx.db.kysely, id, alice.userId))?.end, null);
-    // Stepping down stays open.
-    await shareLock(t, id, alice, alice.userId, { role: 'USER', end: Date.now() / 1000 + 3600 });
+    // Nor by stepping down with a wider window.
+    await rejects(shareLock(t, id, alice, alice.userId, { role: 'USER', end: null }), 403);
+    assert.equal((await findMembership(t.service.ctx.db.kysely, id, alice.userId))?.end, end);
+    // Stepping down with the same window stays open.
+    await shareLock(t, id, alice, alice.userId, { role: 'USER', end });
     assert.equal((await findMembership(t.service.ctx.db.kysely, id, alice.userId))?.role, 'USER');
   });
 

@@ -89,6 +89,7 @@ describe('latchkey command line', () => {
       [{ REDIS_URL: 'redis://127.0.0.1:1' }, 'REDIS_URL'],
       [{ MQTT_URL: 'mqtt://127.0.0.1:1' }, 'MQTT_URL'],
       [{ HOST: 'not_a_host.invalid', MQTT_PORT: '0' }, 'HOST'],
+      [{ CA_FILE: '/nonexistent/latchkey-ca.json', MQTT_PORT: '0' }, 'CA_FILE'],
     ];
     const results = await Promise.all(cases.map(([env], i) => runCli(['serve'], { DATA_DIR: join(dataDir, `reach-${i}`), PORT: '0', LOG_LEVEL: 'silent', ...env })));
     for (const [i, [, name]] of cases.entries()) {
