@@ -37,9 +37,16 @@ export class ReportThrottle {
     this.schedule = options.schedule ?? unrefTimer;
   }
 
-  /** An event: recorded within the limit, else dropped. */
+  /** An event: recorded within the limit, else dropped. What is held of the lock goes first: it is older. */
   event(lockId: string, record: Task): void {
-    if (this.admit(lockId) === null) record();
+    if (this.admit(lockId) !== null) return;
+    for (const [key, waiting] of this.held) {
+      if (!key.startsWith(`${lockId}:`)) continue;
+      waiting.flush.cancel();
+      this.held.delete(key);
+      waiting.record();
+    }
+    record();
   }
 
   /** A report of which only the latest matters (`kind`: presence, state): recorded, or held until the lock's minute ends. */

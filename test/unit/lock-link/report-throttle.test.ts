@@ -24,7 +24,9 @@ function throttled(perMinute: number) {
       else if (timer.at > now) timers.push(timer);
     }
   };
-  return { throttle, told, advance };
+  /** Moves the clock only: timers due run at the next `advance`. */
+  const tick = (ms: number) => void (now += ms);
+  return { throttle, told, advance, tick };
 }
 
 describe('ReportThrottle', () => {
@@ -47,6 +49,17 @@ describe('ReportThrottle', () => {
     assert.deepEqual(recorded, ['locked', 'unlocked']);
     advance(60_000);
     assert.deepEqual(recorded, ['locked', 'unlocked', 'final', 'online']);
+  });
+
+  it('records what it holds of a lock before that lock\'s next admitted event, which is newer', () => {
+    const { throttle, advance, tick } = throttled(1);
+    const recorded: string[] = [];
+    throttle.latest('a', 'state', () => recorded.push('state 1'));
+    throttle.latest('a', 'state', () => recorded.push('state 2 (held)'));
+    tick(60_000); // a new minute, its flush timer not yet run
+    throttle.event('a', () => recorded.push('door event'));
+    advance(0); // the late timer finds nothing left to do
+    assert.deepEqual(recorded, ['state 1', 'state 2 (held)', 'door event']);
   });
 
   it('drops what it holds on close', () => {
