@@ -63,12 +63,21 @@ export function canUnlock(request: UnlockRequest): Decision {
   if (refusal !== null) return refusal;
   if (!isAddressPermitted(request.permittedAddresses ?? [], request.callerIp)) return forbidden('caller address not permitted');
   if (member.role === 'ADMIN') return ALLOWED;
-  if (request.duration != null && request.unlockDuration !== undefined && request.duration > request.unlockDuration) {
+  if (request.unlockDuration !== undefined && !mayUnlockFor(member, request.duration, request.unlockDuration)) {
     return forbidden('a USER may not unlock for longer than the lock\'s unlock duration');
   }
   if (!meetsTimeRequirements(requirements?.time, now)) return forbidden('outside permitted times');
   const location = meetsLocationRequirement(requirements?.location, request.location);
   return location.ok ? ALLOWED : forbidden(location.reason);
+}
+
+/**
+ * Whether a member may ask for an unlock of `duration` seconds (absent: the lock's own): a USER
+ * for the lock's unlock duration or less, an ADMIN (who sets it) for any. The lock applies the
+ * same rule to the config it holds (src/simulator/command-check.ts).
+ */
+export function mayUnlockFor(member: Pick<Member, 'role'>, duration: number | null | undefined, unlockDuration: number): boolean {
+  return member.role === 'ADMIN' || duration == null || duration <= unlockDuration;
 }
 
 /** ADD_USER and REMOVE_USER of others. */

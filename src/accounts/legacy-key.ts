@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { generateLegacyKeyPair } from '../crypto/legacy-keys.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { usersLocksChanged } from '../locks/config-changes.js';
+import { locksOfUserChanged } from '../locks/config-changes.js';
 import { accountWriter } from './live-sessions.js';
 import { findUserById, setLegacyKeyIfMissing, type UserRow } from './queries.js';
 
@@ -38,7 +38,7 @@ export function openLegacyPrivateKey(ctx: AppContext, userId: string, sealed: st
 export function storeLegacyKeyIfMissing(ctx: AppContext, userId: string, key: SealedLegacyKey): Promise<boolean> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const stored = await setLegacyKeyIfMissing(accountWriter(ctx, uow), userId, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() });
-    if (stored) await usersLocksChanged(ctx, uow, userId);
+    if (stored) await locksOfUserChanged(ctx, uow, userId);
     return stored;
   });
 }

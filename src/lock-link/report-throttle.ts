@@ -3,9 +3,10 @@ import { LocalWindows } from '../http/local-windows.js';
 type Task = () => void;
 
 export interface ReportThrottleOptions {
-  /** Reports one lock may have recorded per minute. */
-  perMinute: number;
-  /** Told once per lock and minute when that lock's reports start being held back. */
+  /** Reports one lock may have recorded per window. */
+  points: number;
+  windowMs: number;
+  /** Told once per lock and window when that lock's reports start being held back. */
   onThrottled: (lockId: string) => void;
   now?: () => number;
   /** Runs `task` after `ms` (a timer that does not keep the process alive). */
@@ -23,36 +24,36 @@ const unrefTimer = (task: Task, ms: number) => {
  * lock reporting hundreds a second (faulty, or its secret in hostile hands) would fill its
  * permanent, hash-chained audit trail and every member's live stream. Past the limit a lock's
  * events are dropped, while its presence and state are coalesced rather than lost: the latest
- * of each is recorded when the lock's minute ends, so what is stored still ends up right.
+ * of each is recorded when the lock's window ends, so what is stored still ends up right.
  */
 export class ReportThrottle {
   private readonly windows: LocalWindows;
   private readonly told: LocalWindows;
-  private readonly held = new Map<string, { record: Task; flush: { cancel(): void } }>();
+  /** Per lock, per kind (presence, state): the latest report waiting for the lock's next window. */
+  private readonly held = new Map<string, Map<string, { record: Task; flush: { cancel(): void } }>>();
   private readonly schedule: NonNullable<ReportThrottleOptions['schedule']>;
 
   constructor(private readonly options: ReportThrottleOptions) {
-    this.windows = new LocalWindows(options.perMinute, 60_000, options.now);
-    this.told = new LocalWindows(1, 60_000, options.now);
+    this.windows = new LocalWindows(options.points, options.windowMs, options.now);
+    this.told = new LocalWindows(1, options.windowMs, options.now);
     this.schedule = options.schedule ?? unrefTimer;
   }
 
   /** An event: recorded within the limit, else dropped. What is held of the lock goes first: it is older. */
   event(lockId: string, record: Task): void {
     if (this.admit(lockId) !== null) return;
-    for (const [key, waiting] of this.held) {
-      if (!key.startsWith(`${lockId}:`)) continue;
-      waiting.flush.cancel();
-      this.held.delete(key);
-      waiting.record();
+    const waiting = this.held.get(lockId);
+    this.held.delete(lockId);
+    for (const { record: recordHeld, flush } of waiting?.values() ?? []) {
+      flush.cancel();
+      recordHeld();
     }
     record();
   }
 
-  /** A report of which only the latest matters (`kind`: presence, state): recorded, or held until the lock's minute ends. */
+  /** A report of which only the latest matters (`kind`: presence, state): recorded, or held until the lock's window ends. */
   latest(lockId: string, kind: string, record: Task): void {
-    const key = `${lockId}:${kind}`;
-    const waiting = this.held.get(key);
+    const waiting = this.held.get(lockId)?.get(kind);
     if (waiting) {
       waiting.record = record;
       return;
@@ -62,16 +63,19 @@ export class ReportThrottle {
     const entry = {
       record,
       flush: this.schedule(() => {
-        this.held.delete(key);
+        const ofLock = this.held.get(lockId);
+        ofLock?.delete(kind);
+        if (ofLock?.size === 0) this.held.delete(lockId);
         this.latest(lockId, kind, entry.record);
       }, waitMs),
     };
-    this.held.set(key, entry);
+    if (!this.held.has(lockId)) this.held.set(lockId, new Map());
+    this.held.get(lockId)!.set(kind, entry);
   }
 
   /** Drops whatever is held (shutdown: a lock re-announces its retained state on reconnect). */
   close(): void {
-    for (const { flush } of this.held.values()) flush.cancel();
+    for (const ofLock of this.held.values()) for (const { flush } of ofLock.values()) flush.cancel();
     this.held.clear();
   }
 

@@ -87,7 +87,8 @@ export async function startLink(partial: LinkContext): Promise<StartedLink> {
     target = config.mqtt.url;
   }
   const throttle = new ReportThrottle({
-    perMinute: config.limits.reportsPerLock.points,
+    points: config.limits.reportsPerLock.points,
+    windowMs: config.limits.reportsPerLock.durationSeconds * 1000,
     onThrottled: (lockId) => ctx.logger.warn({ lockId }, 'lock reports held back: the lock reports faster than its limit (RATE_REPORTS_PER_LOCK)'),
   });
   closers.push(async () => throttle.close());

@@ -17,7 +17,7 @@ export async function configChanged(ctx: AppContext, uow: UnitOfWork, lockId: st
 }
 
 /** A change of the user's own record that locks see (their legacy key): every lock they are a member of takes a new config. */
-export async function usersLocksChanged(ctx: AppContext, uow: UnitOfWork, userId: string): Promise<void> {
+export async function locksOfUserChanged(ctx: AppContext, uow: UnitOfWork, userId: string): Promise<void> {
   const rows = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', userId).execute();
   for (const { lock_id: lockId } of rows) await configChanged(ctx, uow, lockId);
 }

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { isMemberActive } from '../access/member-policy.js';
+import { isMemberActive, mayUnlockFor } from '../access/member-policy.js';
 import { createTrustAnchor, type TrustAnchor } from '../crypto/chain.js';
 import { isAppError } from '../errors/catalogue.js';
 import { checkOperationClaims, parseOperation, replayKey, type Operation } from '../execute/claims.js';
@@ -55,7 +55,7 @@ export class CommandChecker {
 
     // Checked on the verified claims; refused before the replay memory, as the service does not consume a refused token.
     const { operation } = claims;
-    if (operation.type === 'MUTATE_LOCK' && user.role !== 'ADMIN' && operation.duration != null && operation.duration > config.unlockDuration) {
+    if (operation.type === 'MUTATE_LOCK' && !mayUnlockFor(user, operation.duration, config.unlockDuration)) {
       return refuse('duration_not_allowed', 'a USER may not unlock for longer than the unlock duration');
     }
     // Only a verified token may occupy replay memory, so forged ones cannot fill it.

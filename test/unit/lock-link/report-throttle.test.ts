@@ -3,12 +3,13 @@ import { describe, it } from 'node:test';
 import { ReportThrottle } from '../../../src/lock-link/report-throttle.js';
 
 /** A throttle on a hand-driven clock; `advance` fires the flushes that fall due. */
-function throttled(perMinute: number) {
+function throttled(points: number) {
   let now = 0;
   const timers: Array<{ at: number; task: () => void; cancelled: boolean }> = [];
   const told: string[] = [];
   const throttle = new ReportThrottle({
-    perMinute,
+    points,
+    windowMs: 60_000,
     onThrottled: (lockId) => told.push(lockId),
     now: () => now,
     schedule: (task, ms) => {
