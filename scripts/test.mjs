@@ -1,7 +1,14 @@
-// Runs the whole suite: every test file on SQLite, then every database-backed file (all but
-// test/unit) on PostgreSQL. Ends with one line `N passed, N failed` over both runs.
+// Runs the whole suite: every test file on SQLite, then every database-backed file (all but the
+// `*.unit.test.ts` ones) on PostgreSQL. Ends with one line `N passed, N failed` over both runs.
+//
+//   node scripts/test.mjs [FILTER …]   only files whose path contains one of the filters
+//
+// A filter that matches no file is an error, so a typo never passes as "0 failed". Without a
+// reachable PostgreSQL the second pass is skipped with a line saying so, except under CI=true,
+// where a missing PostgreSQL fails the run.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 
 function findTests(dir) {
@@ -14,8 +21,16 @@ function findTests(dir) {
   return out.sort();
 }
 
-const filter = process.argv.slice(2);
-const all = findTests('test').filter((f) => filter.length === 0 || filter.some((p) => f.includes(p)));
+const isUnitTest = (file) => file.endsWith('.unit.test.ts');
+
+const filters = process.argv.slice(2);
+const unmatched = filters.filter((p) => !findTests('test').some((f) => f.includes(p)));
+if (unmatched.length > 0) {
+  console.error(`no test file matches ${unmatched.map((p) => `"${p}"`).join(', ')}`);
+  console.log('\n0 passed, 1 failed');
+  process.exit(1);
+}
+const all = findTests('test').filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)));
 const databases = (process.env.LATCHKEY_TEST_DATABASES ?? 'sqlite,postgres').split(',');
 
 function run(database, files) {
@@ -41,13 +56,39 @@ function run(database, files) {
   });
 }
 
+/** Whether the PostgreSQL server the tests would use answers on its TCP port. */
+function postgresReachable() {
+  const url = new URL(process.env.LATCHKEY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port || 5432) });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(2000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
 let passed = 0;
 let failed = 0;
+const notes = [];
 for (const database of databases) {
-  const files = database === 'sqlite' ? all : all.filter((f) => !f.startsWith(join('test', 'unit')));
+  const files = database === 'sqlite' ? all : all.filter((f) => !isUnitTest(f));
+  if (database === 'postgres' && files.length > 0 && !(await postgresReachable())) {
+    if (process.env.CI === 'true') {
+      console.error('\nPostgreSQL is not reachable (LATCHKEY_TEST_PG_URL or 127.0.0.1:5432): CI needs it.');
+      failed += 1;
+    } else {
+      notes.push(`PostgreSQL pass skipped: no server at 127.0.0.1:5432 (set LATCHKEY_TEST_PG_URL); ${files.length} files not run on it`);
+    }
+    continue;
+  }
   const result = await run(database, files);
   passed += result.passed;
   failed += result.failed;
 }
+for (const note of notes) console.log(`\n${note}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

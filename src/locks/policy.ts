@@ -4,7 +4,7 @@ import type { MemberRole } from '../access/types.js';
 
 /**
  * Lock-specific rules on top of src/access/member-policy.ts, pure and unit-tested
- * (test/unit/locks/policy.test.ts). `now` is Unix seconds: an ADMIN outside their start/end
+ * (test/locks/policy.unit.test.ts). `now` is Unix seconds: an ADMIN outside their start/end
  * window administers nothing (decisions §4).
  */
 

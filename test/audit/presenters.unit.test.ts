@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { toPage } from '../../src/audit/logs.js';
+import { presentLockEntryV1, presentLockEntryV2, presentUserEntry } from '../../src/audit/presenters.js';
+import { mergeNewestFirst, type LockLogRow, type UserLogRow } from '../../src/audit/queries.js';
+
+const base = {
+  seq: 7, id: 'e7', lock_id: 'lock-1', timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', actor_user_id: 'admin-1', subject_user_id: 'user-2',
+  rejected: 0 as const, message: 'access shared', details: '{"role":"USER"}', prev_hash: '0'.repeat(64), hash: 'a'.repeat(64),
+};
+
+describe('lock log presenters', () => {
+  const row: LockLogRow = { ...base, actor_email: 'admin@example.com', actor_display_name: 'Admin' };
+
+  it('v1 has exactly timestamp, type, user and message', () => {
+    assert.deepEqual(presentLockEntryV1(row), { timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', user: 'admin-1', message: 'access shared' });
+  });
+
+  it('v2 adds the actor’s email and display name', () => {
+    assert.deepEqual(presentLockEntryV2(row), {
+      timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', user: 'admin-1', email: 'admin@example.com', displayName: 'Admin', message: 'access shared',
+    });
+  });
+});
+
+describe('user log presenter', () => {
+  it('names issuer and subject for a type with a subject', () => {
+    const row: UserLogRow = { ...base, rejected: 1, subject_email: 'user@example.com' };
+    assert.deepEqual(presentUserEntry(row), {
+      deviceId: 'lock-1', timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', issuer: { userId: 'admin-1' }, subject: { userId: 'user-2', email: 'user@example.com' }, rejected: true,
+    });
+  });
+
+  it('leaves the subject out for other types', () => {
+    const row: UserLogRow = { ...base, type: 'DOOR_UNLOCK', subject_user_id: null, subject_email: null };
+    assert.deepEqual(presentUserEntry(row), { deviceId: 'lock-1', timestamp: 1_700_000_000.5, type: 'DOOR_UNLOCK', issuer: { userId: 'admin-1' }, rejected: false });
+  });
+});
+
+describe('mergeNewestFirst', () => {
+  it('merges two newest-first pages, drops duplicates and keeps the limit', () => {
+    const rows = (...seqs: number[]) => seqs.map((seq) => ({ seq, from: 'x' }));
+    assert.deepEqual(mergeNewestFirst(rows(9, 5, 2), rows(8, 5, 1), 4).map((r) => r.seq), [9, 8, 5, 2]);
+    assert.deepEqual(mergeNewestFirst([], rows(3), 10).map((r) => r.seq), [3]);
+  });
+});
+
+describe('toPage', () => {
+  it('defaults the limit to 100 and lowers it to 1000', () => {
+    assert.deepEqual(toPage({}), { start: undefined, end: undefined, limit: 100 });
+    assert.deepEqual(toPage({ start: 1, end: 2, limit: 5000 }), { start: 1, end: 2, limit: 1000 });
+    assert.equal(toPage({ limit: 7 }).limit, 7);
+  });
+});

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `latchkey <args>` from the checkout as a child process, with only the given variables set. */
+function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('latchkey command line', () => {
+  let dataDir: string;
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'latchkey-cli-'));
+  });
+  after(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('latchkey --help lists the commands and exits 0', async () => {
+    for (const res of await Promise.all([['--help'], []].map((args) => runCli(args)))) {
+      assert.equal(res.code, 0, res.stderr);
+      assert.match(res.stdout, /Usage: latchkey <command>/);
+      assert.match(res.stdout, /\bserve\b/);
+      assert.match(res.stdout, /\bmigrate\b/);
+    }
+  });
+
+  it('latchkey serve --help describes serve and exits 0 without starting anything', async () => {
+    const res = await runCli(['serve', '--help'], { PORT: 'not even checked' });
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /Usage: latchkey serve/);
+    assert.match(res.stdout, /migrates the database/i);
+  });
+
+  it('an unknown command exits 2 naming it', async () => {
+    const res = await runCli(['frobnicate']);
+    assert.equal(res.code, 2);
+    assert.match(res.stderr, /unknown command "frobnicate"/);
+  });
+
+  it('an unknown option or a stray argument exits 2 with a clear message', async () => {
+    const [bogus, stray] = await Promise.all([runCli(['serve', '--bogus']), runCli(['migrate', 'extra'])]);
+    assert.equal(bogus.code, 2);
+    assert.match(bogus.stderr, /^latchkey serve: .*--bogus/m);
+    assert.equal(stray.code, 2);
+    assert.match(stray.stderr, /^latchkey migrate: .*extra/m);
+  });
+
+  it('a wrong configuration value stops start-up with one line naming the variable', async () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ PORT: 'abc' }, 'PORT'],
+      [{ DATABASE_URL: 'mysql://db' }, 'DATABASE_URL'],
+      [{ TRUST_PROXY: 'my-proxy' }, 'TRUST_PROXY'],
+    ];
+    const results = await Promise.all(cases.map(([env]) => runCli(['serve'], { DATA_DIR: dataDir, ...env })));
+    for (const [i, [, name]] of cases.entries()) {
+      const res = results[i]!;
+      assert.notEqual(res.code, 0, `${name}: exit ${res.code}`);
+      const lines = res.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, `one line, got: ${res.stderr}`);
+      assert.match(lines[0]!, new RegExp(`\\b${name}\\b`));
+      assert.equal(res.stdout, '');
+    }
+  });
+
+  it('a setting that names something out of reach stops start-up with one line naming it', { timeout: 60_000 }, async () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }, 'DATABASE_URL'],
+      [{ REDIS_URL: 'redis://127.0.0.1:1' }, 'REDIS_URL'],
+      [{ MQTT_URL: 'mqtt://127.0.0.1:1' }, 'MQTT_URL'],
+      [{ HOST: 'not_a_host.invalid', MQTT_PORT: '0' }, 'HOST'],
+      [{ CA_FILE: '/nonexistent/latchkey-ca.json', MQTT_PORT: '0' }, 'CA_FILE'],
+    ];
+    const results = await Promise.all(cases.map(([env], i) => runCli(['serve'], { DATA_DIR: join(dataDir, `reach-${i}`), PORT: '0', LOG_LEVEL: 'silent', ...env })));
+    for (const [i, [, name]] of cases.entries()) {
+      const res = results[i]!;
+      assert.equal(res.code, 1, `${name}: exit ${res.code} ${res.stderr}`);
+      const lines = res.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, `one line, got: ${res.stderr}`);
+      assert.match(lines[0]!, new RegExp(`\\b${name}\\b`));
+    }
+  });
+
+  describe('latchkey migrate', () => {
+    let database: TestDatabase;
+    before(async () => {
+      database = await createTestDatabase(dataDir);
+    });
+    after(() => database.drop());
+
+    it('brings a fresh database up to date, exits 0, and is a no-op the second time', async () => {
+      const env = { DATA_DIR: dataDir, DATABASE_URL: database.url };
+      const first = await runCli(['migrate'], env);
+      assert.equal(first.code, 0, first.stderr);
+      const applied = JSON.parse(first.stdout.trim()).applied;
+      assert.ok(Array.isArray(applied) && applied.length >= 1, first.stdout);
+      const second = await runCli(['migrate'], env);
+      assert.equal(second.code, 0, second.stderr);
+      assert.deepEqual(JSON.parse(second.stdout.trim()).applied, []);
+    });
+  });
+});

@@ -1,0 +1,217 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { createCertificateAuthority, issueLeafCertificate } from '../../src/crypto/pki.js';
+import { signOperation } from '../../src/client/index.js';
+import { createUser, type TestUser } from '../helpers/factories.js';
+import { claimLock, shareLock, type ClaimedLock } from '../helpers/locks.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { connectTestLock } from '../link/test-lock.js';
+import {
+  auditOf, certify, claimsFor, execute, hs256Token, settingDuration, signed, unlock, unsignedToken, waitUntilOnline, type Signer,
+} from './support.js';
+
+const DAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
+
+describe('execute: refusals', () => {
+  let t: TestService;
+  let admin: Signer;
+  let member: Signer;
+  let lock: ClaimedLock;
+
+  before(async () => {
+    t = await startTestService({ CERT_CHECK: 'never', LOCK_REPLY_TIMEOUT_MS: '300' });
+    admin = await certify(t, await createUser(t.api));
+    member = await certify(t, await createUser(t.api));
+    lock = await claimLock(t, admin);
+    await shareLock(t, lock.id, admin, member.userId);
+  });
+  after(async () => t?.close());
+
+  /** A fresh lock where `admin` is ADMIN and `member` a USER. */
+  async function freshLock(): Promise<ClaimedLock> {
+    const fresh = await claimLock(t, admin);
+    await shareLock(t, fresh.id, admin, member.userId);
+    return fresh;
+  }
+
+  it('answers 404 to non-members and for unknown or malformed lock ids', async () => {
+    const outsider = await certify(t, await createUser(t.api));
+    assert.equal((await execute(t, outsider, lock.id, signed(outsider, lock.id, unlock))).status, 404);
+    const unknown = crypto.randomUUID();
+    assert.equal((await execute(t, admin, unknown, signed(admin, unknown, unlock))).status, 404);
+    assert.equal((await execute(t, admin, 'not-a-lock', signed(admin, lock.id, unlock))).status, 404);
+  });
+
+  it('answers 409 to a reused jti, and to a token without jti sent twice', async () => {
+    const token = signed(admin, lock.id, settingDuration(7));
+    assert.equal((await execute(t, admin, lock.id, token)).status, 200);
+    const again = await execute(t, admin, lock.id, token);
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, 409.1);
+    assert.equal(again.body.error, 'jti_reused');
+
+    const noJti = signed(admin, lock.id, settingDuration(8), { jti: null });
+    assert.equal((await execute(t, admin, lock.id, noJti)).status, 200);
+    assert.equal((await execute(t, admin, lock.id, noJti)).status, 409);
+    // The same bytes with a padded, standard-alphabet signature are still the same token.
+    const [h, p, s] = noJti.split('.');
+    const reencoded = `${h}.${p}.${Buffer.from(s!, 'base64url').toString('base64')}`;
+    assert.equal((await execute(t, admin, lock.id, reencoded)).status, 409);
+  });
+
+  it('keeps the jti of each sender apart: two admins of one lock may pick the same one', async () => {
+    const fresh = await claimLock(t, admin);
+    const second = await certify(t, await createUser(t.api));
+    await shareLock(t, fresh.id, admin, second.userId, { role: 'ADMIN' });
+    const jti = 'request-1';
+    assert.equal((await execute(t, admin, fresh.id, signed(admin, fresh.id, settingDuration(10), { jti }))).status, 200);
+    assert.equal((await execute(t, second, fresh.id, signed(second, fresh.id, settingDuration(11), { jti }))).status, 200);
+    assert.equal((await execute(t, second, fresh.id, signed(second, fresh.id, settingDuration(12), { jti }))).status, 409);
+  });
+
+  it('lets exactly one of 20 concurrent copies through', async () => {
+    const token = signed(admin, lock.id, settingDuration(9));
+    const statuses = (await Promise.all(Array.from({ length: 20 }, () => execute(t, admin, lock.id, token)))).map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 1, statuses.join(','));
+    assert.equal(statuses.filter((s) => s === 409).length, 19, statuses.join(','));
+  });
+
+  it('refuses forged tokens with 401: alg none, HS256, a foreign CA, another user\'s chain, an expired leaf', async () => {
+    const claims = claimsFor(admin.userId, lock.id, settingDuration(10));
+    assert.equal((await execute(t, admin, lock.id, unsignedToken(claims))).status, 401);
+    assert.equal((await execute(t, admin, lock.id, hs256Token(claims, admin.publicKey))).status, 401);
+
+    const foreign = await createCertificateAuthority({ name: 'Mallory', now: Date.now() / 1000 });
+    const foreignChain = await issueLeafCertificate(foreign, { userId: admin.userId, publicKey: admin.key.publicKey, now: Date.now() / 1000 });
+    const byForeignCa = signOperation({ key: admin.key, certificateChain: foreignChain, userId: admin.userId, lockId: lock.id, operation: settingDuration(10) });
+    assert.equal((await execute(t, admin, lock.id, byForeignCa)).status, 401);
+
+    // The member's genuine chain and key, claiming to be the admin.
+    const borrowed = signOperation({ key: member.key, certificateChain: member.certificateChain, userId: admin.userId, lockId: lock.id, operation: settingDuration(10) });
+    assert.equal((await execute(t, admin, lock.id, borrowed)).status, 401);
+
+    const past = Date.now() / 1000 - 10 * 24 * 3600;
+    const expiredChain = await issueLeafCertificate(t.service.ctx.pki.ca, { userId: admin.userId, publicKey: admin.key.publicKey, now: past, lifetimeSeconds: 3600 });
+    const byExpiredLeaf = signOperation({ key: admin.key, certificateChain: expiredChain, userId: admin.userId, lockId: lock.id, operation: settingDuration(10) });
+    assert.equal((await execute(t, admin, lock.id, byExpiredLeaf)).status, 401);
+
+    // A valid signature over other bytes.
+    const genuine = signed(admin, lock.id, settingDuration(10));
+    const [h, , s] = genuine.split('.');
+    const tampered = `${h}.${Buffer.from(JSON.stringify(claimsFor(admin.userId, lock.id, settingDuration(11)))).toString('base64url')}.${s}`;
+    assert.equal((await execute(t, admin, lock.id, tampered)).status, 401);
+  });
+
+  it('checks claims: lifetime over 60 s for MUTATE_LOCK 400, iss not the caller 403, sub another lock 400, malformed 400', async () => {
+    assert.equal((await execute(t, admin, lock.id, signed(admin, lock.id, unlock, { lifetimeSeconds: 120 }))).status, 400);
+    assert.equal((await execute(t, admin, lock.id, signed(member, lock.id, settingDuration(12)))).status, 403);
+    const other = await claimLock(t, admin);
+    assert.equal((await execute(t, admin, lock.id, signed(admin, other.id, settingDuration(12)))).status, 400);
+    assert.equal((await execute(t, admin, lock.id, 'not a token')).status, 400);
+    assert.equal((await execute(t, admin, lock.id, signed(admin, lock.id, settingDuration(12)), 'image/png')).status, 415);
+  });
+
+  it('keeps USERs from ADD_USER, MUTATE_SETTING and REMOVE_USER of others (403, audited)', async () => {
+    const fresh = await freshLock();
+    const invitee = await createUser(t.api);
+    const add = signed(member, fresh.id, { type: 'ADD_USER', user: invitee.userId, publicKey: invitee.publicKey });
+    assert.equal((await execute(t, member, fresh.id, add)).status, 403);
+    assert.equal((await execute(t, member, fresh.id, signed(member, fresh.id, settingDuration(5)))).status, 403);
+    assert.equal((await execute(t, member, fresh.id, signed(member, fresh.id, { type: 'REMOVE_USER', users: [admin.userId] }))).status, 403);
+    const refused = (await auditOf(t, fresh.id)).filter((e) => e.rejected === 1);
+    assert.deepEqual(refused.map((e) => [e.type, e.actor_user_id]), [['LOCK_SHARED', member.userId], ['LOCK_REVOKED', member.userId]]);
+  });
+
+  it('refuses MUTATE_LOCK outside the member window, the time requirement or the permitted addresses (403)', async () => {
+    const fresh = await freshLock();
+    const later = await certify(t, await createUser(t.api));
+    await shareLock(t, fresh.id, admin, later.userId, { start: Date.now() / 1000 + 3600 });
+    assert.equal((await execute(t, later, fresh.id, signed(later, fresh.id, unlock))).status, 403);
+
+    const today = DAYS[new Date().getUTCDay()]!;
+    const otherDays = DAYS.filter((d) => d !== today);
+    const requirements = { time: [{ start: '00:00', end: '23:59', timezone: 'UTC', days: otherDays }] };
+    await t.service.ctx.db.kysely.updateTable('locks').set({ usage_requirements: JSON.stringify(requirements) }).where('id', '=', fresh.id).execute();
+    const outsideTimes = await execute(t, member, fresh.id, signed(member, fresh.id, unlock));
+    assert.equal(outsideTimes.status, 403);
+    assert.match(outsideTimes.body.message, /time/);
+
+    await t.service.ctx.db.kysely.updateTable('locks').set({ usage_requirements: '{}', permitted_addresses: JSON.stringify(['10.0.0.0/8']) }).where('id', '=', fresh.id).execute();
+    for (const who of [member, admin]) {
+      const res = await execute(t, who, fresh.id, signed(who, fresh.id, unlock));
+      assert.equal(res.status, 403);
+      assert.match(res.body.message, /address/);
+    }
+    const refusals = (await auditOf(t, fresh.id)).filter((e) => e.rejected === 1);
+    assert.equal(refusals.length, 4);
+    assert.ok(refusals.every((e) => e.type === 'DOOR_UNLOCK'));
+  });
+
+  it('refuses a USER\'s unlock longer than the lock\'s unlock duration (403, audited)', async () => {
+    const fresh = await freshLock();
+    const longer = { type: 'MUTATE_LOCK', locked: false, duration: 86_400 };
+    const res = await execute(t, member, fresh.id, signed(member, fresh.id, longer));
+    assert.equal(res.status, 403);
+    assert.match(res.body.message, /unlock duration/);
+    const [entry] = (await auditOf(t, fresh.id)).filter((e) => e.rejected === 1);
+    assert.equal(entry?.type, 'DOOR_UNLOCK');
+  });
+
+  it('answers 503 when the lock is offline and 504 when it does not reply (both audited)', async () => {
+    const offline = await freshLock();
+    assert.equal((await execute(t, admin, offline.id, signed(admin, offline.id, unlock))).status, 503);
+
+    const silent = await freshLock();
+    const device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: silent.id, secret: silent.secret, behaviour: { kind: 'silent' } });
+    try {
+      await waitUntilOnline(t, silent.id);
+      assert.equal((await execute(t, admin, silent.id, signed(admin, silent.id, unlock))).status, 504);
+    } finally {
+      await device.close();
+    }
+    for (const id of [offline.id, silent.id]) {
+      const refused = (await auditOf(t, id)).filter((e) => e.rejected === 1);
+      assert.equal(refused.length, 1);
+      assert.equal(refused[0]!.type, 'DOOR_UNLOCK');
+    }
+  });
+
+  it('audits an unlock the lock carries out after the request timed out (504)', async () => {
+    const late = await freshLock();
+    const device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: late.id, secret: late.secret, behaviour: { kind: 'silent' } });
+    try {
+      await waitUntilOnline(t, late.id);
+      assert.equal((await execute(t, admin, late.id, signed(admin, late.id, unlock))).status, 504);
+      // The door opens after all: nobody waits for it any more, so the report is audited.
+      await device.client.publishAsync(`locks/${late.id}/state`, JSON.stringify({ locked: false, ts: Date.now() / 1000 }), { qos: 1, retain: true });
+      let entries = await auditOf(t, late.id);
+      for (let i = 0; i < 100 && !entries.some((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        entries = await auditOf(t, late.id);
+      }
+      const opened = entries.filter((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0);
+      assert.equal(opened.length, 1, JSON.stringify(entries.map((e) => [e.type, e.rejected])));
+      assert.equal(opened[0]!.actor_user_id, null);
+    } finally {
+      await device.close();
+    }
+  });
+
+  it('accepts the legacy RS256 signature and the other body encodings', async () => {
+    const user: TestUser = admin;
+    const rs256 = signOperation({ rsaPrivateKey: user.privateKey, userId: user.userId, lockId: lock.id, operation: settingDuration(13) });
+    assert.equal((await execute(t, admin, lock.id, rs256)).status, 200);
+    assert.equal((await execute(t, admin, lock.id, signed(admin, lock.id, settingDuration(14)), 'application/jwt')).status, 200);
+    assert.equal((await execute(t, admin, lock.id, signed(admin, lock.id, settingDuration(15)), 'text/plain')).status, 200);
+    assert.equal((await execute(t, admin, lock.id, JSON.stringify(signed(admin, lock.id, settingDuration(16))))).status, 200);
+    // RS256 with another user's key is no signature of the caller's.
+    const wrongKey = signOperation({ rsaPrivateKey: member.privateKey, userId: admin.userId, lockId: lock.id, operation: settingDuration(17) });
+    assert.equal((await execute(t, admin, lock.id, wrongKey)).status, 401);
+    // Another member's genuine RS256 token, presented by the admin: signed, but not the caller's.
+    const othersToken = signOperation({ rsaPrivateKey: member.privateKey, userId: member.userId, lockId: lock.id, operation: settingDuration(19) });
+    assert.equal((await execute(t, admin, lock.id, othersToken)).status, 403);
+    const rsaOnly = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+    assert.equal((await execute(t, admin, lock.id, signOperation({ rsaPrivateKey: rsaOnly, userId: admin.userId, lockId: lock.id, operation: settingDuration(18) }))).status, 401);
+  });
+});

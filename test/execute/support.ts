@@ -1,0 +1,62 @@
+import { createHmac } from 'node:crypto';
+import { generateEphemeralKey, requestCertificate, signOperation, type EphemeralKey, type SignOperationOptions } from '../../src/client/index.js';
+import type { TestUser } from '../helpers/factories.js';
+import type { TestService } from '../helpers/service.js';
+import { waitFor } from '../link/helpers.js';
+
+/** A user with a certified ephemeral key (the service runs with CERT_CHECK=never). */
+export interface Signer extends TestUser {
+  key: EphemeralKey;
+  certificateChain: string[];
+}
+
+export async function certify(t: TestService, user: TestUser): Promise<Signer> {
+  const key = generateEphemeralKey();
+  const result = await requestCertificate(t.service.url, user.authToken, key);
+  if ('needsVerification' in result) throw new Error('start the service with CERT_CHECK=never');
+  return { ...user, key, certificateChain: result.certificateChain };
+}
+
+export type Operation = SignOperationOptions['operation'];
+
+/** An EdDSA token of `signer` for `lockId`. */
+export function signed(signer: Signer, lockId: string, operation: Operation, options: Partial<SignOperationOptions> = {}): string {
+  return signOperation({ key: signer.key, certificateChain: signer.certificateChain, userId: signer.userId, lockId, operation, ...options });
+}
+
+export function execute(t: TestService, caller: TestUser, lockId: string, token: string, contentType = 'application/json;charset=UTF-8') {
+  return t.api.post(`/device/${lockId}/execute`, { token: caller.authToken, rawBody: token, contentType });
+}
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+export function claimsFor(userId: string, lockId: string, operation: Operation, now = Math.floor(Date.now() / 1000)) {
+  return { iss: userId, sub: lockId, iat: now, nbf: now, exp: now + 30, jti: crypto.randomUUID(), operation };
+}
+
+/** A token with `alg: none` and no signature. */
+export function unsignedToken(claims: object): string {
+  return `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims)}.`;
+}
+
+/** An HS256 token (its "key" being anything an attacker likes, e.g. a public key). */
+export function hs256Token(claims: object, secret: string): string {
+  const input = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${b64url(claims)}`;
+  return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
+}
+
+export async function auditOf(t: TestService, lockId: string) {
+  return t.service.ctx.db.kysely
+    .selectFrom('audit_entries')
+    .select(['type', 'actor_user_id', 'subject_user_id', 'rejected', 'message'])
+    .where('lock_id', '=', lockId)
+    .orderBy('seq')
+    .execute();
+}
+
+export function waitUntilOnline(t: TestService, lockId: string): Promise<void> {
+  return waitFor(() => t.service.ctx.link.isOnline(lockId));
+}
+
+export const unlock: Operation = { type: 'MUTATE_LOCK', locked: false };
+export const settingDuration = (seconds: number): Operation => ({ type: 'MUTATE_SETTING', unlockDuration: seconds });

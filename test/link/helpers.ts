@@ -1,0 +1,89 @@
+import { Writable } from 'node:stream';
+import { randomBytes, randomUUID } from 'node:crypto';
+import pino, { type Logger } from 'pino';
+import { startEmbeddedBroker, type EmbeddedBroker } from '../../src/link/broker.js';
+import type { LockLinkHandlers } from '../../src/link/lock-link.js';
+import type { LockEvent, LockState } from '../../src/link/payloads.js';
+
+/** A pino logger whose JSON lines are kept in `lines` for assertions. */
+export function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, sink), lines };
+}
+
+export interface TestBroker {
+  broker: EmbeddedBroker;
+  url: string;
+  service: { username: string; password: string };
+  /** Registers a lock the broker accepts; returns its id and secret. */
+  addLock(): { id: string; secret: string };
+  close(): Promise<void>;
+}
+
+export async function startTestBroker(logger: Logger = pino({ level: 'silent' })): Promise<TestBroker> {
+  const secrets = new Map<string, string>();
+  const service = { username: `svc-${randomUUID()}`, password: randomBytes(24).toString('base64url') };
+  const broker = await startEmbeddedBroker({
+    port: 0,
+    host: '127.0.0.1',
+    serviceCredentials: service,
+    authenticateDevice: async (id, secret) => secrets.get(id) === secret,
+    logger,
+  });
+  return {
+    broker,
+    url: `mqtt://127.0.0.1:${broker.port}`,
+    service,
+    addLock() {
+      const id = randomUUID();
+      const secret = randomBytes(24).toString('base64url');
+      secrets.set(id, secret);
+      return { id, secret };
+    },
+    close: () => broker.close(),
+  };
+}
+
+export interface Recorded {
+  presence: Array<{ lockId: string; online: boolean }>;
+  states: Array<{ lockId: string; state: LockState }>;
+  events: Array<{ lockId: string; event: LockEvent }>;
+}
+
+/** Handlers that record what they receive and can be awaited for a matching record. */
+export function recordingHandlers(): { handlers: LockLinkHandlers; seen: Recorded; until: (test: (seen: Recorded) => boolean) => Promise<void> } {
+  const seen: Recorded = { presence: [], states: [], events: [] };
+  const waiters = new Set<() => void>();
+  const notify = (): void => { for (const waiter of waiters) waiter(); };
+  return {
+    seen,
+    handlers: {
+      onPresence(lockId, online) { seen.presence.push({ lockId, online }); notify(); },
+      onState(lockId, state) { seen.states.push({ lockId, state }); notify(); },
+      onEvent(lockId, event) { seen.events.push({ lockId, event }); notify(); },
+    },
+    until: (test) => waitFor(() => test(seen), waiters),
+  };
+}
+
+/** Resolves when `condition` holds, re-checking on each notification and every 10 ms; fails after 5 s. */
+export function waitFor(condition: () => boolean, waiters?: Set<() => void>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      if (!condition()) return;
+      cleanup();
+      resolve();
+    };
+    const interval = setInterval(check, 10);
+    const timeout = setTimeout(() => { cleanup(); reject(new Error('condition not met within 5 s')); }, 5000);
+    const cleanup = (): void => { clearInterval(interval); clearTimeout(timeout); waiters?.delete(check); };
+    waiters?.add(check);
+    check();
+  });
+}

@@ -1,0 +1,207 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import { connectAsync } from 'mqtt';
+import { AppError } from '../../src/errors/catalogue.js';
+import { createLockLink, type LockLink } from '../../src/link/lock-link.js';
+import type { LockConfig } from '../../src/link/payloads.js';
+import { capturingLogger, recordingHandlers, startTestBroker, waitFor, type TestBroker } from './helpers.js';
+import { connectTestLock } from './test-lock.js';
+
+function config(version: number): LockConfig {
+  return { version, unlockDuration: 5, unlockBetween: null, users: [{ userId: randomUUID(), publicKey: null, role: 'ADMIN', start: null, end: null }] };
+}
+
+function isAppError(status: number, error: string) {
+  return (err: unknown) => err instanceof AppError && err.status === status && err.error === error;
+}
+
+describe('lock link over the embedded broker', () => {
+  let broker: TestBroker;
+  let link: LockLink;
+  /** Same broker, a short reply timeout: only for the 504 cases, so busy machines do not time out the others. */
+  let hasty: LockLink;
+  const recorder = recordingHandlers();
+  const { logger, lines } = capturingLogger();
+
+  before(async () => {
+    broker = await startTestBroker();
+    link = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 5000, logger, handlers: recorder.handlers });
+    hasty = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 100, logger, handlers: recordingHandlers().handlers });
+  });
+  after(async () => { await hasty.close(); await link.close(); await broker.close(); });
+
+  it('reports presence: online, then offline through the will after a power cut', async () => {
+    const credentials = broker.addLock();
+    assert.equal(link.isOnline(credentials.id), false);
+    const lock = await connectTestLock({ url: broker.url, ...credentials });
+    await recorder.until((seen) => seen.presence.some((p) => p.lockId === credentials.id && p.online));
+    assert.equal(link.isOnline(credentials.id), true);
+    await lock.powerCut();
+    await recorder.until((seen) => seen.presence.some((p) => p.lockId === credentials.id && !p.online));
+    assert.equal(link.isOnline(credentials.id), false);
+    assert.deepEqual(recorder.seen.presence.filter((p) => p.lockId === credentials.id).map((p) => p.online), [true, false]);
+  });
+
+  it('hands state reports and door events to the handlers', async () => {
+    const credentials = broker.addLock();
+    const lock = await connectTestLock({ url: broker.url, ...credentials });
+    await recorder.until((seen) => seen.states.some((s) => s.lockId === credentials.id));
+    assert.equal(recorder.seen.states.find((s) => s.lockId === credentials.id)?.state.locked, true);
+    await lock.client.publishAsync(`locks/${credentials.id}/event`, JSON.stringify({ type: 'DOOR_OPEN', ts: 1700000000.5 }), { qos: 1 });
+    await recorder.until((seen) => seen.events.some((e) => e.lockId === credentials.id));
+    assert.deepEqual(recorder.seen.events.find((e) => e.lockId === credentials.id)?.event, { type: 'DOOR_OPEN', ts: 1700000000.5 });
+    await lock.close();
+  });
+
+  it('ignores malformed payloads and survives a handler that throws', async () => {
+    const credentials = broker.addLock();
+    const { logger: quiet, lines: quietLines } = capturingLogger();
+    const calls: string[] = [];
+    const throwing = await createLockLink({
+      broker: broker.url, ...broker.service, replyTimeoutMs: 5000, logger: quiet,
+      handlers: {
+        onPresence: (lockId) => { calls.push(lockId); throw new Error('boom'); },
+        onState: async (lockId) => { calls.push(lockId); throw new Error('async boom'); },
+        onEvent: () => undefined,
+      },
+    });
+    const lock = await connectTestLock({ url: broker.url, ...credentials });
+    const event = `locks/${credentials.id}/event`;
+    await lock.client.publishAsync(event, 'not json', { qos: 1 });
+    await lock.client.publishAsync(event, JSON.stringify({ type: 'EXPLODE', ts: 1 }), { qos: 1 });
+    await lock.client.publishAsync(`locks/${credentials.id}/reply`, JSON.stringify({ id: 'x' }), { qos: 1 });
+    const ours = (): number => calls.filter((id) => id === credentials.id).length;
+    await waitFor(() => quietLines.filter((l) => l.msg === 'invalid lock message ignored' && l.lockId === credentials.id).length === 3 && ours() === 2);
+    assert.equal(quietLines.filter((l) => l.msg === 'lock link handler failed' && l.lockId === credentials.id).length, 2);
+    assert.equal(throwing.isOnline(credentials.id), true); // still connected and tracking
+    await lock.close();
+    await throwing.close();
+  });
+
+  it('sends a command and resolves with the state of the lock\'s reply', async () => {
+    const credentials = broker.addLock();
+    const lock = await connectTestLock({ url: broker.url, ...credentials });
+    await waitFor(() => link.isOnline(credentials.id));
+    const result = await link.sendCommand(credentials.id, 'header.payload.signature', { type: 'MUTATE_LOCK', locked: false });
+    assert.equal(result.state?.locked, false);
+    assert.equal(lock.commands.length, 1);
+    assert.equal(lock.commands[0]?.token, 'header.payload.signature');
+    assert.deepEqual(lock.commands[0]?.operation, { type: 'MUTATE_LOCK', locked: false });
+    await lock.close();
+  });
+
+  it('answers 503 at once for a lock that is not online', async () => {
+    await assert.rejects(link.sendCommand(randomUUID(), 't', { type: 'MUTATE_LOCK', locked: false }), isAppError(503, 'lock_offline'));
+  });
+
+  it('answers 409 with the lock\'s reason when the lock refuses', async () => {
+    const credentials = broker.addLock();
+    const lock = await connectTestLock({ url: broker.url, ...credentials, behaviour: { kind: 'refuse', error: 'jti_reused\u0007' } });
+    await waitFor(() => link.isOnline(credentials.id));
+    await assert.rejects(link.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false }), (err: unknown) =>
+      err instanceof AppError && err.status === 409 && err.message === 'the lock refused the operation: jti_reused');
+    await lock.close();
+  });
+
+  it('answers 504 when the lock never replies, and drops a late reply', async () => {
+    const credentials = broker.addLock();
+    const lock = await connectTestLock({ url: broker.url, ...credentials, behaviour: { kind: 'silent' } });
+    await waitFor(() => hasty.isOnline(credentials.id) && link.isOnline(credentials.id));
+    await assert.rejects(hasty.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false }), isAppError(504, 'lock_timeout'));
+
+    lock.behaviour = { kind: 'late', delayMs: 400 };
+    await assert.rejects(hasty.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false }), isAppError(504, 'lock_timeout'));
+    await waitFor(() => lines.some((l) => l.lockId === credentials.id && typeof l.msg === 'string' && l.msg.startsWith('lock reply for no pending command')));
+
+    lock.behaviour = { kind: 'unlock' };
+    assert.equal((await link.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false })).state?.locked, false);
+    await lock.close();
+  });
+
+  it('keeps the config retained and delivers the latest to a lock that reconnects', async () => {
+    const credentials = broker.addLock();
+    await link.publishConfig(credentials.id, config(1));
+    const first = await connectTestLock({ url: broker.url, ...credentials });
+    await waitFor(() => first.configs.length === 1);
+    assert.equal(JSON.parse(first.configs[0]!.toString()).version, 1);
+    await link.publishConfig(credentials.id, config(2));
+    await waitFor(() => first.configs.length === 2);
+    await first.powerCut();
+
+    const second = await connectTestLock({ url: broker.url, ...credentials });
+    await waitFor(() => second.configs.length === 1);
+    assert.equal(JSON.parse(second.configs[0]!.toString()).version, 2);
+    await second.close();
+  });
+
+  it('clears the config: a lock connecting afterwards receives none', async () => {
+    const credentials = broker.addLock();
+    await link.publishConfig(credentials.id, config(7));
+    await link.clearConfig(credentials.id);
+    const lock = await connectTestLock({ url: broker.url, ...credentials });
+    await waitFor(() => link.isOnline(credentials.id));
+    // Retained messages are sent on SUBSCRIBE, before anything published later: a command
+    // answered after subscribing proves no config was waiting.
+    await link.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false });
+    assert.equal(lock.configs.length, 0);
+    await lock.close();
+  });
+
+  it('rejects pending commands when it closes', async () => {
+    const own = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 5000, logger, handlers: recordingHandlers().handlers });
+    const credentials = broker.addLock();
+    const lock = await connectTestLock({ url: broker.url, ...credentials, behaviour: { kind: 'silent' } });
+    await waitFor(() => own.isOnline(credentials.id));
+    const outcome = assert.rejects(own.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false }), isAppError(503, 'lock_offline'));
+    await waitFor(() => lock.commands.length === 1);
+    await own.close();
+    await outcome;
+    assert.equal(own.isOnline(credentials.id), false);
+    await lock.close();
+  });
+
+  it('refuses to start with credentials the broker rejects', async () => {
+    await assert.rejects(createLockLink({ broker: broker.url, username: broker.service.username, password: 'nope', replyTimeoutMs: 100, logger, handlers: recordingHandlers().handlers }));
+    const anonymous = connectAsync(broker.url, { reconnectPeriod: 0 }, false);
+    await assert.rejects(anonymous);
+  });
+});
+
+describe('lock link over the embedded broker\'s in-process connection', () => {
+  let broker: TestBroker;
+  before(async () => { broker = await startTestBroker(); });
+  after(async () => { await broker.close(); });
+
+  it('sees presence and carries commands and replies like a socket, and comes back after the broker drops it', async () => {
+    const opened: Duplex[] = [];
+    const inProcess = () => {
+      const stream = broker.broker.connectInProcess();
+      opened.push(stream);
+      return stream;
+    };
+    const link = await createLockLink({ broker: inProcess, ...broker.service, replyTimeoutMs: 5000, logger: capturingLogger().logger, handlers: recordingHandlers().handlers });
+    const credentials = broker.addLock();
+    const lock = await connectTestLock({ url: broker.url, ...credentials });
+    await waitFor(() => link.isOnline(credentials.id));
+    const result = await link.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false });
+    assert.equal(result.state?.locked, false);
+    assert.deepEqual(lock.commands.map((c) => c.token), ['t']);
+    await link.publishConfig(credentials.id, config(3));
+    await waitFor(() => lock.configs.length === 1);
+
+    opened[0]!.destroy();
+    await waitFor(() => opened.length === 2 && link.isOnline(credentials.id));
+    await link.sendCommand(credentials.id, 't2', { type: 'MUTATE_LOCK', locked: true });
+    assert.deepEqual(lock.commands.map((c) => c.token), ['t', 't2']);
+    await lock.close();
+    await link.close();
+  });
+
+  it('refuses to start with credentials the broker rejects', async () => {
+    const inProcess = () => broker.broker.connectInProcess();
+    await assert.rejects(createLockLink({ broker: inProcess, username: broker.service.username, password: 'nope', replyTimeoutMs: 100, logger: capturingLogger().logger, handlers: recordingHandlers().handlers }));
+  });
+});
+

@@ -1,0 +1,113 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { decideLogin, mayPublish, mayRetain, maySubscribe } from '../../src/link/broker-policy.js';
+import { decodeConfig, decodeReply, decodeState, MAX_PAYLOAD_BYTES, safeReason } from '../../src/link/payloads.js';
+import { isValidLockId, isValidTopicPrefix, parseLockTopic } from '../../src/link/topics.js';
+import { ReplayMemory } from '../../src/simulator/replay-memory.js';
+
+const LOCK = '0198f3a0-5d2c-7b1e-9c44-2f6a1e0b7d55';
+
+describe('topics', () => {
+  it('parses prefix/lock/kind, prefixes with slashes included', () => {
+    assert.deepEqual(parseLockTopic('locks', `locks/${LOCK}/state`), { lockId: LOCK, kind: 'state' });
+    assert.deepEqual(parseLockTopic('acme/locks', `acme/locks/${LOCK}/reply`), { lockId: LOCK, kind: 'reply' });
+  });
+
+  it('rejects other prefixes, extra levels, unknown kinds and unsafe ids', () => {
+    assert.equal(parseLockTopic('locks', `other/${LOCK}/state`), null);
+    assert.equal(parseLockTopic('locks', `locks/${LOCK}/state/extra`), null);
+    assert.equal(parseLockTopic('locks', `locks/${LOCK}/secrets`), null);
+    assert.equal(parseLockTopic('locks', 'locks/+/state'), null);
+    for (const id of ['', 'a/b', '+', '#', '$SYS', 'x'.repeat(129), 'a b']) assert.equal(isValidLockId(id), false, id);
+    assert.equal(isValidLockId(LOCK), true);
+    assert.equal(isValidTopicPrefix('acme/locks'), true);
+    for (const prefix of ['', '/locks', 'locks/', 'locks/#', '$SYS']) assert.equal(isValidTopicPrefix(prefix), false, prefix);
+  });
+});
+
+describe('broker policy', () => {
+  const service = { username: 'svc', password: 'service-password' };
+  const devices = async (id: string, secret: string) => id === LOCK && secret === 'device-secret';
+
+  it('logs in locks by id and secret, and the service by its credentials', async () => {
+    assert.deepEqual(await decideLogin(LOCK, LOCK, Buffer.from('device-secret'), service, devices), { ok: true, identity: { kind: 'lock', lockId: LOCK } });
+    assert.deepEqual(await decideLogin('any', 'svc', Buffer.from('service-password'), service, devices), { ok: true, identity: { kind: 'service' } });
+    assert.deepEqual(await decideLogin(LOCK, LOCK, Buffer.from('wrong'), service, devices), { ok: false, reason: 'bad_credentials' });
+    assert.deepEqual(await decideLogin('other', LOCK, Buffer.from('device-secret'), service, devices), { ok: false, reason: 'identifier_rejected' });
+    assert.deepEqual(await decideLogin('svc', 'svc', Buffer.from('wrong'), service, devices), { ok: false, reason: 'bad_credentials' });
+    assert.deepEqual(await decideLogin(LOCK, undefined, undefined, service, devices), { ok: false, reason: 'bad_credentials' });
+  });
+
+  it('refuses another spelling of a lock id (one lock, one session)', async () => {
+    assert.deepEqual(await decideLogin(LOCK.toUpperCase(), LOCK.toUpperCase(), Buffer.from('device-secret'), service, async () => true), { ok: false, reason: 'bad_credentials' });
+  });
+
+  it('lets a lock retain its presence and state, never an event or a reply', () => {
+    const lock = { kind: 'lock', lockId: LOCK } as const;
+    assert.equal(mayRetain(lock, `locks/${LOCK}/online`, 'locks'), true);
+    assert.equal(mayRetain(lock, `locks/${LOCK}/state`, 'locks'), true);
+    assert.equal(mayRetain(lock, `locks/${LOCK}/event`, 'locks'), false);
+    assert.equal(mayRetain(lock, `locks/${LOCK}/reply`, 'locks'), false);
+    assert.equal(mayRetain({ kind: 'service' }, `locks/${LOCK}/config`, 'locks'), true);
+  });
+
+  it('never asks the device store about a malformed id', async () => {
+    let asked = false;
+    const spy = async () => { asked = true; return true; };
+    assert.equal((await decideLogin('a/#', 'a/#', Buffer.from('x'), service, spy)).ok, false);
+    assert.equal(asked, false);
+  });
+
+  it('confines a lock to its own topics', () => {
+    const lock = { kind: 'lock', lockId: LOCK } as const;
+    for (const kind of ['online', 'state', 'event', 'reply']) assert.equal(mayPublish(lock, `locks/${LOCK}/${kind}`, 'locks'), true, kind);
+    assert.equal(mayPublish(lock, `locks/${LOCK}/command`, 'locks'), false);
+    assert.equal(mayPublish(lock, `locks/${LOCK}/config`, 'locks'), false);
+    assert.equal(mayPublish(lock, 'locks/other/state', 'locks'), false);
+    assert.equal(mayPublish(lock, `other/${LOCK}/state`, 'locks'), false);
+    assert.equal(maySubscribe(lock, `locks/${LOCK}/config`, 'locks'), true);
+    assert.equal(maySubscribe(lock, `locks/${LOCK}/+`, 'locks'), false);
+    assert.equal(maySubscribe(lock, `locks/${LOCK}/reply`, 'locks'), false);
+    assert.equal(mayPublish(undefined, `locks/${LOCK}/state`, 'locks'), false);
+    assert.equal(mayPublish({ kind: 'service' }, `locks/${LOCK}/command`, 'locks'), true);
+    assert.equal(mayPublish({ kind: 'service' }, '$SYS/x', 'locks'), false);
+  });
+});
+
+describe('payload decoders', () => {
+  const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+  it('accepts valid payloads and ignores unknown fields', () => {
+    assert.deepEqual(decodeState(bytes({ locked: true, ts: 1, extra: 'x' })), { ok: true, value: { locked: true, ts: 1, extra: 'x' } });
+    assert.equal(decodeReply(bytes({ id: 'c', ok: false, error: 'no' })).ok, true);
+    assert.equal(decodeConfig(bytes({ version: 1, unlockDuration: 5, unlockBetween: null, users: [] })).ok, true);
+  });
+
+  it('refuses non-JSON, bad shapes and oversized payloads with a reason', () => {
+    assert.deepEqual(decodeState(Buffer.from('{')), { ok: false, reason: 'payload is not JSON' });
+    const bad = decodeState(bytes({ locked: 'yes', ts: 1 }));
+    assert.equal(bad.ok, false);
+    assert.equal(decodeReply(bytes({ id: 'c', ok: true, state: { locked: 1 } })).ok, false);
+    assert.equal(decodeReply(bytes({ id: 'c', ok: false })).ok, false);
+    assert.equal(decodeConfig(bytes({ version: 1.5, unlockDuration: 5, unlockBetween: null, users: [] })).ok, false);
+    assert.deepEqual(decodeState(Buffer.alloc(MAX_PAYLOAD_BYTES + 1, 0x20)), { ok: false, reason: 'payload too large' });
+  });
+
+  it('makes a device\'s reason printable and bounded', () => {
+    assert.equal(safeReason('jti\u0000 reused\n'), 'jti  reused');
+    assert.equal(safeReason('x'.repeat(500)).length, 201);
+    assert.equal(safeReason('\u0007'), 'unspecified');
+  });
+});
+
+describe('replay memory', () => {
+  it('refuses a key until it expires, and refuses when full of live keys', () => {
+    const memory = new ReplayMemory(2);
+    assert.equal(memory.remember('a', 100, 10), 'new');
+    assert.equal(memory.remember('a', 100, 50), 'replayed');
+    assert.equal(memory.remember('b', 20, 10), 'new');
+    assert.equal(memory.remember('c', 100, 10), 'full');
+    assert.equal(memory.remember('c', 100, 30), 'new'); // b expired and was forgotten
+    assert.equal(memory.remember('a', 200, 100), 'new'); // a expired at 100
+  });
+});

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { createUser } from '../helpers/factories.js';
+import { claimLock, type ClaimedLock } from '../helpers/locks.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { auditOf, certify, execute, signed, type Signer } from '../execute/support.js';
+
+async function eventually(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** `latchkey lock simulate` as an operator runs it: its own process, reading lines on stdin, logging JSON lines. */
+describe('latchkey lock simulate', () => {
+  let t: TestService;
+  let owner: Signer;
+  let lock: ClaimedLock;
+  let child: ChildProcessWithoutNullStreams;
+  const lines: Array<Record<string, unknown>> = [];
+  let stderr = '';
+
+  before(async () => {
+    t = await startTestService({ CERT_CHECK: 'never' });
+    owner = await certify(t, await createUser(t.api));
+    lock = await claimLock(t, owner);
+    child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'lock', 'simulate', '--id', lock.id, '--secret', lock.secret, '--mqtt', `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`],
+      // The same database and data directory: the simulator reads the root CA from there.
+      { env: { ...process.env, DATABASE_URL: t.database.url, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' } },
+    );
+    let pending = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      const complete = pending.split('\n');
+      pending = complete.pop()!;
+      for (const line of complete.filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  });
+  after(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await t?.close();
+  });
+
+  const logged = (action: string) => lines.filter((line) => line.action === action);
+
+  it('connects, unlocks for its owner, reports a door opened on stdin, and stops on SIGTERM', async () => {
+    await eventually(() => t.service.ctx.link.isOnline(lock.id));
+    await eventually(() => logged('config').some((line) => line.users === 1));
+    const res = await execute(t, owner, lock.id, signed(owner, lock.id, { type: 'MUTATE_LOCK', locked: false }));
+    assert.equal(res.status, 200, `${res.text} ${stderr}`);
+    // The simulator's stdout is a channel of its own: its lines may trail the HTTP answer.
+    await eventually(() => logged('reply').length > 0);
+    assert.equal(logged('command').at(-1)?.user, owner.userId);
+    assert.equal(logged('reply').at(-1)?.ok, true);
+    assert.ok((await auditOf(t, lock.id)).some((entry) => entry.type === 'DOOR_UNLOCK' && entry.actor_user_id === owner.userId));
+
+    // A door opened, as told on stdin.
+    child.stdin.write('open\n');
+    await eventually(async () => (await auditOf(t, lock.id)).some((entry) => entry.type === 'DOOR_OPEN'));
+
+    // SIGTERM stops it with exit code 0, and the service sees it leave.
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, stderr);
+    await eventually(() => !t.service.ctx.link.isOnline(lock.id));
+  });
+});

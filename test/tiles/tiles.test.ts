@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { createUser, type TestUser } from '../helpers/factories.js';
+import { claimLock, shareLock } from '../helpers/locks.js';
+import { TEST_BASE_URL, startTestService, type TestService } from '../helpers/service.js';
+
+describe('tiles', () => {
+  let t: TestService;
+  let admin: TestUser;
+  let member: TestUser;
+  let stranger: TestUser;
+  let lockId: string;
+  before(async () => {
+    t = await startTestService();
+    [admin, member, stranger] = await Promise.all([createUser(t.api), createUser(t.api), createUser(t.api)]);
+    lockId = (await claimLock(t, admin)).id;
+    await shareLock(t, lockId, admin, member.userId);
+  });
+  after(() => t.close());
+
+  const link = (user: TestUser, tile: string, lock = lockId) => t.api.put(`/device/${lock}/tile/${tile}/`, { token: user.authToken });
+  const unlink = (user: TestUser, tile: string, lock = lockId) => t.api.delete(`/device/${lock}/tile/${tile}/`, { token: user.authToken });
+  const lookup = (user: TestUser, tile: string) => t.api.get(`/tile/${tile}/`, { token: user.authToken });
+
+  it('links a new tile (creating it) and sends members to the lock with 303', async () => {
+    const tile = randomUUID();
+    const linked = await link(admin, tile);
+    assert.equal(linked.status, 204);
+    assert.equal(linked.text, '');
+    for (const user of [admin, member]) {
+      const res = await lookup(user, tile);
+      assert.equal(res.status, 303);
+      assert.equal(res.headers.get('location'), `${TEST_BASE_URL}/device/${lockId}`);
+      assert.equal(res.text, '');
+    }
+    // Linking again to the same lock is a no-op.
+    assert.equal((await link(admin, tile)).status, 204);
+  });
+
+  it('answers 404 for an unknown, unlinked or foreign tile alike', async () => {
+    const tile = randomUUID();
+    await link(admin, tile);
+    for (const [user, id] of [[stranger, tile], [admin, randomUUID()], [admin, 'not-a-uuid']] as const) {
+      const res = await lookup(user, id);
+      assert.equal(res.status, 404);
+      assert.equal(res.headers.get('location'), null);
+    }
+    await unlink(admin, tile);
+    assert.equal((await lookup(admin, tile)).status, 404);
+  });
+
+  it('refuses a tile linked to another lock with 409 until it is unlinked there', async () => {
+    const tile = randomUUID();
+    const otherLock = (await claimLock(t, admin)).id;
+    assert.equal((await link(admin, tile, otherLock)).status, 204);
+    const clash = await link(admin, tile);
+    assert.equal(clash.status, 409);
+    assert.equal(clash.body.code, 409);
+    assert.equal((await unlink(admin, tile)).status, 404);
+    assert.equal((await unlink(admin, tile, otherLock)).status, 204);
+    assert.equal((await link(admin, tile)).status, 204);
+    assert.equal(new URL((await lookup(admin, tile)).headers.get('location')!).pathname, `/device/${lockId}`);
+  });
+
+  it('lets only one of two locks win a race for a new tile', async () => {
+    const tile = randomUUID();
+    const otherLock = (await claimLock(t, admin)).id;
+    const results = await Promise.all([link(admin, tile), link(admin, tile, otherLock)]);
+    assert.deepEqual(results.map((r) => r.status).sort(), [204, 409]);
+  });
+
+  it('needs an ADMIN to link or unlink (403 for a USER, 404 for a non-member)', async () => {
+    const tile = randomUUID();
+    assert.equal((await link(member, tile)).status, 403);
+    assert.equal((await link(stranger, tile)).status, 404);
+    assert.equal((await lookup(admin, tile)).status, 404);
+    await link(admin, tile);
+    assert.equal((await unlink(member, tile)).status, 403);
+    assert.equal((await unlink(stranger, tile)).status, 404);
+    assert.equal((await lookup(member, tile)).status, 303);
+  });
+
+  it('answers 404 for malformed ids and unknown locks', async () => {
+    assert.equal((await link(admin, 'tile-1')).status, 404);
+    assert.equal((await link(admin, randomUUID(), 'lock-1')).status, 404);
+    assert.equal((await link(admin, randomUUID(), randomUUID())).status, 404);
+    assert.equal((await unlink(admin, randomUUID())).status, 404);
+  });
+
+  it('lists the tiles of each lock in the pinned locks', async () => {
+    const tiles = [randomUUID(), randomUUID()].sort();
+    const lock = (await claimLock(t, member)).id;
+    for (const tile of tiles) await link(member, tile, lock);
+    await t.api.put(`/device/${lock}`, { token: member.authToken, body: { favourite: true } });
+    const pinned = (await t.api.get('/device/favourite', { token: member.authToken })).body;
+    assert.deepEqual(pinned.find((l: { id: string }) => l.id === lock).settings.tiles, tiles);
+  });
+});
