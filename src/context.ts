@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import { createInProcessBus, createRedisBus, type EventBus } from './bus/event-bus.js';
 import { brandingFor as applicationBranding } from './applications/branding.js';
 import type { Config } from './config/config.js';
+import { warnAboutLoosePrivateFiles } from './config/private-files.js';
 import { startupStep } from './config/startup-step.js';
 import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { ServiceKeys } from './crypto/service-keys.js';
@@ -79,6 +80,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const databaseSetting = config.database.kind === 'postgres' ? 'DATABASE_URL' : 'DATABASE_URL / DATA_DIR';
     const db = await startupStep(databaseSetting, 'cannot open the database', () => openDatabase(config.database));
     closers.push(() => db.close());
+    warnAboutLoosePrivateFiles(config, logger);
     if (options.migrate !== false) await startupStep(databaseSetting, 'cannot migrate the database', () => migrateToLatest(db));
 
     const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;

@@ -44,7 +44,7 @@ export function loadKeyEncryptionKey(configured: string | null, dataDir: string)
   if (configured) return Buffer.from(configured, 'base64');
   const file = join(dataDir, 'key-encryption.key');
   if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
   }
   chmodSync(file, 0o600);

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -35,7 +35,8 @@ export function openDatabase(config: Config['database']): Database {
     const kysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
     return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
   }
-  mkdirSync(dirname(config.file), { recursive: true });
+  mkdirSync(dirname(config.file), { recursive: true, mode: 0o700 });
+  createPrivateFile(config.file);
   const sqlite = new SQLite(config.file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -51,6 +52,15 @@ export function openDatabase(config: Config['database']): Database {
       await kysely.destroy();
     },
   };
+}
+
+/** Creates an empty file readable by its owner only; SQLite gives its WAL and shm files the same mode. */
+function createPrivateFile(file: string): void {
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }
 
 /**
