@@ -7,7 +7,7 @@ import type { UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { configChanged } from './config-changes.js';
 import { dropHeldShares } from './held-shares.js';
-import { accessWindowError, canAddMember, demotesLastAdmin, membershipChange, type MembershipChange } from './policy.js';
+import { accessWindowError, canAddMember, demotesLastAdmin, membershipChange, outlastsGranter, type MembershipChange } from './policy.js';
 import { countMembers, findLockForUpdate, findMembership, findMemberships, insertMember, type LockRow, type Membership } from './queries.js';
 
 /**
@@ -40,7 +40,7 @@ export interface AddMemberInput {
 /**
  * ADD_USER: enrols `userId` (LOCK_SHARED), changes the role of an enrolled user
  * (USER_PROMOTED / USER_DEMOTED) or, with the same role, replaces their access window.
- * 404 unknown lock or user, or actor not a member; 403 actor not an active ADMIN; 400 bad window;
+ * 404 unknown lock or user, or actor not a member; 403 actor not an active ADMIN, or a time-limited one granting past their own end; 400 bad window;
  * 409 demoting the last ADMIN.
  */
 export async function addMember(ctx: AppContext, uow: UnitOfWork, input: AddMemberInput): Promise<{ change: MembershipChange }> {
@@ -53,6 +53,7 @@ export async function addMember(ctx: AppContext, uow: UnitOfWork, input: AddMemb
   assertAllowed(canAddMember(actor, now));
   const windowError = accessWindowError(start, end);
   if (windowError !== null) throw errors.validation(windowError);
+  if (outlastsGranter(actor, { end })) throw errors.forbidden('an admin whose access ends cannot grant access that ends later');
   if (!(await findUserById(uow.db, userId))) throw errors.notFound('user');
 
   const existing = await findMembership(uow.db, lockId, userId);

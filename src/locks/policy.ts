@@ -47,6 +47,15 @@ export function demotesLastAdmin(current: Enrolment | undefined, wanted: Enrolme
   return current !== undefined && isLastingAdmin(current, now) && !isLastingAdmin(wanted, now) && adminCount <= 1;
 }
 
+/**
+ * A time-limited ADMIN grants nothing that outlasts their own access: every role or window they
+ * give (a second account of theirs included) must end no later than their own `end`, else their
+ * access could be carried past it through another member (403).
+ */
+export function outlastsGranter(actor: Enrolment, granted: { end?: number | null }): boolean {
+  return actor.end != null && (granted.end == null || granted.end > actor.end);
+}
+
 /** An access window: finite non-negative seconds, and an end after its start. Null when valid, else a message for a 400. */
 export function accessWindowError(start: number | null | undefined, end: number | null | undefined): string | null {
   for (const [name, value] of [['start', start], ['end', end]] as const) {

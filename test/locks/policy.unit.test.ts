@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  accessWindowError, canAddMember, canListLockUsers, canManageTiles, canUpdateLock, demotesLastAdmin, membershipChange, permittedAddressesUpdate, unlockDurationError,
+  accessWindowError, canAddMember, canListLockUsers, canManageTiles, canUpdateLock, demotesLastAdmin, membershipChange, outlastsGranter, permittedAddressesUpdate, unlockDurationError,
 } from '../../src/locks/policy.js';
 
 const NOW = 1_750_000_000;
@@ -101,5 +101,16 @@ describe('unlockDurationError', () => {
   it('accepts whole seconds from 1 to a day', () => {
     for (const value of [1, 5, 86_400]) assert.equal(unlockDurationError(value), null);
     for (const value of [0, -1, 1.5, 86_401, '5', null, Number.NaN]) assert.notEqual(unlockDurationError(value), null, String(value));
+  });
+});
+
+describe('outlastsGranter', () => {
+  it('holds a time-limited actor to its own end; a lasting one grants anything', () => {
+    assert.equal(outlastsGranter({ role: 'ADMIN', end: 100 }, { end: null }), true);
+    assert.equal(outlastsGranter({ role: 'ADMIN', end: 100 }, {}), true);
+    assert.equal(outlastsGranter({ role: 'ADMIN', end: 100 }, { end: 101 }), true);
+    assert.equal(outlastsGranter({ role: 'ADMIN', end: 100 }, { end: 100 }), false);
+    assert.equal(outlastsGranter({ role: 'ADMIN', end: null }, { end: null }), false);
+    assert.equal(outlastsGranter({ role: 'ADMIN' }, { end: 5 }), false);
   });
 });
