@@ -81,7 +81,7 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(directoryRoutes(ctx, applications.tokens));
     await api.register(cdnRoutes(ctx, applications.embedded));
     await api.register(auditRoutes(ctx));
-    await api.register(eventRoutes(ctx));
+    await api.register(eventRoutes(ctx, applications.tokens));
     await api.register(lockRoutes(ctx));
     await api.register(certificateRoutes(ctx));
     await api.register(executeRoutes(ctx));

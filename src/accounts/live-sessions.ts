@@ -60,11 +60,24 @@ export class LiveSessions {
 }
 
 /**
+ * Bus channel saying "this user's row or sessions changed" (`{userId}`): whatever holds something
+ * on the strength of their session (an open event stream) checks it again.
+ */
+export const ACCOUNT_CHANGED = 'accounts.changed';
+
+function announceAccountChange(ctx: Pick<AppContext, 'bus' | 'logger'>, userId: string): void {
+  ctx.bus.publish(ACCOUNT_CHANGED, { userId }).catch((err: unknown) => ctx.logger.warn({ err, userId }, 'could not announce an account change'));
+}
+
+/**
  * Where account writes run: in `uow`'s transaction, forgetting the user once it commits, or
  * without one (each statement commits on its own), forgetting the user right after it.
  */
-export function accountWriter(ctx: Pick<AppContext, 'db' | 'liveSessions'>, uow?: UnitOfWork): AccountWriter {
-  const forget = (userId: string) => ctx.liveSessions?.forget(userId);
+export function accountWriter(ctx: Pick<AppContext, 'db' | 'liveSessions' | 'bus' | 'logger'>, uow?: UnitOfWork): AccountWriter {
+  const forget = (userId: string) => {
+    ctx.liveSessions?.forget(userId);
+    announceAccountChange(ctx, userId);
+  };
   if (!uow) return { db: ctx.db.kysely, changed: forget };
   return { db: uow.db, changed: (userId) => uow.onCommit(() => forget(userId)) };
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
 import { findMembership } from '../locks/queries.js';
 import { decodeCursor, type Cursor } from './cursor.js';
+import type { StreamLockAccess } from './stream.js';
 
 /** The most locks one stream may watch. */
 export const MAX_STREAM_LOCKS = 100;
@@ -14,6 +15,8 @@ export interface StreamAccess {
   endsAt: Map<string, number | null>;
   /** When the caller joined each lock they are not an ADMIN of (Unix seconds): the start of the history they may replay. */
   joinedAsUser: Map<string, number>;
+  /** The locks the caller is an ADMIN of. */
+  adminOf: Set<string>;
 }
 
 /**
@@ -38,6 +41,7 @@ export async function streamLocks(ctx: AppContext, userId: string, requested: re
     lockIds,
     endsAt: new Map(rows.map((row) => [row.lock_id, row.ends_at])),
     joinedAsUser: new Map(rows.filter((row) => row.role !== 'ADMIN').map((row) => [row.lock_id, row.created])),
+    adminOf: new Set(rows.filter((row) => row.role === 'ADMIN').map((row) => row.lock_id)),
   };
 }
 
@@ -82,8 +86,8 @@ async function notBeforeJoining(ctx: AppContext, lockId: string, userId: string,
   return Number(newest?.last ?? position);
 }
 
-/** When the user's access to the lock ends (null: never), or undefined when they have none now. */
-export async function currentAccess(ctx: AppContext, lockId: string, userId: string): Promise<{ endsAt: number | null } | undefined> {
+/** When the user's access to the lock ends (null: never) and whether they administer it, or undefined when they have none now. */
+export async function currentAccess(ctx: AppContext, lockId: string, userId: string): Promise<StreamLockAccess | undefined> {
   const member = await findMembership(ctx.db.kysely, lockId, userId);
-  return member && isMemberActive(member, ctx.now()) ? { endsAt: member.end ?? null } : undefined;
+  return member && isMemberActive(member, ctx.now()) ? { endsAt: member.end ?? null, admin: member.role === 'ADMIN' } : undefined;
 }

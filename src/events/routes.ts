@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { authenticate, bearerToken, type ExternalTokenVerifier } from '../accounts/authenticate.js';
 import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
 import { AuditFeed } from './feed.js';
 import { currentAccess, MAX_STREAM_LOCKS, startingCursor, streamLocks } from './open-stream.js';
+import { OpenStreams } from './open-streams.js';
 import { EventStream } from './stream.js';
 
 const EventsQuery = Type.Object({
@@ -17,13 +19,13 @@ const EventsHeaders = Type.Object({ 'last-event-id': Type.Optional(Type.String({
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 /** GET /device/events: live audit entries of the caller's locks as server-sent events (decisions §5). */
-export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function eventRoutes(ctx: AppContext, external: ExternalTokenVerifier | null): FastifyPluginAsyncTypebox {
   return async (app) => {
     const feed = new AuditFeed(ctx.db.kysely, ctx.bus, ctx.logger);
-    const streams = new Set<EventStream>();
+    const streams = new OpenStreams(ctx.bus);
     // Open streams would keep the HTTP server from closing: end them first.
     app.addHook('preClose', async () => {
-      for (const stream of [...streams]) stream.close();
+      streams.close();
       feed.close();
     });
 
@@ -37,7 +39,8 @@ export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 403, 404, 406) },
       },
       handler: async (request, reply) => {
-        const userId = request.caller.userId;
+        const { userId, applicationId } = request.caller;
+        const token = bearerToken(request);
         const access = await streamLocks(ctx, userId, request.query.device);
         const { lockIds, endsAt } = access;
         const cursor = await startingCursor(ctx, access, request.headers['last-event-id'] ?? request.query.lastEventId);
@@ -59,7 +62,10 @@ export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           now: ctx.now,
           heartbeatMs: ctx.config.sseHeartbeatMs,
           maxBufferedBytes: MAX_BUFFERED_BYTES,
+          adminOf: access.adminOf,
           access: (lockId) => currentAccess(ctx, lockId, userId),
+          stillSignedIn: () => authenticate(ctx, external, token).then(() => true, () => false),
+          applicationId,
           onClose: (closed) => streams.delete(closed),
         });
         streams.add(stream);

@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { LockLogRow } from '../audit/queries.js';
 import { presentLockEntryV2 } from '../audit/presenters.js';
+import { hasSubject } from '../audit/types.js';
 import { encodeCursor, type Cursor } from './cursor.js';
 import type { AuditFeed, FeedSubscriber, LockSnapshot } from './feed.js';
+import { withoutOthersEmails } from './privacy.js';
 
 export interface EventStreamOptions {
   userId: string;
@@ -15,9 +17,21 @@ export interface EventStreamOptions {
   heartbeatMs: number;
   /** Bytes queued on the socket beyond which the client counts as too slow and is dropped. */
   maxBufferedBytes: number;
-  /** The user's access to the lock now, or undefined (asked after their LOCK_REVOKED or LOCK_SHARED). */
-  access(lockId: string): Promise<{ endsAt: number | null } | undefined>;
+  /** The locks the user is an ADMIN of: only these show other members' email addresses. */
+  adminOf: Set<string>;
+  /** The user's access to the lock now, or undefined (asked after an entry that changed it). */
+  access(lockId: string): Promise<StreamLockAccess | undefined>;
+  /** Whether the token the stream was opened with is still good (asked when the account or its application changed). */
+  stillSignedIn(): Promise<boolean>;
+  /** The application that issued the stream's token, for third-party tokens; else null. */
+  applicationId: string | null;
   onClose(stream: EventStream): void;
+}
+
+/** A member's access to one lock as the stream needs it. */
+export interface StreamLockAccess {
+  endsAt: number | null;
+  admin: boolean;
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -31,9 +45,10 @@ export function frame(type: string, id: string, data: unknown): string {
  * One open GET /device/events response. It takes entries from the feed after its own per-lock
  * position, writes them as SSE frames and moves its position on. A client that reads too slowly
  * is disconnected rather than buffered without bound: it reconnects with Last-Event-ID and loses
- * nothing. After the caller's own LOCK_REVOKED or LOCK_SHARED (which may change their window) it
- * stops taking entries of that lock until membership is re-checked, and ends when the access is
- * gone, or when the window of any of its locks ends.
+ * nothing. After an entry that names the caller as its subject (shared, revoked, promoted,
+ * demoted: any may change their role or window) it stops taking entries of that lock until
+ * membership is re-checked, and ends when the access is gone, when the window of any of its locks
+ * ends, or when the token it was opened with no longer signs the caller in.
  */
 export class EventStream implements FeedSubscriber {
   private closed = false;
@@ -85,9 +100,10 @@ export class EventStream implements FeedSubscriber {
       if (row.seq <= at) continue;
       this.options.cursor.set(lockId, row.seq);
       // `rejected` beside the v2 fields: a refused unlock must not read as an unlock to a client that goes by the event name.
-      const data = { ...presentLockEntryV2(row), rejected: row.rejected === 1, deviceId: lockId, state: lock };
+      const entry = { ...presentLockEntryV2(row), rejected: row.rejected === 1, deviceId: lockId, state: lock };
+      const data = this.options.adminOf.has(lockId) ? entry : withoutOthersEmails(entry, this.options.userId);
       this.write(frame(row.type, encodeCursor(this.options.lockIds, this.options.cursor), data));
-      if ((row.type === 'LOCK_REVOKED' || row.type === 'LOCK_SHARED') && row.subject_user_id === this.options.userId) {
+      if (hasSubject(row.type) && row.subject_user_id === this.options.userId) {
         this.recheck(lockId);
         return;
       }
@@ -100,12 +116,31 @@ export class EventStream implements FeedSubscriber {
       (access) => {
         if (!access) return this.close();
         this.options.accessEndsAt.set(lockId, access.endsAt);
+        if (access.admin) this.options.adminOf.add(lockId);
+        else this.options.adminOf.delete(lockId);
         this.scheduleAccessEnd();
         this.paused.delete(lockId);
         this.feed.notify(lockId);
       },
       () => this.close(),
     );
+  }
+
+  /** The stream's user (or their application) changed: end the stream unless its token still signs them in. */
+  recheckSignIn(): void {
+    if (this.closed) return;
+    this.options.stillSignedIn().then(
+      (signedIn) => void (signedIn || this.close()),
+      () => this.close(),
+    );
+  }
+
+  get userId(): string {
+    return this.options.userId;
+  }
+
+  get applicationId(): string | null {
+    return this.options.applicationId;
   }
 
   private write(text: string): void {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 import type { AuditFeed, FeedSubscriber } from '../../src/events/feed.js';
+import { withoutOthersEmails } from '../../src/events/privacy.js';
 import { EventStream } from '../../src/events/stream.js';
 
 /** A feed that records who is subscribed and which locks were asked for. */
@@ -42,7 +43,10 @@ function openStream(destroyed: boolean, onClose: (s: EventStream) => void = () =
     now,
     heartbeatMs: 10,
     maxBufferedBytes: 1024,
-    access: () => Promise.resolve({ endsAt: null }),
+    adminOf: new Set<string>(),
+    access: () => Promise.resolve({ endsAt: null, admin: false }),
+    stillSignedIn: () => Promise.resolve(true),
+    applicationId: null,
     onClose,
   });
   stream.start();
@@ -101,5 +105,14 @@ describe('EventStream', () => {
     clock = 30 * 86_400;
     t.mock.timers.tick(30 * 86_400_000 - maxTimerMs);
     assert.equal(closed, 1);
+  });
+});
+
+describe('withoutOthersEmails', () => {
+  it("keeps the viewer's own address and drops everyone else's, at the top level and in issuer and subject", () => {
+    const entry = { user: 'admin', email: 'admin@example.com', displayName: 'Ann', issuer: { userId: 'admin', email: 'admin@example.com' }, subject: { userId: 'me', email: 'me@example.com' } };
+    assert.deepEqual(withoutOthersEmails(entry, 'me'), { user: 'admin', displayName: 'Ann', issuer: { userId: 'admin' }, subject: { userId: 'me', email: 'me@example.com' } });
+    assert.deepEqual(withoutOthersEmails(entry, 'admin'), { ...entry, subject: { userId: 'me' } });
+    assert.equal(entry.email, 'admin@example.com', 'the presented entry itself is left alone');
   });
 });

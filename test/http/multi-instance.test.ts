@@ -37,6 +37,17 @@ describe('two instances sharing the database and Redis', () => {
     assert.equal((event!.data as { deviceId: string }).deviceId, lock.id);
   });
 
+  it('a stream on one instance ends when its session is logged out through the other (the bus carries it)', async () => {
+    const user = await createUser(first.api);
+    const lock = await claimLock(first, user);
+    const stream = await openStream(second.service.url, `/device/events?device=${lock.id}`, { token: user.authToken });
+    streams.push(stream);
+    assert.equal(stream.status, 200);
+    assert.equal((await first.api.post('/auth/token/destroy', { token: user.authToken })).status, 204);
+    const outcome = await Promise.race([stream.ended.then(() => 'ended'), new Promise((resolve) => setTimeout(() => resolve('still open'), 5000))]);
+    assert.equal(outcome, 'ended');
+  });
+
   it('failed logins count against the account on both instances together', async () => {
     const user = await createUser(first.api);
     const wrong = (api: Api) => api.post('/auth/token', { version: 2, body: { email: user.email, password: 'not the password' } });
