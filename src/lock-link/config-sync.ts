@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { LockConfig } from '../link/payloads.js';
+import type { LockConfig } from '../device-protocol/payloads.js';
 import { lockConfig } from '../locks/config.js';
 import { LOCK_CONFIG_CHANNEL } from '../locks/config-changes.js';
 

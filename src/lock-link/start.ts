@@ -1,27 +1,80 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
 import type { AppContext } from '../context.js';
-import { startEmbeddedBroker, type EmbeddedBroker } from '../link/broker.js';
-import { createLockLink, type LockLink, type LockLinkHandlers, type LockLinkOptions } from '../link/lock-link.js';
+import type { Database } from '../db/database.js';
 import { authenticateLockSecret } from '../locks/provision.js';
+import type { EmbeddedBroker } from '../mqtt/broker.js';
+import type { MqttTarget } from '../mqtt/connection.js';
+import { startLockBroker } from './broker.js';
+import { connectLockLink, type LockLink, type LockLinkHandlers } from './client.js';
 import { republishAllConfigs, syncLockConfigs } from './config-sync.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
 import { ReportThrottle } from './report-throttle.js';
-import { recordDoorEvent, recordPresence, recordState } from './reports.js';
+import { recordAllDisconnected, recordDoorEvent, recordPresence, recordState } from './reports.js';
 
 /**
- * The lock link of a running service: the embedded broker (unless MQTT_URL names an external
- * one), the service's MQTT client, the handlers that turn lock reports into database changes and
- * audit entries, and the config sync. Everything started here is registered in `ctx.closers`
- * so that shutdown runs: stop config sync → close the link → finish queued reports → close the broker.
+ * The lock link of a running service, in two steps:
+ *
+ * - `openLockLink` (the composition root): the embedded broker, unless MQTT_URL names an external
+ *   one, and the service's MQTT client, connected but not yet listening;
+ * - `startLockLinkSubscribers` (beside the routes, once the context is whole): the handlers that
+ *   turn lock reports into database changes and audit entries, and the config sync.
+ *
+ * Shutdown runs: stop config sync → close the link → finish queued reports → close the broker.
  */
 
-type LinkContext = Omit<AppContext, 'link' | 'broker'>;
-
-export interface StartedLink {
+export interface OpenedLockLink {
   link: LockLink;
   /** The embedded broker, or null with an external one. */
   broker: EmbeddedBroker | null;
+}
+
+interface LinkInfrastructure {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  /** Where the broker and the link register their close. */
+  closers: Array<() => Promise<void> | void>;
+}
+
+async function startBroker(infra: LinkInfrastructure, port: number, service: { username: string; password: string }): Promise<EmbeddedBroker> {
+  const { config } = infra;
+  const tls = config.mqttTls ? { key: await readFile(config.mqttTls.keyFile), cert: await readFile(config.mqttTls.certFile) } : undefined;
+  return startLockBroker({
+    port,
+    host: config.host,
+    ...(tls ? { tls } : {}),
+    serviceCredentials: service,
+    authenticateDevice: (lockId, secret) => authenticateLockSecret(infra, lockId, secret),
+    topicPrefix: config.topicPrefix,
+    logger: infra.logger,
+  });
+}
+
+/** Starts the embedded broker (if any) and connects the service's client to the broker. */
+export async function openLockLink(infra: LinkInfrastructure): Promise<OpenedLockLink> {
+  const { config, closers } = infra;
+  let broker: EmbeddedBroker | null = null;
+  let target: MqttTarget;
+  let credentials: { username?: string; password?: string } = {};
+  if (config.mqtt.kind === 'embedded') {
+    // Random per process: only this process's own client may use every topic.
+    const service = { username: `latchkey-service-${randomUUID()}`, password: randomBytes(32).toString('base64url') };
+    const embedded = await startBroker(infra, config.mqtt.port, service);
+    broker = embedded;
+    closers.push(() => embedded.close());
+    // The service's client lives in the broker's process: an in-memory connection spares every
+    // command and reply a loopback socket (and TLS) in each direction (docs/decisions.md).
+    target = () => embedded.connectInProcess();
+    credentials = service;
+  } else {
+    target = config.mqtt.url;
+  }
+  const link = await connectLockLink({ broker: target, ...credentials, topicPrefix: config.topicPrefix, replyTimeoutMs: config.lockReplyTimeoutMs, logger: infra.logger });
+  closers.push(() => link.close());
+  return { link, broker };
 }
 
 function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle): LockLinkHandlers {
@@ -38,72 +91,27 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
   };
 }
 
-/** Nothing survives a restart of the embedded broker: locks the database still shows connected are not. */
-async function markAllDisconnected(ctx: AppContext): Promise<void> {
-  for (;;) {
-    const page = await ctx.db.kysely.selectFrom('locks').select('id').where('connected', '=', 1).limit(200).execute();
-    if (page.length === 0) return;
-    for (const { id } of page) await recordPresence(ctx, id, false);
-  }
-}
-
-async function startBroker(ctx: LinkContext, port: number, service: { username: string; password: string }): Promise<EmbeddedBroker> {
-  const { mqttTls } = ctx.config;
-  const tls = mqttTls ? { key: await readFile(mqttTls.keyFile), cert: await readFile(mqttTls.certFile) } : undefined;
-  return startEmbeddedBroker({
-    port,
-    host: ctx.config.host,
-    ...(tls ? { tls } : {}),
-    serviceCredentials: service,
-    authenticateDevice: (lockId, secret) => authenticateLockSecret(ctx, lockId, secret),
-    topicPrefix: ctx.config.topicPrefix,
-    logger: ctx.logger,
-  });
-}
-
 /**
- * Starts the link and completes `ctx` with it. `ctx.link` is read by the report handlers only
- * after this returns, so the half-built context is never used.
+ * Makes the link listen: reports are recorded and configs follow the database. Resolves with
+ * the function that stops it all (before the context closes).
  */
-export async function startLink(partial: LinkContext): Promise<StartedLink> {
-  const ctx = partial as AppContext;
-  const { config, closers } = ctx;
+export async function startLockLinkSubscribers(ctx: AppContext): Promise<() => Promise<void>> {
+  const { config, link, broker } = ctx;
+  // Nothing survives a restart of the embedded broker: locks the database still shows connected
+  // are not (those connected since will be heard again from their retained `online`).
+  if (broker) await recordAllDisconnected(ctx);
   const queue = new KeyedQueue();
-  let broker: EmbeddedBroker | null = null;
-  let target: LockLinkOptions['broker'];
-  let credentials: { username?: string; password?: string } = {};
-  if (config.mqtt.kind === 'embedded') {
-    await markAllDisconnected(ctx);
-    // Random per process: only this process's own client may use every topic.
-    const service = { username: `latchkey-service-${randomUUID()}`, password: randomBytes(32).toString('base64url') };
-    const embedded = await startBroker(ctx, config.mqtt.port, service);
-    broker = embedded;
-    closers.push(() => embedded.close());
-    // The service's client lives in the broker's process: an in-memory connection spares every
-    // command and reply a loopback socket (and TLS) in each direction (docs/decisions.md).
-    target = () => embedded.connectInProcess();
-    credentials = service;
-  } else {
-    target = config.mqtt.url;
-  }
   const throttle = new ReportThrottle({
     points: config.limits.reportsPerLock.points,
     windowMs: config.limits.reportsPerLock.durationSeconds * 1000,
     onThrottled: (lockId) => ctx.logger.warn({ lockId }, 'lock reports held back: the lock reports faster than its limit (RATE_REPORTS_PER_LOCK)'),
   });
-  closers.push(async () => throttle.close());
-  closers.push(() => queue.drain());
-  const link = await createLockLink({
-    broker: target,
-    ...credentials,
-    topicPrefix: config.topicPrefix,
-    replyTimeoutMs: config.lockReplyTimeoutMs,
-    logger: ctx.logger,
-    handlers: reportHandlers(ctx, queue, throttle),
-  });
-  closers.push(() => link.close());
-  ctx.link = link;
-  ctx.broker = broker;
+  try {
+    await link.listen(reportHandlers(ctx, queue, throttle));
+  } catch (err) {
+    throttle.close();
+    throw err;
+  }
 
   let stopped = false;
   const unsubscribe = syncLockConfigs(ctx);
@@ -112,10 +120,12 @@ export async function startLink(partial: LinkContext): Promise<StartedLink> {
     // In the background: start-up need not wait for every lock's config.
     republishing = republishAllConfigs(ctx, () => stopped).catch((err: unknown) => ctx.logger.error({ err }, 'republishing lock configs failed'));
   }
-  closers.push(async () => {
+  return async () => {
     stopped = true;
     unsubscribe();
     await republishing;
-  });
-  return { link, broker };
+    await link.close();
+    await queue.drain();
+    throttle.close();
+  };
 }

@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { connectAsync } from 'mqtt';
 import { AppError } from '../../src/errors/catalogue.js';
-import { createLockLink, type LockLink } from '../../src/link/lock-link.js';
-import type { LockConfig } from '../../src/link/payloads.js';
-import { capturingLogger, recordingHandlers, startTestBroker, waitFor, type TestBroker } from './helpers.js';
-import { connectTestLock } from './test-lock.js';
+import type { LockLink } from '../../src/lock-link/client.js';
+import type { LockConfig } from '../../src/device-protocol/payloads.js';
+import { capturingLogger, createLockLink, recordingHandlers, startTestBroker, waitFor, type TestBroker } from '../helpers/mqtt.js';
+import { connectTestLock } from '../helpers/test-lock.js';
 
 function config(version: number): LockConfig {
   return { version, unlockDuration: 5, unlockBetween: null, users: [{ userId: randomUUID(), publicKey: null, role: 'ADMIN', start: null, end: null }] };
