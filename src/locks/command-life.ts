@@ -64,6 +64,6 @@ export async function reportLocked(ctx: AppContext, uow: UnitOfWork, lockId: str
 }
 
 /** Whether the row's marker, still live at `now`, asked for `locked`. */
-export function markerAwaits(row: { pending_target_locked: 0 | 1 | null; pending_until: number | null }, locked: boolean, now: number): boolean {
+function markerAwaits(row: { pending_target_locked: 0 | 1 | null; pending_until: number | null }, locked: boolean, now: number): boolean {
   return row.pending_target_locked === (locked ? 1 : 0) && row.pending_until !== null && row.pending_until > now;
 }
