@@ -12,7 +12,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { createRateLimit, type RateLimit } from './http/rate-limiter.js';
 import type { LockLink } from './lock-link/client.js';
-import { openLockLink } from './lock-link/start.js';
+import { openLockLink } from './lock-link/open.js';
 import type { EmbeddedBroker } from './mqtt/broker.js';
 import type { Branding } from './messaging/branding.js';
 import { loadCertificateAuthority, type Pki } from './certificates/ca.js';

@@ -1,6 +1,6 @@
 import { startupStep } from './config/startup-step.js';
 import type { AppContext } from './context.js';
-import { startLockLinkSubscribers } from './lock-link/start.js';
+import { startLockLinkSubscribers } from './lock-link/subscribers.js';
 
 /** What `startSubscribers` started; `stop` ends it before the context closes. */
 export interface Subscribers {
