@@ -25,17 +25,12 @@ import { PendingCommands } from './pending-commands.js';
  * the routes) are apart: the handlers that record reports need the finished context.
  */
 
-export interface MessageMeta {
-  /** True when the broker delivered a stored retained message (on (re)subscribe), not a live one. */
-  retained: boolean;
-}
-
 /** Called for each valid inbound message; a throw or rejection is logged, never fatal. */
 export interface LockLinkHandlers {
   /** On every change of a lock's presence as this instance knows it (first sight included). */
-  onPresence(lockId: string, online: boolean, meta: MessageMeta): void | Promise<void>;
-  /** On every state report; `previous` is the last state this instance saw, if any. */
-  onState(lockId: string, state: LockState, meta: MessageMeta & { previous: LockState | undefined }): void | Promise<void>;
+  onPresence(lockId: string, online: boolean): void | Promise<void>;
+  /** On every state report (retained ones replayed on (re)subscribe included). */
+  onState(lockId: string, state: LockState): void | Promise<void>;
   onEvent(lockId: string, event: LockEvent): void | Promise<void>;
 }
 
@@ -73,8 +68,6 @@ export interface LockLink {
   sendCommand(lockId: string, token: string, operation: Record<string, unknown>): Promise<CommandResult>;
   /** Publishes the lock's configuration, retained, QoS 1; resolves once the broker has it. */
   publishConfig(lockId: string, config: LockConfig): Promise<void>;
-  /** Removes the retained configuration (a lock then has no users). */
-  clearConfig(lockId: string): Promise<void>;
   /**
    * Subscribes to every lock's reports and replies and hands each valid report to `handlers`;
    * resolves once subscribed (retained reports follow). Until then no lock is online. Once only.
@@ -92,7 +85,6 @@ function outcomeOf(reply: ReplyPayload): Outcome {
 
 class MqttLockLink implements LockLink {
   private readonly presence = new Map<string, boolean>();
-  private readonly states = new Map<string, LockState>();
   private readonly pending = new PendingCommands<CommandResult>();
   private handlers: LockLinkHandlers | undefined;
   private closing: Promise<void> | undefined;
@@ -121,11 +113,6 @@ class MqttLockLink implements LockLink {
 
   async publishConfig(lockId: string, config: LockConfig): Promise<void> {
     await this.client.publishAsync(this.configTopic(lockId), JSON.stringify(config), { qos: 1, retain: true });
-  }
-
-  async clearConfig(lockId: string): Promise<void> {
-    // An empty retained payload deletes the retained message (MQTT 3.1.1 §3.3.1.3).
-    await this.client.publishAsync(this.configTopic(lockId), Buffer.alloc(0), { qos: 1, retain: true });
   }
 
   private configTopic(lockId: string): string {
@@ -157,37 +144,33 @@ class MqttLockLink implements LockLink {
   }
 
   /** Entry point of every inbound message. */
-  receive(topic: string, payload: Buffer, retained: boolean): void {
+  receive(topic: string, payload: Buffer): void {
     const parsed = parseLockTopic(this.prefix, topic);
     const handlers = this.handlers;
     if (parsed === null || handlers === undefined) return;
     const { lockId, kind } = parsed;
     switch (kind) {
-      case 'online': return this.receivePresence(handlers, lockId, payload, retained);
-      case 'state': return this.receiveState(handlers, lockId, payload, retained);
+      case 'online': return this.receivePresence(handlers, lockId, payload);
+      case 'state': return this.receiveState(handlers, lockId, payload);
       case 'event': return this.ifValid(lockId, kind, decodeEvent(payload), (event) => this.invoke('onEvent', lockId, () => handlers.onEvent(lockId, event)));
       case 'reply': return this.ifValid(lockId, kind, decodeReply(payload), (reply) => this.receiveReply(lockId, reply));
       default: return; // command/config: our own publications, not subscribed
     }
   }
 
-  private receivePresence(handlers: LockLinkHandlers, lockId: string, payload: Buffer, retained: boolean): void {
+  private receivePresence(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
     // An empty payload is a deleted retained message: presence unknown, which counts as offline.
     const decoded: Decoded<{ online: boolean }> = payload.length === 0 ? { ok: true, value: { online: false } } : decodeOnline(payload);
     this.ifValid(lockId, 'online', decoded, ({ online }) => {
       if (this.presence.get(lockId) === online) return;
       this.presence.set(lockId, online);
-      this.invoke('onPresence', lockId, () => handlers.onPresence(lockId, online, { retained }));
+      this.invoke('onPresence', lockId, () => handlers.onPresence(lockId, online));
     });
   }
 
-  private receiveState(handlers: LockLinkHandlers, lockId: string, payload: Buffer, retained: boolean): void {
+  private receiveState(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
     if (payload.length === 0) return;
-    this.ifValid(lockId, 'state', decodeState(payload), (state) => {
-      const previous = this.states.get(lockId);
-      this.states.set(lockId, state);
-      this.invoke('onState', lockId, () => handlers.onState(lockId, state, { retained, previous }));
-    });
+    this.ifValid(lockId, 'state', decodeState(payload), (state) => this.invoke('onState', lockId, () => handlers.onState(lockId, state)));
   }
 
   private receiveReply(lockId: string, reply: ReplyPayload): void {
@@ -226,7 +209,7 @@ export async function connectLockLink(options: LockLinkOptions): Promise<LockLin
   });
   const link = new MqttLockLink(client, prefix, options);
   const { logger } = options;
-  client.on('message', (topic, payload, packet) => link.receive(topic, payload, packet.retain === true));
+  client.on('message', (topic, payload) => link.receive(topic, payload));
   client.on('error', (err) => logger.warn({ err: err.message }, 'MQTT client error'));
   client.on('offline', () => logger.warn('MQTT connection lost; reconnecting'));
   client.on('reconnect', () => logger.debug('MQTT reconnecting'));

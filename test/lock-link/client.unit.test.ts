@@ -136,19 +136,6 @@ describe('lock link over the embedded broker', () => {
     await second.close();
   });
 
-  it('clears the config: a lock connecting afterwards receives none', async () => {
-    const credentials = broker.addLock();
-    await link.publishConfig(credentials.id, config(7));
-    await link.clearConfig(credentials.id);
-    const lock = await connectTestLock({ url: broker.url, ...credentials });
-    await waitFor(() => link.isOnline(credentials.id));
-    // Retained messages are sent on SUBSCRIBE, before anything published later: a command
-    // answered after subscribing proves no config was waiting.
-    await link.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false });
-    assert.equal(lock.configs.length, 0);
-    await lock.close();
-  });
-
   it('rejects pending commands when it closes', async () => {
     const own = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 5000, logger, handlers: recordingHandlers().handlers });
     const credentials = broker.addLock();
