@@ -78,7 +78,7 @@ function guard<Identity>(broker: Aedes, policy: BrokerPolicy<Identity>, logger: 
         done(authError(decision.reason, code), false);
       },
       (err: unknown) => {
-        logger.error({ err, clientId: short(client.id) }, 'device authentication failed');
+        logger.error({ err, clientId: short(client.id) }, 'mqtt login could not be checked');
         done(authError('authentication unavailable', SERVER_UNAVAILABLE), false);
       },
     );
