@@ -5,8 +5,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { connectAsync } from 'mqtt';
 import pino from 'pino';
-import { startEmbeddedBroker } from '../src/link/broker.js';
-import { createLockLink } from '../src/link/lock-link.js';
+import { startLockBroker } from '../src/lock-link/broker.js';
+import { connectLockLink } from '../src/lock-link/client.js';
 import { percentile } from './lib.js';
 
 const lockId = randomUUID();
@@ -14,7 +14,7 @@ const lockSecret = randomBytes(16).toString('hex');
 const service = { username: `svc-${randomUUID()}`, password: randomBytes(16).toString('hex') };
 const logger = pino({ level: 'warn' });
 
-const broker = await startEmbeddedBroker({
+const broker = await startLockBroker({
   port: 0, host: '127.0.0.1', serviceCredentials: service, logger,
   authenticateDevice: async (id, secret) => id === lockId && secret === lockSecret,
 });
@@ -33,10 +33,8 @@ lock.on('message', (_topic, payload) => {
 await lock.subscribeAsync(`locks/${lockId}/command`, { qos: 1 });
 await lock.publishAsync(`locks/${lockId}/online`, '{"online":true}', { qos: 1, retain: true });
 
-const link = await createLockLink({
-  broker: url, ...service, replyTimeoutMs: 5000, logger,
-  handlers: { onPresence: () => undefined, onState: () => undefined, onEvent: () => undefined },
-});
+const link = await connectLockLink({ broker: url, ...service, replyTimeoutMs: 5000, logger });
+await link.listen({ onPresence: () => undefined, onState: () => undefined, onEvent: () => undefined });
 while (!link.isOnline(lockId)) await new Promise((resolve) => setTimeout(resolve, 5));
 
 const token = 'x'.repeat(900); // about the size of an RS256 operation token

@@ -12,9 +12,9 @@ import { LiveSessions } from './accounts/live-sessions.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { createRateLimit, type RateLimit } from './http/rate-limiter.js';
-import type { EmbeddedBroker } from './link/broker.js';
-import type { LockLink } from './link/lock-link.js';
-import { startLink } from './lock-link/start.js';
+import type { LockLink } from './lock-link/client.js';
+import { openLockLink } from './lock-link/open.js';
+import type { EmbeddedBroker } from './mqtt/broker.js';
 import type { Branding } from './messaging/branding.js';
 import { loadCertificateAuthority, type Pki } from './certificates/ca.js';
 import { createMailer, type Mailer } from './messaging/mailer.js';
@@ -51,7 +51,7 @@ export interface AppContext {
   brandingFor: (namespace: string) => Promise<Branding>;
   /** Unix seconds with fraction; injectable for tests. */
   now: () => number;
-  /** The service's side of the lock link (commands, configs, presence). */
+  /** The service's side of the lock link (commands, configs, presence); it listens once src/subscribers.ts starts it. */
   link: LockLink;
   /** The embedded MQTT broker (its actual `port`), or null when MQTT_URL names an external one. */
   broker: EmbeddedBroker | null;
@@ -117,9 +117,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const brandingFor = (namespace: string) => applicationBranding(db.kysely, namespace);
     // Another instance's logout could not reach this cache at once, so several instances read the database.
     const liveSessions = config.redisUrl ? null : new LiveSessions();
-    const base = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, brandingFor, now, closers };
-    const { link, broker } = await startupStep(config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST', 'cannot start the lock link', () => startLink(base));
-    return { ...base, link, broker };
+    const { link, broker } = await startupStep(config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST', 'cannot start the lock link', () => openLockLink({ config, logger, db, closers }));
+    return { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, brandingFor, now, link, broker, closers };
   } catch (err) {
     await closeAll(closers);
     throw err;

@@ -4,6 +4,7 @@ import { startupStep } from './config/startup-step.js';
 import { closeContext, createContext, type AppContext, type ContextOptions } from './context.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { registerRoutes } from './routes.js';
+import { startSubscribers, type Subscribers } from './subscribers.js';
 
 export interface RunningService {
   ctx: AppContext;
@@ -14,29 +15,34 @@ export interface RunningService {
 }
 
 /**
- * Builds and starts the whole service: context, HTTP listener. `close()` stops in reverse:
- * stop accepting, finish requests in flight, then release the context.
+ * Builds and starts the whole service: context, routes and subscribers, HTTP listener. `close()`
+ * stops in reverse: stop accepting, finish requests in flight, stop the subscribers, then
+ * release the context.
  */
 export async function startService(config: Config, options: ContextOptions = {}): Promise<RunningService> {
   const ctx = await createContext(config, options);
   let app: HttpApp | null = null;
+  let subscribers: Subscribers | null = null;
   try {
     const applications = createApplicationsPlatform(ctx);
     app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, corsOrigin: (origin) => applications.cors.allows(origin) });
     await registerRoutes(app, ctx, applications);
+    subscribers = await startSubscribers(ctx);
     await startupStep('PORT / HOST', 'cannot listen', () => app!.listen({ port: config.port, host: config.host }));
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const started = app;
+    const running = subscribers;
     let closing: Promise<void> | null = null;
     return {
       ctx,
       app: started,
       url: `http://127.0.0.1:${port}`,
-      close: () => (closing ??= started.close().then(() => closeContext(ctx))),
+      close: () => (closing ??= started.close().then(() => running.stop()).then(() => closeContext(ctx))),
     };
   } catch (err) {
     await app?.close();
+    await subscribers?.stop();
     await closeContext(ctx);
     throw err;
   }

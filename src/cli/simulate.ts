@@ -3,7 +3,7 @@ import pino from 'pino';
 import { loadConfig, type Config } from '../config/config.js';
 import { loadKeyEncryptionKey, createSecretBox } from '../crypto/secret-box.js';
 import { openDatabase } from '../db/database.js';
-import { isValidLockId } from '../link/topics.js';
+import { isValidLockId } from '../device-protocol/topics.js';
 import { runSimulator } from '../simulator/run-simulator.js';
 import { UsageError, optionalNumber, requireString, type Command } from './command.js';
 

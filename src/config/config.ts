@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import { isValidTopicPrefix } from '../link/topics.js';
+import { isValidTopicPrefix } from '../mqtt/topic-names.js';
 
 /** Configuration of one Latchkey process, read once from the environment at start-up. */
 export interface Config {

@@ -1,16 +1,12 @@
 import { canUnlock } from '../access/member-policy.js';
-import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import { inGroupCommit } from '../db/group-commit.js';
+import { abandonCommand, beginCommand, confirmCommand, pendingCommand } from '../locks/command-life.js';
 import { readPermittedAddresses, readUsageRequirements } from '../locks/json.js';
-import { clearCommandPending, markCommandPending, storeLocked } from '../locks/state.js';
 import type { MutateLockOperation } from './claims.js';
 import type { VerifiedOperation } from './context.js';
 import { auditingRefusals, refuse } from './refusals.js';
 import { consumeReplayKey } from './replay.js';
-
-/** Seconds the pending marker outlives the reply timeout, for a state report that trails the reply. */
-const PENDING_GRACE_SECONDS = 2;
 
 /**
  * MUTATE_LOCK (decisions §4): any member inside their window, from a permitted address, meeting
@@ -18,6 +14,7 @@ const PENDING_GRACE_SECONDS = 2;
  * for this user's command (so the state report it causes is not audited a second time without a
  * user), the command sent, and only the lock's confirmation makes it a 200 and a DOOR_UNLOCK /
  * DOOR_LOCK entry with the caller as actor. 503 offline, 504 no reply, 409 refused by the lock.
+ * The marker's life (begin, confirm, abandon) is src/locks/command-life.ts's.
  */
 export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operation: MutateLockOperation): Promise<void> {
   const { lock, caller, now } = op;
@@ -34,25 +31,20 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   });
   if (!decision.allowed) throw await refuse(ctx, facts, decision);
 
-  const until = now + ctx.config.lockReplyTimeoutMs / 1000 + PENDING_GRACE_SECONDS;
-  const pending = { lockId: lock.id, actorUserId: caller.userId, targetLocked: operation.locked, until };
+  const command = pendingCommand(lock.id, caller.userId, operation.locked, now, ctx.config.lockReplyTimeoutMs);
   // One commit for both writes (shared with concurrent unlocks on SQLite: src/db/group-commit.ts);
   // a replayed token (409) leaves the marker of the first alone.
   await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
     await consumeReplayKey(uow.db, uow.dialect, { lockId: lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now });
-    await markCommandPending(uow.db, uow.dialect, pending);
+    await beginCommand(uow, command);
   });
 
   try {
     await auditingRefusals(ctx, facts, () => ctx.link.sendCommand(lock.id, op.compact, operation as unknown as Record<string, unknown>));
   } catch (err) {
-    await clearCommandPending(ctx.db.kysely, pending).catch((clearErr: unknown) => ctx.logger.error({ err: clearErr, lockId: lock.id }, 'could not clear a pending command'));
+    await abandonCommand(ctx, command);
     throw err;
   }
-
-  await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
-    // Only a change is stored; a state report that got here first already did it.
-    await storeLocked(uow.db, uow.dialect, lock.id, operation.locked, ctx.now());
-    await recordAudit(ctx, uow, facts);
-  });
+  // Only a change is stored; a state report that got here first already did it.
+  await confirmCommand(ctx, command, facts);
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { LockConfig } from '../link/payloads.js';
+import type { LockConfig } from '../device-protocol/payloads.js';
 import { lockConfig } from '../locks/config.js';
 import { LOCK_CONFIG_CHANNEL } from '../locks/config-changes.js';
 
@@ -11,7 +11,7 @@ import { LOCK_CONFIG_CHANNEL } from '../locks/config-changes.js';
 
 type SyncContext = Pick<AppContext, 'db' | 'logger' | 'bus' | 'link'>;
 
-export async function publishLockConfig(ctx: SyncContext, lockId: string): Promise<boolean> {
+async function publishLockConfig(ctx: SyncContext, lockId: string): Promise<boolean> {
   const config = await lockConfig(ctx.db.kysely, lockId);
   if (!config) return false;
   await ctx.link.publishConfig(lockId, config as LockConfig);

@@ -1,72 +1,95 @@
-import type { Updateable } from 'kysely';
 import type { DialectName } from '../db/database.js';
 import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
-import type { LocksTable } from './tables.js';
-
-export interface LockStateChange {
-  /** From `locks/{id}/online`. */
-  connected?: boolean;
-  /** From `locks/{id}/state`; null = unknown again. */
-  locked?: boolean | null;
-  doorOpen?: boolean | null;
-  /** Unix seconds of the last lock/unlock (shown as lastOperation). */
-  lastOperation?: number;
-}
-
-const flag = (value: boolean | null): 0 | 1 | null => (value === null ? null : value ? 1 : 0);
+import type { Flag } from '../accounts/tables.js';
 
 /**
- * Stores what the lock link learned about a lock (presence, state reports, operations) so lock
- * reads can show it. Unknown lock ids change nothing. Returns true when a lock was updated.
+ * Every write to a lock's live columns: presence (`connected`), `locked`, `door_open`,
+ * `last_operation` and the pending-command marker (`pending_*`). What the lock link learns and
+ * what a command changes are written here only; the decisions about a command's marker are in
+ * command-life.ts. Each write is conditional where several instances (or a replayed retained
+ * report) may make the same change, so only one of them sees it change.
  */
-export async function updateLockState(db: Executor, lockId: string, change: LockStateChange, now: number): Promise<boolean> {
-  const set: Updateable<LocksTable> = { updated: now };
-  if (change.connected !== undefined) set.connected = change.connected ? 1 : 0;
-  if (change.locked !== undefined) set.locked = flag(change.locked);
-  if (change.doorOpen !== undefined) set.door_open = flag(change.doorOpen);
-  if (change.lastOperation !== undefined) set.last_operation = change.lastOperation;
-  const result = await db.updateTable('locks').set(set).where('id', '=', lockId).executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+
+/** The marker a lock/unlock command leaves on its lock row (see command-life.ts). */
+export interface PendingMarker {
+  lockId: string;
+  actorUserId: string;
+  targetLocked: boolean;
+  /** Unix seconds after which the marker no longer counts. */
+  until: number;
 }
 
+const flag = (value: boolean): Flag => (value ? 1 : 0);
+
 // The two lock-row writes of every lock/unlock, prepared (src/db/prepared.ts).
-const markPending = prepareQuery<{ lockId: string; actorUserId: string; target: 0 | 1; until: number }>((db, slot) =>
+const markPending = prepareQuery<{ lockId: string; actorUserId: string; target: Flag; until: number }>((db, slot) =>
   db.updateTable('locks').set({ pending_actor_user_id: slot.actorUserId, pending_target_locked: slot.target, pending_until: slot.until }).where('id', '=', slot.lockId));
 
-const storeLockedIfChanged = prepareQuery<{ lockId: string; locked: 0 | 1; at: number }>((db, slot) =>
+const storeLockedIfChanged = prepareQuery<{ lockId: string; locked: Flag; at: number }>((db, slot) =>
   db
     .updateTable('locks')
     .set({ locked: slot.locked, last_operation: slot.at, updated: slot.at })
     .where('id', '=', slot.lockId)
     .where((eb) => eb.or([eb('locked', 'is', null), eb('locked', '!=', slot.locked)])));
 
-/**
- * Marks the lock row as waiting for `actorUserId`'s command to reach `targetLocked` until
- * `until` (Unix seconds), so that the state report the command causes is attributed to them.
- */
-export async function markCommandPending(db: Executor, dialect: DialectName, pending: { lockId: string; actorUserId: string; targetLocked: boolean; until: number }): Promise<void> {
-  await markPending.execute(db, dialect, { lockId: pending.lockId, actorUserId: pending.actorUserId, target: pending.targetLocked ? 1 : 0, until: pending.until });
+/** Sets `connected` unless the row already says so; true when this call changed it. */
+export async function storePresence(db: Executor, lockId: string, online: boolean, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('locks')
+    .set({ connected: flag(online), updated: now })
+    .where('id', '=', lockId)
+    .where('connected', '=', flag(!online))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Ids of up to `limit` locks stored as connected. */
+export async function connectedLockIds(db: Executor, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('locks').select('id').where('connected', '=', 1).limit(limit).execute();
+  return rows.map((row) => row.id);
+}
+
+/** Sets `door_open` unless the row already says so; `changed` when this call did, `wasKnown` when it had a value before. */
+export async function storeDoorOpen(db: Executor, lockId: string, open: boolean, now: number): Promise<{ changed: boolean; wasKnown: boolean }> {
+  const before = await db.selectFrom('locks').select('door_open').where('id', '=', lockId).executeTakeFirst();
+  if (!before) return { changed: false, wasKnown: false };
+  const result = await db
+    .updateTable('locks')
+    .set({ door_open: flag(open), updated: now })
+    .where('id', '=', lockId)
+    .where((eb) => eb.or([eb('door_open', 'is', null), eb('door_open', '!=', flag(open))]))
+    .executeTakeFirst();
+  return { changed: Number(result.numUpdatedRows) === 1, wasKnown: before.door_open !== null };
 }
 
 /** Stores `locked` (and `at` as the last operation) unless the row already says so; true when it changed. */
 export async function storeLocked(db: Executor, dialect: DialectName, lockId: string, locked: boolean, at: number): Promise<boolean> {
-  return (await storeLockedIfChanged.affectedRows(db, dialect, { lockId, locked: locked ? 1 : 0, at })) === 1;
+  return (await storeLockedIfChanged.affectedRows(db, dialect, { lockId, locked: flag(locked), at })) === 1;
 }
 
 /**
- * Withdraws the marker of a command that did not succeed (no reply, offline, refused), if it is
- * still this one's: a lock that acts on it late then reports a change nobody is waiting for,
- * which is audited (without a user) rather than silently taken for the confirmed command's.
+ * The lock's `locked` and pending marker before a state report changes them; undefined for an
+ * unknown lock. On PostgreSQL the row stays locked until the transaction ends, so a second
+ * instance recording the same report waits and then sees it stored.
  */
-export async function clearCommandPending(db: Executor, pending: { lockId: string; actorUserId: string; targetLocked: boolean; until: number }): Promise<void> {
+export async function readLockedForUpdate(db: Executor, dialect: DialectName, lockId: string) {
+  const query = db.selectFrom('locks').select(['locked', 'pending_target_locked', 'pending_until']).where('id', '=', lockId);
+  return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export async function storePendingMarker(db: Executor, dialect: DialectName, marker: PendingMarker): Promise<void> {
+  await markPending.execute(db, dialect, { lockId: marker.lockId, actorUserId: marker.actorUserId, target: flag(marker.targetLocked), until: marker.until });
+}
+
+/** Clears the marker if it is still exactly `marker` (not a later command's, written meanwhile). */
+export async function clearPendingMarker(db: Executor, marker: PendingMarker): Promise<void> {
   await db
     .updateTable('locks')
     .set({ pending_actor_user_id: null, pending_target_locked: null, pending_until: null })
-    .where('id', '=', pending.lockId)
-    .where('pending_actor_user_id', '=', pending.actorUserId)
-    .where('pending_target_locked', '=', pending.targetLocked ? 1 : 0)
-    // The marker this command wrote, not that of the user's next command, sent meanwhile.
-    .where('pending_until', '=', pending.until)
+    .where('id', '=', marker.lockId)
+    .where('pending_actor_user_id', '=', marker.actorUserId)
+    .where('pending_target_locked', '=', flag(marker.targetLocked))
+    .where('pending_until', '=', marker.until)
     .execute();
 }

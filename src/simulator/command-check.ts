@@ -5,7 +5,7 @@ import { createTrustAnchor, type TrustAnchor } from '../crypto/chain.js';
 import { isAppError } from '../errors/catalogue.js';
 import { checkOperationClaims, parseOperation, replayKey, type Operation } from '../execute/claims.js';
 import { decodeOperationToken, parseLegacyPublicKey, sameId, verifyOperationSignature } from '../execute/token.js';
-import type { CommandPayload, ConfigUser, LockConfig } from '../link/payloads.js';
+import type { CommandPayload, ConfigUser, LockConfig } from '../device-protocol/payloads.js';
 import { ReplayMemory } from './replay-memory.js';
 
 /**

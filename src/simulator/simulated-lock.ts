@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MqttClient } from 'mqtt';
-import { connectMqtt, reconnectWithBackoff } from '../link/mqtt-connection.js';
-import { decodeCommand, decodeConfig, type CommandPayload, type LockConfig, type LockState } from '../link/payloads.js';
-import { DEFAULT_TOPIC_PREFIX, lockTopic, type TopicKind } from '../link/topics.js';
+import { connectMqtt, reconnectWithBackoff } from '../mqtt/connection.js';
+import { decodeCommand, decodeConfig, type CommandPayload, type LockConfig, type LockState } from '../device-protocol/payloads.js';
+import { DEFAULT_TOPIC_PREFIX, lockTopic, type TopicKind } from '../device-protocol/topics.js';
 import { CommandChecker } from './command-check.js';
 import { LockMechanism } from './lock-mechanism.js';
 

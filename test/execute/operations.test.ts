@@ -5,7 +5,7 @@ import { runSimulator } from '../../src/simulator/run-simulator.js';
 import { createUser } from '../helpers/factories.js';
 import { claimLock, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { connectTestLock } from '../link/test-lock.js';
+import { connectTestLock } from '../helpers/test-lock.js';
 import { auditOf, certify, execute, signed, unlock, waitUntilOnline, type Signer } from './support.js';
 
 describe('execute: operations', () => {

@@ -6,7 +6,7 @@ import { signOperation } from '../../src/client/index.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, shareLock, type ClaimedLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { connectTestLock } from '../link/test-lock.js';
+import { connectTestLock } from '../helpers/test-lock.js';
 import {
   auditOf, certify, claimsFor, execute, hs256Token, settingDuration, signed, unlock, unsignedToken, waitUntilOnline, type Signer,
 } from './support.js';

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { generateEphemeralKey, requestCertificate, signOperation, type EphemeralKey, type SignOperationOptions } from '../../src/client/index.js';
 import type { TestUser } from '../helpers/factories.js';
 import type { TestService } from '../helpers/service.js';
-import { waitFor } from '../link/helpers.js';
+import { waitFor } from '../helpers/mqtt.js';
 
 /** A user with a certified ephemeral key (the service runs with CERT_CHECK=never). */
 export interface Signer extends TestUser {

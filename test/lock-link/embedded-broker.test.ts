@@ -4,7 +4,7 @@ import { connectAsync } from 'mqtt';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, shareLock, provisionLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { connectTestLock, type TestLock } from '../link/test-lock.js';
+import { connectTestLock, type TestLock } from '../helpers/test-lock.js';
 import { auditTypes, count, eventually, sleep } from './helpers.js';
 
 describe('lock link with the embedded broker', () => {

@@ -4,8 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { createUser } from '../helpers/factories.js';
 import { claimLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../link/mosquitto.js';
-import { connectTestLock } from '../link/test-lock.js';
+import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
+import { connectTestLock } from '../helpers/test-lock.js';
 import { auditTypes, count, eventually } from './helpers.js';
 
 /**

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createUser } from '../helpers/factories.js';
 import { claimLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { connectTestLock, type TestLock } from '../link/test-lock.js';
+import { connectTestLock, type TestLock } from '../helpers/test-lock.js';
 import { auditTypes, count, eventually, sleep } from './helpers.js';
 
 describe('a lock that reports too fast', () => {

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import type { LockConfig } from '../../src/link/payloads.js';
+import type { LockConfig } from '../../src/device-protocol/payloads.js';
 import { CommandChecker } from '../../src/simulator/command-check.js';
 
 const LOCK = randomUUID();

@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { connectAsync } from 'mqtt';
 import { AppError } from '../../src/errors/catalogue.js';
-import { createLockLink, type LockLink } from '../../src/link/lock-link.js';
-import type { LockConfig } from '../../src/link/payloads.js';
-import { capturingLogger, recordingHandlers, startTestBroker, waitFor, type TestBroker } from './helpers.js';
-import { connectTestLock } from './test-lock.js';
+import type { LockLink } from '../../src/lock-link/client.js';
+import type { LockConfig } from '../../src/device-protocol/payloads.js';
+import { capturingLogger, createLockLink, recordingHandlers, startTestBroker, waitFor, type TestBroker } from '../helpers/mqtt.js';
+import { connectTestLock } from '../helpers/test-lock.js';
 
 function config(version: number): LockConfig {
   return { version, unlockDuration: 5, unlockBetween: null, users: [{ userId: randomUUID(), publicKey: null, role: 'ADMIN', start: null, end: null }] };
@@ -134,19 +134,6 @@ describe('lock link over the embedded broker', () => {
     await waitFor(() => second.configs.length === 1);
     assert.equal(JSON.parse(second.configs[0]!.toString()).version, 2);
     await second.close();
-  });
-
-  it('clears the config: a lock connecting afterwards receives none', async () => {
-    const credentials = broker.addLock();
-    await link.publishConfig(credentials.id, config(7));
-    await link.clearConfig(credentials.id);
-    const lock = await connectTestLock({ url: broker.url, ...credentials });
-    await waitFor(() => link.isOnline(credentials.id));
-    // Retained messages are sent on SUBSCRIBE, before anything published later: a command
-    // answered after subscribing proves no config was waiting.
-    await link.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false });
-    assert.equal(lock.configs.length, 0);
-    await lock.close();
   });
 
   it('rejects pending commands when it closes', async () => {

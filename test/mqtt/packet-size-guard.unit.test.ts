@@ -2,9 +2,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { connectAsync } from 'mqtt';
-import { LOCK_PACKET_LIMITS } from '../../src/link/broker.js';
-import { PacketSizeMeter } from '../../src/link/packet-size-guard.js';
-import { startTestBroker, type TestBroker } from './helpers.js';
+import { LOCK_PACKET_LIMITS } from '../../src/device-protocol/broker-policy.js';
+import { PacketSizeMeter } from '../../src/mqtt/packet-size-guard.js';
+import { startTestBroker, type TestBroker } from '../helpers/mqtt.js';
 
 /** Feeds chunks to a meter: how many it accepted before refusing one (all of them when none was refused). */
 function accepted(chunks: Buffer[], limits = { firstLimit: 10, limit: 100 }): number {

@@ -57,7 +57,6 @@ export const ConfigSchema = Type.Object({
   users: Type.Array(ConfigUserSchema),
 });
 
-export type OnlinePayload = Static<typeof OnlineSchema>;
 export type LockState = Static<typeof StateSchema>;
 export type LockEvent = Static<typeof EventSchema>;
 export type ReplyPayload = Static<typeof ReplySchema>;

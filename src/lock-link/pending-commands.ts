@@ -15,10 +15,6 @@ interface Pending<T> {
 export class PendingCommands<T> {
   private readonly pending = new Map<string, Pending<T>>();
 
-  get size(): number {
-    return this.pending.size;
-  }
-
   /** Starts waiting for `id`; rejects with `onTimeout()` after `timeoutMs`. */
   wait(id: string, lockId: string, timeoutMs: number, onTimeout: () => AppError): Promise<T> {
     return new Promise<T>((resolve, reject) => {

@@ -1,10 +1,11 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
+import type { BrokerPolicy, LoginDecision as BrokerLoginDecision } from '../mqtt/broker.js';
 import { LOCK_PUBLISHES, LOCK_SUBSCRIBES, isValidLockId, lockTopic } from './topics.js';
 
 /**
- * Who may do what on the embedded broker, as pure functions (the broker adapter in broker.ts
- * only wires them to aedes). A lock is confined to `{prefix}/{ownId}/…`; the service's own clients
- * may use any topic.
+ * Who may do what on the embedded broker, as pure functions (src/mqtt/broker.ts only wires them
+ * to aedes). A lock is confined to `{prefix}/{ownId}/…`; the service's own clients may use any
+ * topic.
  */
 
 export type BrokerIdentity = { kind: 'service' } | { kind: 'lock'; lockId: string };
@@ -14,9 +15,13 @@ export interface ServiceCredentials {
   password: string;
 }
 
-export type LoginDecision =
-  | { ok: true; identity: BrokerIdentity }
-  | { ok: false; reason: 'bad_credentials' | 'identifier_rejected' };
+export type LoginDecision = BrokerLoginDecision<BrokerIdentity>;
+
+/**
+ * The largest packets a lock may send (src/mqtt/packet-size-guard.ts): its CONNECT (id, secret,
+ * will) and then its reports, all well under a kilobyte; a reply's error is at most 1 KiB.
+ */
+export const LOCK_PACKET_LIMITS = { firstLimit: 4 * 1024, limit: 64 * 1024 };
 
 /** Equal-time string comparison (hashing first makes the lengths equal). */
 function sameSecret(a: string, b: string): boolean {
@@ -67,4 +72,14 @@ export function maySubscribe(identity: BrokerIdentity | undefined, topic: string
   if (identity === undefined) return false;
   if (identity.kind === 'service') return true;
   return LOCK_SUBSCRIBES.some((kind) => topic === lockTopic(prefix, identity.lockId, kind));
+}
+
+/** The rules above for topics under `prefix`, as the broker asks for them. */
+export function lockBrokerPolicy(prefix: string, service: ServiceCredentials, verifyDevice: (lockId: string, secret: string) => Promise<boolean>): BrokerPolicy<BrokerIdentity> {
+  return {
+    login: (clientId, username, password) => decideLogin(clientId, username, password, service, verifyDevice),
+    mayPublish: (identity, topic) => mayPublish(identity, topic, prefix),
+    mayRetain: (identity, topic) => mayRetain(identity, topic, prefix),
+    maySubscribe: (identity, topic) => maySubscribe(identity, topic, prefix),
+  };
 }

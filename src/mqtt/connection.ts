@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
  * PUBLISH goes out), on reconnects too. Without it a QoS 1 round trip waits for delayed ACKs:
  * tens of milliseconds instead of well under one (bench/link-roundtrip.ts).
  */
-export function disableNagle(client: MqttClient): void {
+function disableNagle(client: MqttClient): void {
   const apply = (): void => {
     const stream = client.stream as Partial<Socket> | undefined;
     if (typeof stream?.setNoDelay === 'function') stream.setNoDelay(true);

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { AppError } from '../../src/errors/catalogue.js';
-import { createLockLink, type LockLink } from '../../src/link/lock-link.js';
-import { recordingHandlers, waitFor } from './helpers.js';
-import { mosquittoInstalled, startMosquitto, type Mosquitto } from './mosquitto.js';
-import { connectTestLock } from './test-lock.js';
+import type { LockLink } from '../../src/lock-link/client.js';
+import { createLockLink, recordingHandlers, waitFor } from '../helpers/mqtt.js';
+import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
+import { connectTestLock } from '../helpers/test-lock.js';
 
 const secret = (): string => randomBytes(18).toString('base64url');
 

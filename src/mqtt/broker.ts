@@ -4,22 +4,36 @@ import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer } from 'node:tls';
 import type { Aedes, AuthenticateError, Client } from 'aedes';
 import type { Logger } from 'pino';
-import { decideLogin, mayPublish, mayRetain, maySubscribe, type BrokerIdentity, type ServiceCredentials } from './broker-policy.js';
 import { inMemoryPipe } from './in-memory-pipe.js';
-import { guardPacketSizes } from './packet-size-guard.js';
-import { DEFAULT_TOPIC_PREFIX, isValidTopicPrefix } from './topics.js';
+import { guardPacketSizes, type PacketLimits } from './packet-size-guard.js';
 
-export interface EmbeddedBrokerOptions {
+export type LoginDecision<Identity> =
+  | { ok: true; identity: Identity }
+  | { ok: false; reason: 'bad_credentials' | 'identifier_rejected' };
+
+/**
+ * Who may do what on the broker, decided by whoever runs it (the lock link: its device protocol's
+ * rules, src/device-protocol/broker-policy.ts). The broker knows MQTT, not what the topics carry.
+ */
+export interface BrokerPolicy<Identity> {
+  /** Decides a CONNECT; a rejection is answered "server unavailable". */
+  login(clientId: string, username: string | undefined, password: Buffer | undefined): Promise<LoginDecision<Identity>>;
+  /** `identity` is undefined for a client that never logged in (or a will of one). */
+  mayPublish(identity: Identity | undefined, topic: string): boolean;
+  /** Whether a publish the client may make may also be retained; when not, the broker keeps it unretained. */
+  mayRetain(identity: Identity | undefined, topic: string): boolean;
+  maySubscribe(identity: Identity | undefined, topic: string): boolean;
+}
+
+export interface EmbeddedBrokerOptions<Identity> {
   /** 0 picks a free port. */
   port: number;
   host: string;
   /** PEM key and certificate: the listener then speaks MQTT over TLS (mqtts://). */
   tls?: { key: string | Buffer; cert: string | Buffer };
-  /** True when `secret` is the device secret of lock `lockId`. */
-  authenticateDevice: (lockId: string, secret: string) => Promise<boolean>;
-  /** The service's own login (random per process), allowed on every topic. */
-  serviceCredentials: ServiceCredentials;
-  topicPrefix?: string;
+  policy: BrokerPolicy<Identity>;
+  /** The largest packets a network client may send (the in-process clients are not limited). */
+  packetLimits: PacketLimits;
   logger: Logger;
 }
 
@@ -48,13 +62,12 @@ function short(topic: string): string {
   return topic.length > 200 ? `${topic.slice(0, 200)}…` : topic;
 }
 
-/** Wires the policy of broker-policy.ts into an aedes instance. */
-function guard(broker: Aedes, options: EmbeddedBrokerOptions, prefix: string): void {
-  const identities = new WeakMap<Client, BrokerIdentity>();
-  const { logger } = options;
+/** Wires a policy into an aedes instance. */
+function guard<Identity>(broker: Aedes, policy: BrokerPolicy<Identity>, logger: Logger): void {
+  const identities = new WeakMap<Client, Identity>();
 
   broker.authenticate = (client, username, password, done) => {
-    decideLogin(client.id, username, password, options.serviceCredentials, options.authenticateDevice).then(
+    policy.login(client.id, username, password).then(
       (decision) => {
         if (decision.ok) {
           identities.set(client, decision.identity);
@@ -65,7 +78,7 @@ function guard(broker: Aedes, options: EmbeddedBrokerOptions, prefix: string): v
         done(authError(decision.reason, code), false);
       },
       (err: unknown) => {
-        logger.error({ err, clientId: short(client.id) }, 'device authentication failed');
+        logger.error({ err, clientId: short(client.id) }, 'mqtt login could not be checked');
         done(authError('authentication unavailable', SERVER_UNAVAILABLE), false);
       },
     );
@@ -74,9 +87,9 @@ function guard(broker: Aedes, options: EmbeddedBrokerOptions, prefix: string): v
   // Also called for a client's will when it drops: a will on a foreign topic is dropped too.
   broker.authorizePublish = (client, packet, done) => {
     const identity = client === null ? undefined : identities.get(client);
-    if (mayPublish(identity, packet.topic, prefix)) {
+    if (policy.mayPublish(identity, packet.topic)) {
       // A retained event or reply would be replayed to the service on every (re)subscribe as if new.
-      if (packet.retain && !mayRetain(identity, packet.topic, prefix)) packet.retain = false;
+      if (packet.retain && !policy.mayRetain(identity, packet.topic)) packet.retain = false;
       return done(null);
     }
     logger.warn({ clientId: client === null ? null : short(client.id), topic: short(packet.topic) }, 'mqtt publish refused');
@@ -85,7 +98,7 @@ function guard(broker: Aedes, options: EmbeddedBrokerOptions, prefix: string): v
   };
 
   broker.authorizeSubscribe = (client, subscription, done) => {
-    if (maySubscribe(identities.get(client), subscription.topic, prefix)) return done(null, subscription);
+    if (policy.maySubscribe(identities.get(client), subscription.topic)) return done(null, subscription);
     logger.warn({ clientId: short(client.id), topic: short(subscription.topic) }, 'mqtt subscription refused');
     done(null, null); // negated grant: SUBACK 0x80, the connection stays up
   };
@@ -103,22 +116,14 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 }
 
 /**
- * The largest packets a lock may send (src/link/packet-size-guard.ts): its CONNECT (id, secret,
- * will) and then its reports, all well under a kilobyte; a reply's error is at most 1 KiB.
- */
-export const LOCK_PACKET_LIMITS = { firstLimit: 4 * 1024, limit: 64 * 1024 };
-
-/**
- * Starts the in-process MQTT broker locks connect to when no external broker is configured.
+ * Starts an in-process MQTT broker (what locks connect to when no external broker is configured).
  * Every socket has Nagle's algorithm off: MQTT packets are small and a QoS 1 exchange is
  * write-then-wait, which with Nagle and delayed ACKs costs tens of milliseconds per round trip.
  */
-export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promise<EmbeddedBroker> {
-  const prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
-  if (!isValidTopicPrefix(prefix)) throw new Error(`invalid MQTT topic prefix "${prefix}"`);
+export async function startEmbeddedBroker<Identity>(options: EmbeddedBrokerOptions<Identity>): Promise<EmbeddedBroker> {
   const { Aedes } = await import('aedes');
   const broker = await Aedes.createBroker({ heartbeatInterval: 60_000, connectTimeout: 10_000, drainTimeout: 30_000 });
-  guard(broker, options, prefix);
+  guard(broker, options.policy, options.logger);
   // aedes emits 'error' on itself (a failed will sweep, an enqueue failure; its typings omit it): unheard, it would end the process.
   (broker as EventEmitter).on('error', (err: Error) => options.logger.error({ err }, 'embedded MQTT broker error'));
   broker.on('clientError', (client, err) => options.logger.debug({ clientId: short(client.id), err: err.message }, 'mqtt client error'));
@@ -131,7 +136,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     socket.once('close', () => sockets.delete(socket));
   };
   // Network clients (locks) pass the packet-size guard; the service's in-process client does not.
-  const handle = (socket: Duplex): void => void broker.handle(guardPacketSizes(socket, LOCK_PACKET_LIMITS));
+  const handle = (socket: Duplex): void => void broker.handle(guardPacketSizes(socket, options.packetLimits));
   const server: Server = options.tls
     ? createTlsServer({ key: options.tls.key, cert: options.tls.cert, noDelay: true }, handle)
     : createTcpServer({ noDelay: true }, handle);

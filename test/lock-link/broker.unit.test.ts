@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAsync } from 'mqtt';
 import pino from 'pino';
-import { startEmbeddedBroker } from '../../src/link/broker.js';
-import { createLockLink, type LockLink } from '../../src/link/lock-link.js';
-import { recordingHandlers, startTestBroker, waitFor, type TestBroker } from './helpers.js';
-import { connectTestLock } from './test-lock.js';
+import { startLockBroker } from '../../src/lock-link/broker.js';
+import type { LockLink } from '../../src/lock-link/client.js';
+import { createLockLink, recordingHandlers, startTestBroker, waitFor, type TestBroker } from '../helpers/mqtt.js';
+import { connectTestLock } from '../helpers/test-lock.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -119,7 +119,7 @@ describe('embedded broker over TLS', { skip: spawnSync('openssl', ['version']).e
       const tls = { key: await readFile(key), cert: await readFile(cert) };
       const service = { username: 'svc', password: randomUUID() };
       const lockId = randomUUID();
-      const broker = await startEmbeddedBroker({
+      const broker = await startLockBroker({
         port: 0, host: '127.0.0.1', tls, serviceCredentials: service, logger: silent,
         authenticateDevice: async (id, secret) => id === lockId && secret === 'device-secret',
       });

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
-import { errors } from '../errors/catalogue.js';
-import { connectMqtt, type MqttTarget } from './mqtt-connection.js';
 import {
   decodeEvent, decodeOnline, decodeReply, decodeState, safeReason,
   type Decoded, type LockConfig, type LockEvent, type LockState, type ReplyPayload,
-} from './payloads.js';
+} from '../device-protocol/payloads.js';
+import { allLocksTopic, DEFAULT_TOPIC_PREFIX, isValidLockId, lockTopic, parseLockTopic } from '../device-protocol/topics.js';
+import { errors } from '../errors/catalogue.js';
+import { connectMqtt, type MqttTarget } from '../mqtt/connection.js';
+import { isValidTopicPrefix } from '../mqtt/topic-names.js';
 import { PendingCommands } from './pending-commands.js';
-import { allLocksTopic, DEFAULT_TOPIC_PREFIX, isValidLockId, isValidTopicPrefix, lockTopic, parseLockTopic } from './topics.js';
 
 /**
  * The service's side of the lock link (docs/device-protocol.md).
@@ -19,19 +20,17 @@ import { allLocksTopic, DEFAULT_TOPIC_PREFIX, isValidLockId, isValidTopicPrefix,
  * A command goes out from the instance that received the HTTP request; the lock's reply is
  * broadcast on `{prefix}/{lockId}/reply`, reaches every instance, and only the instance holding
  * that random command id in its pending table acts on it; the others drop it as unknown.
+ *
+ * Connecting (the composition root) and listening (the lock link's subscribers, started beside
+ * the routes) are apart: the handlers that record reports need the finished context.
  */
-
-export interface MessageMeta {
-  /** True when the broker delivered a stored retained message (on (re)subscribe), not a live one. */
-  retained: boolean;
-}
 
 /** Called for each valid inbound message; a throw or rejection is logged, never fatal. */
 export interface LockLinkHandlers {
   /** On every change of a lock's presence as this instance knows it (first sight included). */
-  onPresence(lockId: string, online: boolean, meta: MessageMeta): void | Promise<void>;
-  /** On every state report; `previous` is the last state this instance saw, if any. */
-  onState(lockId: string, state: LockState, meta: MessageMeta & { previous: LockState | undefined }): void | Promise<void>;
+  onPresence(lockId: string, online: boolean): void | Promise<void>;
+  /** On every state report (retained ones replayed on (re)subscribe included). */
+  onState(lockId: string, state: LockState): void | Promise<void>;
   onEvent(lockId: string, event: LockEvent): void | Promise<void>;
 }
 
@@ -50,7 +49,6 @@ export interface LockLinkOptions {
   protocolVersion?: 4 | 5;
   replyTimeoutMs: number;
   logger: Logger;
-  handlers: LockLinkHandlers;
 }
 
 export interface CommandResult {
@@ -70,8 +68,11 @@ export interface LockLink {
   sendCommand(lockId: string, token: string, operation: Record<string, unknown>): Promise<CommandResult>;
   /** Publishes the lock's configuration, retained, QoS 1; resolves once the broker has it. */
   publishConfig(lockId: string, config: LockConfig): Promise<void>;
-  /** Removes the retained configuration (a lock then has no users). */
-  clearConfig(lockId: string): Promise<void>;
+  /**
+   * Subscribes to every lock's reports and replies and hands each valid report to `handlers`;
+   * resolves once subscribed (retained reports follow). Until then no lock is online. Once only.
+   */
+  listen(handlers: LockLinkHandlers): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -84,8 +85,8 @@ function outcomeOf(reply: ReplyPayload): Outcome {
 
 class MqttLockLink implements LockLink {
   private readonly presence = new Map<string, boolean>();
-  private readonly states = new Map<string, LockState>();
   private readonly pending = new PendingCommands<CommandResult>();
+  private handlers: LockLinkHandlers | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -114,15 +115,24 @@ class MqttLockLink implements LockLink {
     await this.client.publishAsync(this.configTopic(lockId), JSON.stringify(config), { qos: 1, retain: true });
   }
 
-  async clearConfig(lockId: string): Promise<void> {
-    // An empty retained payload deletes the retained message (MQTT 3.1.1 §3.3.1.3).
-    await this.client.publishAsync(this.configTopic(lockId), Buffer.alloc(0), { qos: 1, retain: true });
-  }
-
   private configTopic(lockId: string): string {
     // An id with `/` or a wildcard would address some other topic; ids come from our database.
     if (!isValidLockId(lockId)) throw new TypeError('invalid lock id');
     return lockTopic(this.prefix, lockId, 'config');
+  }
+
+  async listen(handlers: LockLinkHandlers): Promise<void> {
+    if (this.handlers !== undefined) throw new Error('the lock link is already listening');
+    this.handlers = handlers;
+    const topics = (['online', 'state', 'event', 'reply'] as const).map((kind) => allLocksTopic(this.prefix, kind));
+    try {
+      // mqtt.js rejects when the SUBACK refuses any topic (0x80).
+      await this.client.subscribeAsync(topics, { qos: 1 });
+    } catch (err) {
+      await this.client.endAsync(true);
+      throw new Error(`MQTT broker refused the subscriptions ${topics.join(', ')}; check the service user's ACL`, { cause: err });
+    }
+    this.options.logger.info({ prefix: this.prefix }, 'lock link listening');
   }
 
   close(): Promise<void> {
@@ -134,36 +144,33 @@ class MqttLockLink implements LockLink {
   }
 
   /** Entry point of every inbound message. */
-  receive(topic: string, payload: Buffer, retained: boolean): void {
+  receive(topic: string, payload: Buffer): void {
     const parsed = parseLockTopic(this.prefix, topic);
-    if (parsed === null) return;
+    const handlers = this.handlers;
+    if (parsed === null || handlers === undefined) return;
     const { lockId, kind } = parsed;
     switch (kind) {
-      case 'online': return this.receivePresence(lockId, payload, retained);
-      case 'state': return this.receiveState(lockId, payload, retained);
-      case 'event': return this.ifValid(lockId, kind, decodeEvent(payload), (event) => this.invoke('onEvent', lockId, () => this.options.handlers.onEvent(lockId, event)));
+      case 'online': return this.receivePresence(handlers, lockId, payload);
+      case 'state': return this.receiveState(handlers, lockId, payload);
+      case 'event': return this.ifValid(lockId, kind, decodeEvent(payload), (event) => this.invoke('onEvent', lockId, () => handlers.onEvent(lockId, event)));
       case 'reply': return this.ifValid(lockId, kind, decodeReply(payload), (reply) => this.receiveReply(lockId, reply));
       default: return; // command/config: our own publications, not subscribed
     }
   }
 
-  private receivePresence(lockId: string, payload: Buffer, retained: boolean): void {
+  private receivePresence(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
     // An empty payload is a deleted retained message: presence unknown, which counts as offline.
     const decoded: Decoded<{ online: boolean }> = payload.length === 0 ? { ok: true, value: { online: false } } : decodeOnline(payload);
     this.ifValid(lockId, 'online', decoded, ({ online }) => {
       if (this.presence.get(lockId) === online) return;
       this.presence.set(lockId, online);
-      this.invoke('onPresence', lockId, () => this.options.handlers.onPresence(lockId, online, { retained }));
+      this.invoke('onPresence', lockId, () => handlers.onPresence(lockId, online));
     });
   }
 
-  private receiveState(lockId: string, payload: Buffer, retained: boolean): void {
+  private receiveState(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
     if (payload.length === 0) return;
-    this.ifValid(lockId, 'state', decodeState(payload), (state) => {
-      const previous = this.states.get(lockId);
-      this.states.set(lockId, state);
-      this.invoke('onState', lockId, () => this.options.handlers.onState(lockId, state, { retained, previous }));
-    });
+    this.ifValid(lockId, 'state', decodeState(payload), (state) => this.invoke('onState', lockId, () => handlers.onState(lockId, state)));
   }
 
   private receiveReply(lockId: string, reply: ReplyPayload): void {
@@ -188,8 +195,8 @@ class MqttLockLink implements LockLink {
   }
 }
 
-/** Connects to the broker, subscribes to every lock's reports, and answers once subscribed. */
-export async function createLockLink(options: LockLinkOptions): Promise<LockLink> {
+/** Connects to the broker; the link hears no lock until `listen`. */
+export async function connectLockLink(options: LockLinkOptions): Promise<LockLink> {
   const prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
   if (!isValidTopicPrefix(prefix)) throw new Error(`invalid MQTT topic prefix "${prefix}"`);
   const client = await connectMqtt(options.broker, {
@@ -202,19 +209,10 @@ export async function createLockLink(options: LockLinkOptions): Promise<LockLink
   });
   const link = new MqttLockLink(client, prefix, options);
   const { logger } = options;
-  client.on('message', (topic, payload, packet) => link.receive(topic, payload, packet.retain === true));
+  client.on('message', (topic, payload) => link.receive(topic, payload));
   client.on('error', (err) => logger.warn({ err: err.message }, 'MQTT client error'));
   client.on('offline', () => logger.warn('MQTT connection lost; reconnecting'));
   client.on('reconnect', () => logger.debug('MQTT reconnecting'));
-
-  const topics = (['online', 'state', 'event', 'reply'] as const).map((kind) => allLocksTopic(prefix, kind));
-  try {
-    // mqtt.js rejects when the SUBACK refuses any topic (0x80).
-    await client.subscribeAsync(topics, { qos: 1 });
-  } catch (err) {
-    await client.endAsync(true);
-    throw new Error(`MQTT broker refused the subscriptions ${topics.join(', ')}; check the service user's ACL`, { cause: err });
-  }
   logger.info({ prefix }, 'lock link connected');
   return link;
 }

@@ -1,6 +1,7 @@
 /**
  * Topic names of the lock link (docs/device-protocol.md). Every topic is
- * `{prefix}/{lockId}/{kind}`; the prefix may itself contain slashes (`acme/locks`).
+ * `{prefix}/{lockId}/{kind}`; the prefix may itself contain slashes (`acme/locks`) and is checked
+ * by the transport's rule (src/mqtt/topic-names.ts).
  */
 
 /** What a lock publishes. */
@@ -23,11 +24,6 @@ export const DEFAULT_TOPIC_PREFIX = 'locks';
  */
 export function isValidLockId(id: string): boolean {
   return id.length > 0 && Buffer.byteLength(id) <= 128 && /^[A-Za-z0-9._:-]+$/.test(id);
-}
-
-/** A prefix made of non-empty levels without wildcards, e.g. `locks` or `acme/locks`. */
-export function isValidTopicPrefix(prefix: string): boolean {
-  return prefix.length > 0 && !prefix.startsWith('$') && prefix.split('/').every((level) => level.length > 0 && !/[+#\u0000]/.test(level));
 }
 
 export function lockTopic(prefix: string, lockId: string, kind: TopicKind): string {

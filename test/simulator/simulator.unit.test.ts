@@ -7,10 +7,10 @@ import { SignJWT } from 'jose';
 import pino from 'pino';
 import { createCertificateAuthority, issueLeafCertificate } from '../../src/crypto/pki.js';
 import { AppError } from '../../src/errors/catalogue.js';
-import { createLockLink, type LockLink } from '../../src/link/lock-link.js';
-import type { LockConfig } from '../../src/link/payloads.js';
+import type { LockLink } from '../../src/lock-link/client.js';
+import type { LockConfig } from '../../src/device-protocol/payloads.js';
 import { runSimulator, type RunningSimulator } from '../../src/simulator/run-simulator.js';
-import { recordingHandlers, startTestBroker, waitFor, type TestBroker } from './helpers.js';
+import { createLockLink, recordingHandlers, startTestBroker, waitFor, type TestBroker } from '../helpers/mqtt.js';
 
 const nowSeconds = (): number => Date.now() / 1000;
 

@@ -1,9 +1,10 @@
 import { Writable } from 'node:stream';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import { startEmbeddedBroker, type EmbeddedBroker } from '../../src/link/broker.js';
-import type { LockLinkHandlers } from '../../src/link/lock-link.js';
-import type { LockEvent, LockState } from '../../src/link/payloads.js';
+import type { LockEvent, LockState } from '../../src/device-protocol/payloads.js';
+import { startLockBroker } from '../../src/lock-link/broker.js';
+import { connectLockLink, type LockLink, type LockLinkHandlers, type LockLinkOptions } from '../../src/lock-link/client.js';
+import type { EmbeddedBroker } from '../../src/mqtt/broker.js';
 
 /** A pino logger whose JSON lines are kept in `lines` for assertions. */
 export function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
@@ -29,7 +30,7 @@ export interface TestBroker {
 export async function startTestBroker(logger: Logger = pino({ level: 'silent' })): Promise<TestBroker> {
   const secrets = new Map<string, string>();
   const service = { username: `svc-${randomUUID()}`, password: randomBytes(24).toString('base64url') };
-  const broker = await startEmbeddedBroker({
+  const broker = await startLockBroker({
     port: 0,
     host: '127.0.0.1',
     serviceCredentials: service,
@@ -86,4 +87,12 @@ export function waitFor(condition: () => boolean, waiters?: Set<() => void>): Pr
     waiters?.add(check);
     check();
   });
+}
+
+/** A lock link connected and listening with `handlers` (the service takes the two steps apart). */
+export async function createLockLink(options: LockLinkOptions & { handlers: LockLinkHandlers }): Promise<LockLink> {
+  const { handlers, ...connection } = options;
+  const link = await connectLockLink(connection);
+  await link.listen(handlers);
+  return link;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type { MqttClient } from 'mqtt';
-import { reconnectWithBackoff } from '../../src/link/mqtt-connection.js';
+import { reconnectWithBackoff } from '../../src/mqtt/connection.js';
 
 /** Enough of a client for the back-off: its options and its events. */
 function fakeClient(reconnectPeriod: number) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
-import { inMemoryPipe } from '../../src/link/in-memory-pipe.js';
+import { inMemoryPipe } from '../../src/mqtt/in-memory-pipe.js';
 
 describe('inMemoryPipe', () => {
   it('carries bytes both ways, corked writes as one chunk', async () => {

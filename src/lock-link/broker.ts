@@ -1,0 +1,33 @@
+import type { Logger } from 'pino';
+import { LOCK_PACKET_LIMITS, lockBrokerPolicy, type ServiceCredentials } from '../device-protocol/broker-policy.js';
+import { DEFAULT_TOPIC_PREFIX } from '../device-protocol/topics.js';
+import { startEmbeddedBroker, type EmbeddedBroker } from '../mqtt/broker.js';
+import { isValidTopicPrefix } from '../mqtt/topic-names.js';
+
+export interface LockBrokerOptions {
+  /** 0 picks a free port. */
+  port: number;
+  host: string;
+  /** PEM key and certificate: the listener then speaks MQTT over TLS (mqtts://). */
+  tls?: { key: string | Buffer; cert: string | Buffer };
+  /** True when `secret` is the device secret of lock `lockId`. */
+  authenticateDevice: (lockId: string, secret: string) => Promise<boolean>;
+  /** The service's own login (random per process), allowed on every topic. */
+  serviceCredentials: ServiceCredentials;
+  topicPrefix?: string;
+  logger: Logger;
+}
+
+/** The embedded MQTT broker locks connect to, under the device protocol's rules and packet limits. */
+export async function startLockBroker(options: LockBrokerOptions): Promise<EmbeddedBroker> {
+  const prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
+  if (!isValidTopicPrefix(prefix)) throw new Error(`invalid MQTT topic prefix "${prefix}"`);
+  return startEmbeddedBroker({
+    port: options.port,
+    host: options.host,
+    ...(options.tls ? { tls: options.tls } : {}),
+    policy: lockBrokerPolicy(prefix, options.serviceCredentials, options.authenticateDevice),
+    packetLimits: LOCK_PACKET_LIMITS,
+    logger: options.logger,
+  });
+}

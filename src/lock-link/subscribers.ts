@@ -1,0 +1,66 @@
+import type { AppContext } from '../context.js';
+import type { LockLinkHandlers } from './client.js';
+import { republishAllConfigs, syncLockConfigs } from './config-sync.js';
+import { KeyedQueue, QueueFullError } from './keyed-queue.js';
+import { ReportThrottle } from './report-throttle.js';
+import { recordAllDisconnected, recordDoorEvent, recordPresence, recordState } from './reports.js';
+
+/**
+ * The lock link's subscribers, started beside the routes once the context is whole: the handlers
+ * that turn lock reports into database changes and audit entries, and the config sync. Stopping
+ * runs: stop config sync → close the link → finish queued reports; the context then closes the
+ * broker.
+ */
+
+function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle): LockLinkHandlers {
+  const record = (lockId: string, what: string, task: () => Promise<unknown>) => (): void => {
+    queue.run(lockId, task).catch((err: unknown) => {
+      if (err instanceof QueueFullError) ctx.logger.warn({ lockId }, `lock ${what} dropped: the lock reports faster than they can be recorded`);
+      else ctx.logger.error({ err, lockId }, `recording lock ${what} failed`);
+    });
+  };
+  return {
+    onPresence: (lockId, online) => throttle.latest(lockId, 'presence', record(lockId, 'presence', () => recordPresence(ctx, lockId, online))),
+    onState: (lockId, state) => throttle.latest(lockId, 'state', record(lockId, 'state', () => recordState(ctx, lockId, state))),
+    onEvent: (lockId, event) => throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event))),
+  };
+}
+
+/**
+ * Makes the link listen: reports are recorded and configs follow the database. Resolves with
+ * the function that stops it all (before the context closes).
+ */
+export async function startLockLinkSubscribers(ctx: AppContext): Promise<() => Promise<void>> {
+  const { config, link, broker } = ctx;
+  // Nothing survives a restart of the embedded broker: locks the database still shows connected
+  // are not (those connected since will be heard again from their retained `online`).
+  if (broker) await recordAllDisconnected(ctx);
+  const queue = new KeyedQueue();
+  const throttle = new ReportThrottle({
+    points: config.limits.reportsPerLock.points,
+    windowMs: config.limits.reportsPerLock.durationSeconds * 1000,
+    onThrottled: (lockId) => ctx.logger.warn({ lockId }, 'lock reports held back: the lock reports faster than its limit (RATE_REPORTS_PER_LOCK)'),
+  });
+  try {
+    await link.listen(reportHandlers(ctx, queue, throttle));
+  } catch (err) {
+    throttle.close();
+    throw err;
+  }
+
+  let stopped = false;
+  const unsubscribe = syncLockConfigs(ctx);
+  let republishing: Promise<unknown> = Promise.resolve();
+  if (broker) {
+    // In the background: start-up need not wait for every lock's config.
+    republishing = republishAllConfigs(ctx, () => stopped).catch((err: unknown) => ctx.logger.error({ err }, 'republishing lock configs failed'));
+  }
+  return async () => {
+    stopped = true;
+    unsubscribe();
+    await republishing;
+    await link.close();
+    await queue.drain();
+    throttle.close();
+  };
+}

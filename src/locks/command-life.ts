@@ -1,0 +1,69 @@
+import { recordAudit, type AuditInput } from '../audit/record.js';
+import type { AuditType } from '../audit/types.js';
+import type { AppContext } from '../context.js';
+import { inGroupCommit } from '../db/group-commit.js';
+import type { UnitOfWork } from '../db/transaction.js';
+import { clearPendingMarker, readLockedForUpdate, storeLocked, storePendingMarker, type PendingMarker } from './state.js';
+
+/**
+ * The life of a lock/unlock command on its lock row, decided here only (decisions §4):
+ *
+ * - begin: before the command goes out, the row is marked with its sender, target and deadline;
+ * - confirm: the lock said yes: the state is stored (unless a report already did) and audited
+ *   with the user as actor;
+ * - abandon: no reply, offline or refused: the marker is withdrawn, if it is still this one's;
+ * - a state report (possibly late, possibly before the reply): stored, and audited without a user
+ *   unless it is what a live marker asked for (the confirmation audits that one).
+ */
+
+/** Seconds the pending marker outlives the reply timeout, for a state report that trails the reply. */
+const PENDING_GRACE_SECONDS = 2;
+
+export type PendingCommand = PendingMarker;
+
+/** The marker of `actorUserId`'s command to make lock `lockId` `targetLocked`, sent at `now`. */
+export function pendingCommand(lockId: string, actorUserId: string, targetLocked: boolean, now: number, replyTimeoutMs: number): PendingCommand {
+  return { lockId, actorUserId, targetLocked, until: now + replyTimeoutMs / 1000 + PENDING_GRACE_SECONDS };
+}
+
+/** Begin: marks the row, in the caller's unit of work (the one that consumes the command's token). */
+export function beginCommand(uow: Pick<UnitOfWork, 'db' | 'dialect'>, command: PendingCommand): Promise<void> {
+  return storePendingMarker(uow.db, uow.dialect, command);
+}
+
+/** Confirm: stores the confirmed state (only a change is stored) and records `audit` with its actor, in one commit. */
+export function confirmCommand(ctx: AppContext, command: PendingCommand, audit: AuditInput): Promise<void> {
+  return inGroupCommit(ctx.db, ctx.logger, async (uow) => {
+    await storeLocked(uow.db, uow.dialect, command.lockId, command.targetLocked, ctx.now());
+    await recordAudit(ctx, uow, audit);
+  });
+}
+
+/**
+ * Abandon: withdraws the marker if it is still this command's, so a lock acting on it late
+ * reports a change nobody waits for, audited without a user. A failure is logged: the command's
+ * own error is what the caller answers.
+ */
+export async function abandonCommand(ctx: Pick<AppContext, 'db' | 'logger'>, command: PendingCommand): Promise<void> {
+  await clearPendingMarker(ctx.db.kysely, command).catch((err: unknown) => ctx.logger.error({ err, lockId: command.lockId }, 'could not clear a pending command'));
+}
+
+/**
+ * A state report's `locked`, in the report's unit of work: stored; a change from a known value is
+ * audited as DOOR_LOCK / DOOR_UNLOCK without a user, unless a live marker asked for exactly this
+ * state. Returns the type audited (or null); undefined for an unknown lock.
+ */
+export async function reportLocked(ctx: AppContext, uow: UnitOfWork, lockId: string, locked: boolean, now: number): Promise<AuditType | null | undefined> {
+  const row = await readLockedForUpdate(uow.db, uow.dialect, lockId);
+  if (!row) return undefined;
+  const changed = await storeLocked(uow.db, uow.dialect, lockId, locked, now);
+  if (!changed || row.locked === null || markerAwaits(row, locked, now)) return null;
+  const type = locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK';
+  await recordAudit(ctx, uow, { lockId, type, actorUserId: null });
+  return type;
+}
+
+/** Whether the row's marker, still live at `now`, asked for `locked`. */
+function markerAwaits(row: { pending_target_locked: 0 | 1 | null; pending_until: number | null }, locked: boolean, now: number): boolean {
+  return row.pending_target_locked === (locked ? 1 : 0) && row.pending_until !== null && row.pending_until > now;
+}
