@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { AsnConvert } from '@peculiar/asn1-schema';
-import { BasicConstraints, Certificate, ExtendedKeyUsage, Version, type AttributeValue } from '@peculiar/asn1-x509';
+import { Certificate, Version, type AttributeValue } from '@peculiar/asn1-x509';
 import * as x509 from '@peculiar/x509';
 import { createPublicKey, webcrypto, type KeyObject } from 'node:crypto';
 import { ed25519KeyFromRaw, ed25519RawFromSpki } from './ed25519.js';
@@ -9,7 +9,8 @@ import { ed25519KeyFromRaw, ed25519RawFromSpki } from './ed25519.js';
  * Reads an X.509 v3 certificate (RFC 5280) with @peculiar/x509 into the facts chain verification
  * judges, and checks certificate signatures with the library. The library's decoder is BER-lenient,
  * so a certificate must also re-encode to exactly its own bytes (DER is canonical): trailing bytes,
- * indefinite or non-minimal lengths and impossible dates are refused, never half-understood.
+ * indefinite or non-minimal lengths and impossible dates are refused, never half-understood. An
+ * extension's value (signed by the issuer) needs only to be readable by the library.
  */
 
 export const OID = {
@@ -65,11 +66,6 @@ export function x509Crypto(): webcrypto.Crypto {
 
 const encoding = (value: object): Buffer => Buffer.from(AsnConvert.serialize(value));
 
-/** The canonical re-encoding of an extension's value must be the value itself (strict, as for the certificate). */
-function canonicalValue<T extends object>(value: ArrayBuffer, type: new () => T): void {
-  if (!encoding(AsnConvert.parse(value, type)).equals(Buffer.from(value))) throw new CertificateError('extension is not DER');
-}
-
 /** The string types a distinguished name uses; other values (a BIT STRING UID, a UniversalString) are not needed here. */
 function attributeText(value: AttributeValue): string | null {
   const text = value.utf8String ?? value.printableString ?? value.ia5String ?? value.teletexString ?? value.bmpString;
@@ -82,8 +78,6 @@ function readExtensions(certificate: x509.X509Certificate): Pick<ParsedCertifica
   const constraints = certificate.getExtension(x509.BasicConstraintsExtension);
   const usages = certificate.getExtension(x509.KeyUsagesExtension);
   const purposes = certificate.getExtension(x509.ExtendedKeyUsageExtension);
-  if (constraints !== null) canonicalValue(constraints.value, BasicConstraints);
-  if (purposes !== null) canonicalValue(purposes.value, ExtendedKeyUsage);
   return {
     basicConstraints: constraints === null ? null : { ca: constraints.ca, pathLength: constraints.pathLength ?? null },
     keyUsages: usages === null ? null : usages.usages,
