@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { AsnConvert } from '@peculiar/asn1-schema';
-import { Certificate, Version, type AttributeValue } from '@peculiar/asn1-x509';
+import { BasicConstraints, Certificate, ExtendedKeyUsage, KeyUsage, Version, type AttributeValue } from '@peculiar/asn1-x509';
 import * as x509 from '@peculiar/x509';
 import { createPublicKey, webcrypto, type KeyObject } from 'node:crypto';
 import { ed25519KeyFromRaw, ed25519RawFromSpki } from './ed25519.js';
@@ -72,17 +72,22 @@ function attributeText(value: AttributeValue): string | null {
   return typeof text === 'string' ? text : null;
 }
 
-function readExtensions(certificate: x509.X509Certificate): Pick<ParsedCertificate, 'basicConstraints' | 'keyUsages' | 'extendedKeyUsages' | 'criticalExtensions'> {
-  const extensions = certificate.extensions;
-  if (new Set(extensions.map((extension) => extension.type)).size !== extensions.length) throw new CertificateError('duplicate extension');
-  const constraints = certificate.getExtension(x509.BasicConstraintsExtension);
-  const usages = certificate.getExtension(x509.KeyUsagesExtension);
-  const purposes = certificate.getExtension(x509.ExtendedKeyUsageExtension);
+/** Reads the three extensions our rules judge (with the asn1-x509 structures the library itself uses); others are only listed. */
+function readExtensions(asn: Certificate): Pick<ParsedCertificate, 'basicConstraints' | 'keyUsages' | 'extendedKeyUsages' | 'criticalExtensions'> {
+  const extensions = asn.tbsCertificate.extensions ?? [];
+  if (new Set(extensions.map((extension) => extension.extnID)).size !== extensions.length) throw new CertificateError('duplicate extension');
+  const value = <T>(oid: string, type: new () => T): T | null => {
+    const extension = extensions.find((candidate) => candidate.extnID === oid);
+    return extension === undefined ? null : AsnConvert.parse(extension.extnValue, type);
+  };
+  const constraints = value(OID.basicConstraints, BasicConstraints);
+  const usages = value(OID.keyUsage, KeyUsage);
+  const purposes = value(OID.extKeyUsage, ExtendedKeyUsage);
   return {
-    basicConstraints: constraints === null ? null : { ca: constraints.ca, pathLength: constraints.pathLength ?? null },
-    keyUsages: usages === null ? null : usages.usages,
-    extendedKeyUsages: purposes === null ? null : purposes.usages.map(String),
-    criticalExtensions: extensions.filter((extension) => extension.critical).map((extension) => extension.type),
+    basicConstraints: constraints === null ? null : { ca: constraints.cA, pathLength: constraints.pathLenConstraint ?? null },
+    keyUsages: usages === null ? null : (usages.toNumber() as x509.KeyUsageFlags),
+    extendedKeyUsages: purposes === null ? null : [...purposes],
+    criticalExtensions: extensions.filter((extension) => extension.critical).map((extension) => extension.extnID),
   };
 }
 
@@ -110,7 +115,7 @@ function readCertificate(der: Buffer): ParsedCertificate {
     notBefore: certificate.notBefore.getTime() / 1000,
     notAfter: certificate.notAfter.getTime() / 1000,
     spki: encoding(asn.tbsCertificate.subjectPublicKeyInfo),
-    ...readExtensions(certificate),
+    ...readExtensions(asn),
   };
 }
 
@@ -150,14 +155,34 @@ const SIGNATURE_ALGORITHMS: Record<string, string> = {
 };
 
 /**
- * True when the key of `issuer` made the signature on `cert` with an accepted algorithm
- * (checked by the library over the exact signed bytes).
+ * Issuer keys imported into WebCrypto, per issuer and signature algorithm (an RSA key is imported
+ * for one hash): importing costs twice the verification, and verified issuers stay cached.
+ */
+const verificationKeys = new WeakMap<ParsedCertificate, Map<string, Promise<webcrypto.CryptoKey>>>();
+
+function verificationKey(issuer: ParsedCertificate, algorithm: x509.X509Certificate['signatureAlgorithm']): Promise<webcrypto.CryptoKey> {
+  const params = { ...issuer.certificate.publicKey.algorithm, ...algorithm };
+  const id = JSON.stringify(params);
+  let keys = verificationKeys.get(issuer);
+  if (keys === undefined) verificationKeys.set(issuer, (keys = new Map()));
+  let key = keys.get(id);
+  if (key === undefined) {
+    key = issuer.certificate.publicKey.export(params, ['verify'], x509Crypto());
+    keys.set(id, key);
+  }
+  return key;
+}
+
+/**
+ * True when the key of `issuer` (of type `issuerKeyType`, as node:crypto names it) made the
+ * signature on `cert` with an accepted algorithm; the library checks it over the exact signed bytes.
  */
 export async function isSignedBy(cert: ParsedCertificate, issuer: ParsedCertificate, issuerKeyType: string | undefined): Promise<boolean> {
   const keyType = SIGNATURE_ALGORITHMS[cert.asn.signatureAlgorithm.algorithm];
   if (keyType === undefined || issuerKeyType !== keyType) return false;
   try {
-    return await cert.certificate.verify({ publicKey: issuer.certificate.publicKey, signatureOnly: true }, x509Crypto());
+    const publicKey = await verificationKey(issuer, cert.certificate.signatureAlgorithm);
+    return await cert.certificate.verify({ publicKey, signatureOnly: true }, x509Crypto());
   } catch {
     return false;
   }
