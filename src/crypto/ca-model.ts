@@ -1,7 +1,9 @@
 import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
-import { webcrypto } from 'node:crypto';
-import { basicConstraints, certificatePublicKey, hasKeyUsage, isSignedBy, KEY_USAGE, parseCertificate } from './certificate.js';
+import type * as x509 from '@peculiar/x509';
+import type { webcrypto } from 'node:crypto';
+import { certificatePublicKey, isCertificateAuthority, isSignedBy, parseCertificate } from './certificate.js';
+
+export { x509Crypto } from './certificate.js';
 
 /** The in-memory shape of our CA (pki.ts creates and uses it, ca-store.ts saves and loads it). */
 
@@ -26,24 +28,12 @@ export interface CertificateAuthority {
   intermediate: CaCertificate;
 }
 
-let providerSet = false;
-
-/** The WebCrypto that @peculiar/x509 uses, registered as its default on first use (not at import). */
-export function x509Crypto(): webcrypto.Crypto {
-  if (!providerSet) {
-    x509.cryptoProvider.set(webcrypto);
-    providerSet = true;
-  }
-  return webcrypto;
-}
-
 /** Checks that `child` is a CA certificate signed by `parent`; throws a plain Error otherwise. */
-export function assertCaLink(parentDer: Buffer, childDer: Buffer): void {
+export async function assertCaLink(parentDer: Buffer, childDer: Buffer): Promise<void> {
   const parent = parseCertificate(parentDer);
   const child = parseCertificate(childDer);
-  const isCa = basicConstraints(child)?.ca === true && hasKeyUsage(child, KEY_USAGE.keyCertSign);
-  if (!isCa) throw new Error('certificate authority: certificate is not a CA with keyCertSign');
-  if (!child.issuer.equals(parent.subject) || !isSignedBy(child, certificatePublicKey(parent))) {
+  if (!isCertificateAuthority(child)) throw new Error('certificate authority: certificate is not a CA with keyCertSign');
+  if (!child.issuer.equals(parent.subject) || !(await isSignedBy(child, parent, certificatePublicKey(parent).asymmetricKeyType))) {
     throw new Error('certificate authority: intermediate is not signed by the root');
   }
 }

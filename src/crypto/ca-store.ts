@@ -73,8 +73,8 @@ export async function importCertificateAuthority(value: unknown): Promise<Certif
   const rootDer = field(record, 'rootCertificate');
   const intermediateDer = field(record, 'intermediateCertificate');
   try {
-    assertCaLink(rootDer, rootDer);
-    assertCaLink(rootDer, intermediateDer);
+    await assertCaLink(rootDer, rootDer);
+    await assertCaLink(rootDer, intermediateDer);
   } catch (error) {
     if (error instanceof Error && error.message.startsWith('certificate authority:')) throw error;
     throw new Error('certificate authority: certificates cannot be read');

@@ -1,14 +1,16 @@
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import {
-  DerError, TAG, contextTag, decodeBitString, decodeBoolean, decodeDirectoryString, decodeOid, decodeSmallInteger, decodeTime,
-  expectTag, parseElement, readChildren, type DerElement,
-} from './der.js';
+import 'reflect-metadata';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { BasicConstraints, Certificate, ExtendedKeyUsage, KeyUsage, Version, type AttributeValue } from '@peculiar/asn1-x509';
+import * as x509 from '@peculiar/x509';
+import { createPublicKey, webcrypto, type KeyObject } from 'node:crypto';
 import { ed25519KeyFromRaw, ed25519RawFromSpki } from './ed25519.js';
 
 /**
- * Reads the parts of an X.509 v3 certificate (RFC 5280) that chain verification judges, straight
- * from its DER, and checks certificate signatures with node:crypto (OpenSSL). Parsing is strict:
- * a certificate this module cannot read completely is refused, never half-understood.
+ * Reads an X.509 v3 certificate (RFC 5280) with @peculiar/x509 into the facts chain verification
+ * judges, and checks certificate signatures with the library. The library's decoder is BER-lenient,
+ * so a certificate must also re-encode to exactly its own bytes (DER is canonical): trailing bytes,
+ * indefinite or non-minimal lengths and impossible dates are refused, never half-understood. An
+ * extension's value (signed by the issuer) needs only to be readable by the library.
  */
 
 export const OID = {
@@ -18,31 +20,20 @@ export const OID = {
   basicConstraints: '2.5.29.19',
   keyUsage: '2.5.29.15',
   extKeyUsage: '2.5.29.37',
-  subjectKeyIdentifier: '2.5.29.14',
-  authorityKeyIdentifier: '2.5.29.35',
   anyExtendedKeyUsage: '2.5.29.37.0',
   clientAuth: '1.3.6.1.5.5.7.3.2',
 } as const;
-
-/** Bit numbers of the keyUsage BIT STRING (RFC 5280 §4.2.1.3). */
-export const KEY_USAGE = { digitalSignature: 0, keyCertSign: 5, cRLSign: 6 } as const;
 
 export class CertificateError extends Error {
   override name = 'CertificateError';
 }
 
-export interface CertificateExtension {
-  critical: boolean;
-  value: Buffer;
-}
-
 export interface ParsedCertificate {
   der: Buffer;
-  /** The exact signed bytes (TBSCertificate). */
-  tbs: Buffer;
-  signatureAlgorithm: string;
-  signature: Buffer;
-  /** Raw encodings of the issuer and subject names, compared byte for byte when chaining. */
+  /** The library's reading, and the ASN.1 structure beneath it. */
+  certificate: x509.X509Certificate;
+  asn: Certificate;
+  /** Encodings of the issuer and subject names, compared byte for byte when chaining. */
   issuer: Buffer;
   subject: Buffer;
   /** Subject attributes whose value is a string, in order. */
@@ -52,118 +43,99 @@ export interface ParsedCertificate {
   notAfter: number;
   /** DER SubjectPublicKeyInfo. */
   spki: Buffer;
-  extensions: Map<string, CertificateExtension>;
+  /** basicConstraints, or null when the extension is absent. */
+  basicConstraints: { ca: boolean; pathLength: number | null } | null;
+  /** keyUsage as x509.KeyUsageFlags, or null when the extension is absent. */
+  keyUsages: x509.KeyUsageFlags | null;
+  /** extendedKeyUsage purposes (OIDs), or null when the extension is absent (meaning unrestricted). */
+  extendedKeyUsages: string[] | null;
+  /** OIDs of the extensions marked critical. */
+  criticalExtensions: string[];
 }
 
-function readAlgorithm(element: DerElement | undefined): string {
-  const [oid] = readChildren(expectTag(element, TAG.SEQUENCE).value);
-  return decodeOid(expectTag(oid, TAG.OID));
-}
+let providerSet = false;
 
-function readNameAttributes(name: DerElement): { oid: string; value: string }[] {
-  const attributes: { oid: string; value: string }[] = [];
-  for (const rdn of readChildren(name.value)) {
-    for (const pair of readChildren(expectTag(rdn, TAG.SET).value)) {
-      const [type, value] = readChildren(expectTag(pair, TAG.SEQUENCE).value);
-      const oid = decodeOid(expectTag(type, TAG.OID));
-      if (value === undefined) throw new DerError('attribute without value');
-      try {
-        attributes.push({ oid, value: decodeDirectoryString(value) });
-      } catch {
-        // Non-string attributes (x500UniqueIdentifier is a BIT STRING) are not needed here.
-      }
-    }
+/** The WebCrypto that @peculiar/x509 uses, registered as its default on first use (not at import). */
+export function x509Crypto(): webcrypto.Crypto {
+  if (!providerSet) {
+    x509.cryptoProvider.set(webcrypto);
+    providerSet = true;
   }
-  return attributes;
+  return webcrypto;
 }
 
-function readExtensions(element: DerElement | undefined): Map<string, CertificateExtension> {
-  const extensions = new Map<string, CertificateExtension>();
-  if (element === undefined) return extensions;
-  const list = parseElement(expectTag(element, contextTag(3)).value, TAG.SEQUENCE);
-  for (const entry of readChildren(list.value)) {
-    const parts = readChildren(expectTag(entry, TAG.SEQUENCE).value);
-    if (parts.length < 2 || parts.length > 3) throw new DerError('malformed extension');
-    const oid = decodeOid(expectTag(parts[0], TAG.OID));
-    const critical = parts.length === 3 ? decodeBoolean(parts[1]!) : false;
-    const value = expectTag(parts[parts.length - 1], TAG.OCTET_STRING).value;
-    if (extensions.has(oid)) throw new DerError(`duplicate extension ${oid}`);
-    extensions.set(oid, { critical, value });
-  }
-  return extensions;
+const encoding = (value: object): Buffer => Buffer.from(AsnConvert.serialize(value));
+
+/** The string types a distinguished name uses; other values (a BIT STRING UID, a UniversalString) are not needed here. */
+function attributeText(value: AttributeValue): string | null {
+  const text = value.utf8String ?? value.printableString ?? value.ia5String ?? value.teletexString ?? value.bmpString;
+  return typeof text === 'string' ? text : null;
 }
 
-function parseTbs(tbs: DerElement): Omit<ParsedCertificate, 'der' | 'tbs' | 'signatureAlgorithm' | 'signature'> & { innerAlgorithm: Buffer } {
-  const fields = readChildren(tbs.value);
-  const version = fields.shift();
-  // Only v3: extensions carry the CA and key-usage constraints that verification depends on.
-  if (version?.tag !== contextTag(0) || decodeSmallInteger(parseElement(version.value)) !== 2) throw new DerError('not an X.509 v3 certificate');
-  expectTag(fields.shift(), TAG.INTEGER);
-  const innerAlgorithm = expectTag(fields.shift(), TAG.SEQUENCE).raw;
-  const issuer = expectTag(fields.shift(), TAG.SEQUENCE);
-  const [notBefore, notAfter, ...extra] = readChildren(expectTag(fields.shift(), TAG.SEQUENCE).value);
-  if (notBefore === undefined || notAfter === undefined || extra.length > 0) throw new DerError('malformed validity');
-  const subject = expectTag(fields.shift(), TAG.SEQUENCE);
-  const spki = expectTag(fields.shift(), TAG.SEQUENCE).raw;
-  // Optional issuerUniqueID [1] and subjectUniqueID [2] (implicit, primitive), then extensions [3].
-  while (fields[0]?.tag === 0x81 || fields[0]?.tag === 0x82) fields.shift();
-  const extensions = readExtensions(fields.shift());
-  if (fields.length > 0) throw new DerError('unexpected fields in certificate');
+/** Reads the three extensions our rules judge (with the asn1-x509 structures the library itself uses); others are only listed. */
+function readExtensions(asn: Certificate): Pick<ParsedCertificate, 'basicConstraints' | 'keyUsages' | 'extendedKeyUsages' | 'criticalExtensions'> {
+  const extensions = asn.tbsCertificate.extensions ?? [];
+  if (new Set(extensions.map((extension) => extension.extnID)).size !== extensions.length) throw new CertificateError('duplicate extension');
+  const value = <T>(oid: string, type: new () => T): T | null => {
+    const extension = extensions.find((candidate) => candidate.extnID === oid);
+    return extension === undefined ? null : AsnConvert.parse(extension.extnValue, type);
+  };
+  const constraints = value(OID.basicConstraints, BasicConstraints);
+  const usages = value(OID.keyUsage, KeyUsage);
+  const purposes = value(OID.extKeyUsage, ExtendedKeyUsage);
   return {
-    innerAlgorithm,
-    issuer: issuer.raw,
-    subject: subject.raw,
-    subjectAttributes: readNameAttributes(subject),
-    notBefore: decodeTime(notBefore),
-    notAfter: decodeTime(notAfter),
-    spki,
-    extensions,
+    basicConstraints: constraints === null ? null : { ca: constraints.cA, pathLength: constraints.pathLenConstraint ?? null },
+    keyUsages: usages === null ? null : (usages.toNumber() as x509.KeyUsageFlags),
+    extendedKeyUsages: purposes === null ? null : [...purposes],
+    criticalExtensions: extensions.filter((extension) => extension.critical).map((extension) => extension.extnID),
+  };
+}
+
+function readCertificate(der: Buffer): ParsedCertificate {
+  const asn = AsnConvert.parse(der, Certificate);
+  if (!encoding(asn).equals(der)) throw new CertificateError('not DER');
+  // Only v3: extensions carry the CA and key-usage constraints that verification depends on.
+  if (asn.tbsCertificate.version !== Version.v3) throw new CertificateError('not an X.509 v3 certificate');
+  // RFC 5280 §4.1.1.2: the algorithm inside the signed part must match the outer one.
+  if (!encoding(asn.tbsCertificate.signature).equals(encoding(asn.signatureAlgorithm))) throw new CertificateError('signature algorithm mismatch');
+  const subjectAttributes = asn.tbsCertificate.subject.flatMap((rdn) =>
+    rdn.flatMap((pair) => {
+      const value = attributeText(pair.value);
+      return value === null ? [] : [{ oid: pair.type, value }];
+    }),
+  );
+  const certificate = new x509.X509Certificate(asn);
+  return {
+    der,
+    certificate,
+    asn,
+    issuer: encoding(asn.tbsCertificate.issuer),
+    subject: encoding(asn.tbsCertificate.subject),
+    subjectAttributes,
+    notBefore: certificate.notBefore.getTime() / 1000,
+    notAfter: certificate.notAfter.getTime() / 1000,
+    spki: encoding(asn.tbsCertificate.subjectPublicKeyInfo),
+    ...readExtensions(asn),
   };
 }
 
 /** Parses a DER certificate; throws CertificateError when it is not a well-formed X.509 v3 certificate. */
 export function parseCertificate(der: Buffer): ParsedCertificate {
   try {
-    const certificate = parseElement(der, TAG.SEQUENCE);
-    const [tbs, algorithm, signatureValue, ...extra] = readChildren(certificate.value);
-    if (extra.length > 0) throw new DerError('unexpected fields in certificate');
-    const { innerAlgorithm, ...rest } = parseTbs(expectTag(tbs, TAG.SEQUENCE));
-    // RFC 5280 §4.1.1.2: the algorithm inside the signed part must match the outer one.
-    if (!innerAlgorithm.equals(expectTag(algorithm, TAG.SEQUENCE).raw)) throw new DerError('signature algorithm mismatch');
-    const signature = decodeBitString(expectTag(signatureValue, TAG.BIT_STRING));
-    if (signature.unusedBits !== 0) throw new DerError('malformed signature');
-    return { der, tbs: tbs!.raw, signatureAlgorithm: readAlgorithm(algorithm), signature: signature.bytes, ...rest };
+    return readCertificate(der);
   } catch (error) {
-    if (error instanceof DerError) throw new CertificateError(`malformed certificate: ${error.message}`);
-    throw error;
+    throw new CertificateError(`malformed certificate: ${error instanceof Error ? error.message : 'unreadable'}`);
   }
 }
 
-/** basicConstraints, or null when the extension is absent. */
-export function basicConstraints(cert: ParsedCertificate): { ca: boolean; pathLength: number | null } | null {
-  const extension = cert.extensions.get(OID.basicConstraints);
-  if (extension === undefined) return null;
-  const items = readChildren(parseElement(extension.value, TAG.SEQUENCE).value);
-  const ca = items[0]?.tag === TAG.BOOLEAN ? decodeBoolean(items.shift()!) : false;
-  const lengthElement = items.shift();
-  if (items.length > 0) throw new DerError('malformed basicConstraints');
-  return { ca, pathLength: lengthElement === undefined ? null : decodeSmallInteger(lengthElement) };
+/** Whether keyUsage is present and asserts `flag`. */
+export function hasKeyUsage(cert: ParsedCertificate, flag: x509.KeyUsageFlags): boolean {
+  return cert.keyUsages !== null && (cert.keyUsages & flag) !== 0;
 }
 
-/** Whether keyUsage is present and asserts bit `bit` (see KEY_USAGE). */
-export function hasKeyUsage(cert: ParsedCertificate, bit: number): boolean {
-  const extension = cert.extensions.get(OID.keyUsage);
-  if (extension === undefined) return false;
-  const { bytes } = decodeBitString(parseElement(extension.value));
-  const byte = bytes[bit >> 3] ?? 0;
-  return (byte & (0x80 >> (bit & 7))) !== 0;
-}
-
-/** extendedKeyUsage purposes, or null when the extension is absent (meaning unrestricted). */
-export function extendedKeyUsages(cert: ParsedCertificate): string[] | null {
-  const extension = cert.extensions.get(OID.extKeyUsage);
-  if (extension === undefined) return null;
-  return readChildren(parseElement(extension.value, TAG.SEQUENCE).value).map(decodeOid);
+/** CA:TRUE and keyCertSign, as every issuer in a chain must carry. */
+export function isCertificateAuthority(cert: ParsedCertificate): boolean {
+  return cert.basicConstraints?.ca === true && hasKeyUsage(cert, x509.KeyUsageFlags.keyCertSign);
 }
 
 /** The subject's public key (Ed25519 through the fast raw-key import, others as OpenSSL decodes the SPKI). */
@@ -173,21 +145,44 @@ export function certificatePublicKey(cert: ParsedCertificate): KeyObject {
 }
 
 /** Signature algorithms accepted on certificates, and the issuer key type each needs. */
-const SIGNATURE_ALGORITHMS: Record<string, { keyType: string; digest: string | null }> = {
-  [OID.ed25519]: { keyType: 'ed25519', digest: null },
-  '1.2.840.10045.4.3.2': { keyType: 'ec', digest: 'sha256' },
-  '1.2.840.10045.4.3.3': { keyType: 'ec', digest: 'sha384' },
-  '1.2.840.113549.1.1.11': { keyType: 'rsa', digest: 'sha256' },
-  '1.2.840.113549.1.1.12': { keyType: 'rsa', digest: 'sha384' },
-  '1.2.840.113549.1.1.13': { keyType: 'rsa', digest: 'sha512' },
+const SIGNATURE_ALGORITHMS: Record<string, string> = {
+  [OID.ed25519]: 'ed25519',
+  '1.2.840.10045.4.3.2': 'ec', // ecdsa-with-SHA256
+  '1.2.840.10045.4.3.3': 'ec', // ecdsa-with-SHA384
+  '1.2.840.113549.1.1.11': 'rsa', // sha256WithRSAEncryption
+  '1.2.840.113549.1.1.12': 'rsa', // sha384WithRSAEncryption
+  '1.2.840.113549.1.1.13': 'rsa', // sha512WithRSAEncryption
 };
 
-/** True when `issuerKey` made the signature on `cert` with an accepted algorithm. */
-export function isSignedBy(cert: ParsedCertificate, issuerKey: KeyObject): boolean {
-  const algorithm = SIGNATURE_ALGORITHMS[cert.signatureAlgorithm];
-  if (algorithm === undefined || issuerKey.asymmetricKeyType !== algorithm.keyType) return false;
+/**
+ * Issuer keys imported into WebCrypto, per issuer and signature algorithm (an RSA key is imported
+ * for one hash): importing costs twice the verification, and verified issuers stay cached.
+ */
+const verificationKeys = new WeakMap<ParsedCertificate, Map<string, Promise<webcrypto.CryptoKey>>>();
+
+function verificationKey(issuer: ParsedCertificate, algorithm: x509.X509Certificate['signatureAlgorithm']): Promise<webcrypto.CryptoKey> {
+  const params = { ...issuer.certificate.publicKey.algorithm, ...algorithm };
+  const id = JSON.stringify(params);
+  let keys = verificationKeys.get(issuer);
+  if (keys === undefined) verificationKeys.set(issuer, (keys = new Map()));
+  let key = keys.get(id);
+  if (key === undefined) {
+    key = issuer.certificate.publicKey.export(params, ['verify'], x509Crypto());
+    keys.set(id, key);
+  }
+  return key;
+}
+
+/**
+ * True when the key of `issuer` (of type `issuerKeyType`, as node:crypto names it) made the
+ * signature on `cert` with an accepted algorithm; the library checks it over the exact signed bytes.
+ */
+export async function isSignedBy(cert: ParsedCertificate, issuer: ParsedCertificate, issuerKeyType: string | undefined): Promise<boolean> {
+  const keyType = SIGNATURE_ALGORITHMS[cert.asn.signatureAlgorithm.algorithm];
+  if (keyType === undefined || issuerKeyType !== keyType) return false;
   try {
-    return verify(algorithm.digest, cert.tbs, issuerKey, cert.signature);
+    const publicKey = await verificationKey(issuer, cert.certificate.signatureAlgorithm);
+    return await cert.certificate.verify({ publicKey, signatureOnly: true }, x509Crypto());
   } catch {
     return false;
   }

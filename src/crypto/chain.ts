@@ -1,10 +1,11 @@
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
 import { createHash, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { errors, isAppError } from '../errors/catalogue.js';
 import { decodeBase64Any } from './base64.js';
 import {
-  KEY_USAGE, OID, basicConstraints, certificatePublicKey, extendedKeyUsages, hasKeyUsage, isSignedBy, parseCertificate,
-  type ParsedCertificate,
+  OID, certificatePublicKey, hasKeyUsage, isCertificateAuthority, isSignedBy, parseCertificate, type ParsedCertificate,
 } from './certificate.js';
 
 /**
@@ -13,6 +14,10 @@ import {
  * issuers above the leaf are the same for every user, and a user's chain repeats on every unlock
  * for the 30 days its leaf lives. A new leaf under known issuers costs one parse and one
  * signature check; a repeated chain costs a hash. Dates are checked on every call.
+ *
+ * Certificates are read and signatures checked by @peculiar/x509 (certificate.ts); the rules
+ * below (order, names, CA flags, key usages, path lengths, critical extensions, the leaf's user
+ * and key) are ours, applied to what the library read.
  */
 
 /** Most certificates accepted in an x5c (leaf, intermediates, root). */
@@ -32,9 +37,9 @@ export interface VerifiedLeaf {
 type Span = { notBefore: number; notAfter: number };
 
 interface VerifiedIssuers {
-  /** The key that must have signed the leaf, and the name the leaf's issuer field must carry. */
-  issuerKey: KeyObject;
-  issuerSubject: Buffer;
+  /** The certificate whose key must have signed the leaf and whose name the leaf's issuer field must carry. */
+  issuer: ParsedCertificate;
+  issuerKeyType: string | undefined;
   /** Validity of every certificate above the leaf, root included. */
   validity: Span[];
 }
@@ -54,7 +59,7 @@ interface VerifiedChain {
 export interface TrustAnchor {
   readonly kind: 'trust-anchor';
   readonly root: ParsedCertificate;
-  readonly rootKey: KeyObject;
+  readonly rootKeyType: string | undefined;
   readonly issuers: LRUCache<string, VerifiedIssuers>;
   readonly chains: LRUCache<string, VerifiedChain>;
   /** Frozen x5c arrays already decoded (the execute path shares one per token header). */
@@ -83,14 +88,7 @@ export function assertUnixSeconds(now: number): void {
 }
 
 function rejectUnknownCritical(cert: ParsedCertificate): void {
-  for (const [oid, extension] of cert.extensions) {
-    if (extension.critical && !UNDERSTOOD_CRITICAL.has(oid)) throw fail('certificate has an unsupported critical extension');
-  }
-}
-
-/** CA:TRUE and keyCertSign, as every issuer in a chain must carry. */
-function isCertificateAuthority(cert: ParsedCertificate): boolean {
-  return basicConstraints(cert)?.ca === true && hasKeyUsage(cert, KEY_USAGE.keyCertSign);
+  if (cert.criticalExtensions.some((oid) => !UNDERSTOOD_CRITICAL.has(oid))) throw fail('certificate has an unsupported critical extension');
 }
 
 function checkValidity(span: Span, now: number): void {
@@ -108,7 +106,7 @@ export function createTrustAnchor(root: Exclude<TrustedRoot, TrustAnchor>, optio
   return {
     kind: 'trust-anchor',
     root: parsed,
-    rootKey: certificatePublicKey(parsed),
+    rootKeyType: certificatePublicKey(parsed).asymmetricKeyType,
     issuers: new LRUCache({ max: 64 }),
     chains: new LRUCache({ max: options.chainCacheSize ?? 10_000 }),
     decoded: new WeakMap(),
@@ -177,24 +175,26 @@ function digest(ders: readonly Buffer[], prefix = ''): string {
 }
 
 /** Verifies the certificates above the leaf, from the root down; remembers the result. */
-function verifyIssuers(anchor: TrustAnchor, issuerDers: readonly Buffer[], cacheKey: string): VerifiedIssuers {
+async function verifyIssuers(anchor: TrustAnchor, issuerDers: readonly Buffer[], cacheKey: string): Promise<VerifiedIssuers> {
   const cached = anchor.issuers.get(cacheKey);
   if (cached !== undefined) return cached;
-  const rootLimit = basicConstraints(anchor.root)?.pathLength ?? Infinity;
-  let issuer = { key: anchor.rootKey, subject: anchor.root.subject, remainingCas: rootLimit };
+  const rootLimit = anchor.root.basicConstraints?.pathLength ?? Infinity;
+  let issuer = { cert: anchor.root, keyType: anchor.rootKeyType, remainingCas: rootLimit };
   const validity = [{ notBefore: anchor.root.notBefore, notAfter: anchor.root.notAfter }];
   for (const der of [...issuerDers].reverse()) {
     if (der.equals(anchor.root.der)) throw fail('root certificate out of place in chain');
     const cert = parseCertificate(der);
-    if (!cert.issuer.equals(issuer.subject) || !isSignedBy(cert, issuer.key)) throw fail('certificate chain does not lead to the trusted root');
+    if (!cert.issuer.equals(issuer.cert.subject) || !(await isSignedBy(cert, issuer.cert, issuer.keyType))) {
+      throw fail('certificate chain does not lead to the trusted root');
+    }
     if (!isCertificateAuthority(cert)) throw fail('issuer certificate is not a CA');
     if (issuer.remainingCas <= 0) throw fail('certificate chain exceeds path length');
     rejectUnknownCritical(cert);
-    const pathLength = basicConstraints(cert)?.pathLength ?? Infinity;
-    issuer = { key: certificatePublicKey(cert), subject: cert.subject, remainingCas: Math.min(issuer.remainingCas - 1, pathLength) };
+    const pathLength = cert.basicConstraints?.pathLength ?? Infinity;
+    issuer = { cert, keyType: certificatePublicKey(cert).asymmetricKeyType, remainingCas: Math.min(issuer.remainingCas - 1, pathLength) };
     validity.push({ notBefore: cert.notBefore, notAfter: cert.notAfter });
   }
-  const verified = { issuerKey: issuer.key, issuerSubject: issuer.subject, validity };
+  const verified = { issuer: issuer.cert, issuerKeyType: issuer.keyType, validity };
   anchor.issuers.set(cacheKey, verified);
   return verified;
 }
@@ -211,12 +211,14 @@ function subjectUserId(leaf: ParsedCertificate): string {
 }
 
 /** Everything about the leaf except its dates. */
-function verifyLeaf(leaf: ParsedCertificate, issuers: VerifiedIssuers): VerifiedLeaf {
-  if (!leaf.issuer.equals(issuers.issuerSubject) || !isSignedBy(leaf, issuers.issuerKey)) throw fail('certificate chain does not lead to the trusted root');
+async function verifyLeaf(leaf: ParsedCertificate, issuers: VerifiedIssuers): Promise<VerifiedLeaf> {
+  if (!leaf.issuer.equals(issuers.issuer.subject) || !(await isSignedBy(leaf, issuers.issuer, issuers.issuerKeyType))) {
+    throw fail('certificate chain does not lead to the trusted root');
+  }
   rejectUnknownCritical(leaf);
-  if (basicConstraints(leaf)?.ca === true) throw fail('leaf certificate is a CA');
-  if (!hasKeyUsage(leaf, KEY_USAGE.digitalSignature)) throw fail('leaf certificate is not for digital signatures');
-  const purposes = extendedKeyUsages(leaf);
+  if (leaf.basicConstraints?.ca === true) throw fail('leaf certificate is a CA');
+  if (!hasKeyUsage(leaf, x509.KeyUsageFlags.digitalSignature)) throw fail('leaf certificate is not for digital signatures');
+  const purposes = leaf.extendedKeyUsages;
   if (purposes !== null && !purposes.includes(OID.clientAuth) && !purposes.includes(OID.anyExtendedKeyUsage)) {
     throw fail('leaf certificate is not for client authentication');
   }
@@ -239,16 +241,16 @@ export async function verifyCertificateChain(x5c: unknown, trustedRoot: TrustedR
   try {
     let chain = anchor.chains.get(chainKey);
     if (chain === undefined) {
-      const issuers = verifyIssuers(anchor, issuerDers, issuersKey);
+      const issuers = await verifyIssuers(anchor, issuerDers, issuersKey);
       const leaf = parseCertificate(leafDer);
-      chain = { leaf: verifyLeaf(leaf, issuers), validity: [leaf, ...issuers.validity].map(({ notBefore, notAfter }) => ({ notBefore, notAfter })) };
+      chain = { leaf: await verifyLeaf(leaf, issuers), validity: [leaf, ...issuers.validity].map(({ notBefore, notAfter }) => ({ notBefore, notAfter })) };
       anchor.chains.set(chainKey, chain);
     }
     for (const span of chain.validity) checkValidity(span, now);
     return { ...chain.leaf };
   } catch (error) {
     if (isAppError(error)) throw error;
-    // Malformed DER or an extension that cannot be read: refuse, whatever the detail.
+    // A certificate or an extension that cannot be read: refuse, whatever the detail.
     throw fail('malformed certificate in chain');
   }
 }

@@ -14,7 +14,7 @@ import { assertUnixSeconds } from './chain.js';
  * nonce to get wrong, unlike ECDSA), certificates are small and verification is fast. An
  * operator-supplied CA with ECDSA P-256/P-384 keys is also accepted on import.
  *
- * Verification lives in chain.ts (no @peculiar/x509 there) and is re-exported here.
+ * Verification lives in chain.ts (on the same library's reading of certificates) and is re-exported here.
  */
 
 export { createTrustAnchor, verifyCertificateChain, MAX_CHAIN_LENGTH, type TrustAnchor, type TrustedRoot, type VerifiedLeaf } from './chain.js';

@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { Certificate } from '@peculiar/asn1-x509';
 import * as x509 from '@peculiar/x509';
 import { generateKeyPairSync, webcrypto, type KeyObject } from 'node:crypto';
 import { x509Crypto, type CaCertificate } from '../../src/crypto/pki.js';
@@ -60,4 +62,26 @@ export function asIssuer(ca: CaCertificate): CraftOptions['issuer'] {
 /** A certificate object for a Base64 DER string, to sign further certificates under it. */
 export function parsed(base64: string): x509.X509Certificate {
   return new x509.X509Certificate(Buffer.from(base64, 'base64'));
+}
+
+/**
+ * A copy of the Ed25519-signed certificate `base64` whose signed part `mutate` changed, signed
+ * again by `signingKey`: the verifier then refuses it for what changed, not for a broken signature.
+ * `mutate` gets the TBSCertificate bytes (edit them in place, same length) or its ASN.1 structure.
+ */
+export async function resign(
+  base64: string,
+  signingKey: webcrypto.CryptoKey,
+  mutate: { bytes?: (tbs: Buffer) => void; asn?: (certificate: Certificate) => void },
+): Promise<string> {
+  const certificate = AsnConvert.parse(Buffer.from(base64, 'base64'), Certificate);
+  mutate.asn?.(certificate);
+  const der = Buffer.from(AsnConvert.serialize(certificate));
+  const tbsLength = AsnConvert.serialize(certificate.tbsCertificate).byteLength;
+  // After the TBSCertificate: the AlgorithmIdentifier, then the BIT STRING of an Ed25519 signature (3 + 64 bytes).
+  const tail = AsnConvert.serialize(certificate.signatureAlgorithm).byteLength + 3 + 64;
+  const tbs = der.subarray(der.length - tbsLength - tail, der.length - tail);
+  mutate.bytes?.(tbs);
+  der.set(new Uint8Array(await webcrypto.subtle.sign({ name: 'Ed25519' }, signingKey, tbs)), der.length - 64);
+  return der.toString('base64');
 }
