@@ -12,14 +12,11 @@ export const serveCommand: Command = {
     const config = loadConfig();
     const [{ createLogger }, { startService }] = await Promise.all([import('../context.js'), import('../server.js')]);
     const logger = createLogger(config);
-    const service = await startService(config, { logger });
-    logger.info({ url: config.baseUrl, port: config.port, database: config.database.kind }, 'latchkey serving');
-    if (config.database.kind === 'postgres' && !config.redisUrl) {
-      logger.warn('no REDIS_URL: fine for one instance; several instances sharing this database need it, or a logout, an event or a rate limit stays on the instance that saw it');
-    }
+    const starting = startService(config, { logger });
+    // Handlers go in before start-up, so a supervisor's SIGTERM during it still ends in a clean stop.
     const stop = (signal: string) => {
       logger.info({ signal }, 'shutting down');
-      service.close().then(
+      starting.then((service) => service.close()).then(
         () => process.exit(0),
         (err: unknown) => {
           logger.error({ err }, 'shutdown failed');
@@ -29,6 +26,11 @@ export const serveCommand: Command = {
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    await starting;
+    logger.info({ url: config.baseUrl, port: config.port, database: config.database.kind }, 'latchkey serving');
+    if (config.database.kind === 'postgres' && !config.redisUrl) {
+      logger.warn('no REDIS_URL: fine for one instance; several instances sharing this database need it, or a logout, an event or a rate limit stays on the instance that saw it');
+    }
     return null;
   },
 };
