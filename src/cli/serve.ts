@@ -1,13 +1,22 @@
 import { loadConfig } from '../config/config.js';
+import { SETTINGS } from '../config/settings.js';
 import type { Command } from './command.js';
 
 // The service and the database are imported when a command runs, so `latchkey --help` stays quick.
+
+/** The configuration, shown by `serve --help` and `migrate --help`. */
+export function environmentHelp(): string {
+  const width = Math.max(...SETTINGS.map((s) => s.name.length));
+  const rows = SETTINGS.map((s) => `  ${s.name.padEnd(width)}  ${s.meaning} (default: ${s.default})`);
+  return ['Environment (read once at start-up; a wrong value stops start-up with one line naming it):', ...rows].join('\n');
+}
 
 export const serveCommand: Command = {
   path: ['serve'],
   summary: 'Run the service (migrates the database first)',
   usage: 'serve',
   options: {},
+  details: environmentHelp,
   async run() {
     const config = loadConfig();
     const [{ createLogger }, { startService }] = await Promise.all([import('../context.js'), import('../server.js')]);
@@ -40,6 +49,7 @@ export const migrateCommand: Command = {
   summary: 'Bring the database schema up to date, then exit',
   usage: 'migrate',
   options: {},
+  details: () => 'Environment: DATABASE_URL and DATA_DIR choose the database (see `latchkey serve --help`).',
   async run() {
     const config = loadConfig();
     const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('../db/database.js'), import('../db/migrator.js')]);
