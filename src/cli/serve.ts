@@ -22,6 +22,7 @@ export const serveCommand: Command = {
     const [{ createLogger }, { startService }] = await Promise.all([import('../context.js'), import('../server.js')]);
     const logger = createLogger(config);
     const starting = startService(config, { logger });
+    void import('../messaging/smtp-check.js').then(({ reportSmtpReachability }) => reportSmtpReachability(config.smtpUrl, logger));
     // Handlers go in before start-up, so a supervisor's SIGTERM during it still ends in a clean stop.
     const stop = (signal: string) => {
       logger.info({ signal }, 'shutting down');
