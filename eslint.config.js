@@ -10,7 +10,7 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['error'] }],
     },
   },
-  { files: ['test/**', 'bench/**', 'src/cli/**', 'src/simulator/**'], rules: { 'no-console': 'off' } },
+  { files: ['test/**', 'bench/**', 'examples/**', 'src/cli/**', 'src/simulator/**'], rules: { 'no-console': 'off' } },
   // Tests read dynamic JSON response bodies.
   { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

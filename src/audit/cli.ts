@@ -26,7 +26,7 @@ export function auditVerifyCommand(print: Print = (line) => void process.stdout.
     path: ['audit', 'verify'],
     summary: 'Check the audit hash chains; exit 1 when one is broken',
     usage: 'audit verify [--lock ID]',
-    options: { lock: { type: 'string' } },
+    options: { lock: { type: 'string', description: 'check only this lock\'s trail (a lock id); default: every lock in turn' } },
     async run(values) {
       const lockId = values.lock === undefined ? undefined : String(values.lock).toLowerCase();
       if (lockId !== undefined && !isUuid(lockId)) throw new UsageError('--lock must be a lock id (UUID)');

@@ -1,8 +1,16 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 
 /** A usage error: printed as one line, exit status 2 (operations.md). */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** An option as parseArgs takes it, with the line `--help` prints for it. */
+export interface CommandOption {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** What the option does, its unit and default: required, so no option goes undescribed. */
+  description: string;
 }
 
 export interface Command {
@@ -10,7 +18,9 @@ export interface Command {
   path: string[];
   summary: string;
   usage: string;
-  options: NonNullable<ParseArgsConfig['options']>;
+  options: Record<string, CommandOption>;
+  /** More text for `--help` after the options (e.g. the environment variables). */
+  details?: () => string;
   /** Returns the exit status, or null for a long-running command that exits on its own. */
   run(values: Record<string, string | boolean | undefined>): Promise<number | null>;
 }
@@ -36,7 +46,8 @@ function joinNegativeValues(options: Command['options'], args: readonly string[]
 
 export function parseOptions(command: Command, args: string[]): Record<string, string | boolean | undefined> {
   try {
-    const { values } = parseArgs({ args: joinNegativeValues(command.options, args), options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false });
+    const options = Object.fromEntries(Object.entries(command.options).map(([name, { type, short }]) => [name, short === undefined ? { type } : { type, short }]));
+    const { values } = parseArgs({ args: joinNegativeValues(command.options, args), options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false });
     return values as Record<string, string | boolean | undefined>;
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));

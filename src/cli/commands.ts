@@ -14,9 +14,11 @@ function helpText(all: Command[]): string {
   return ['Usage: latchkey <command> [options]', '', 'Commands:', ...all.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`), '', 'Run `latchkey <command> --help` for its options.'].join('\n');
 }
 
-function commandHelp(command: Command): string {
-  const options = Object.entries(command.options).map(([name, o]) => `  --${name}${o.type === 'string' ? ' <value>' : ''}`);
-  return [`Usage: latchkey ${command.usage}`, '', command.summary, ...(options.length ? ['', 'Options:', ...options] : [])].join('\n');
+export function commandHelp(command: Command): string {
+  const rows = [...Object.entries(command.options).map(([name, o]) => [`--${name}${o.type === 'string' ? ' <value>' : ''}`, o.description]), ['--help, -h', 'print this help and exit']];
+  const width = Math.max(...rows.map(([flag]) => flag!.length));
+  const options = rows.map(([flag, description]) => `  ${flag!.padEnd(width)}  ${description}`);
+  return [`Usage: latchkey ${command.usage}`, '', command.summary, '', 'Options:', ...options, ...(command.details ? ['', command.details()] : [])].join('\n');
 }
 
 /** Dispatches argv to a command; returns the exit status (null: the command keeps running). */

@@ -1,25 +1,32 @@
 import { loadConfig } from '../config/config.js';
+import { SETTINGS } from '../config/settings.js';
 import type { Command } from './command.js';
 
 // The service and the database are imported when a command runs, so `latchkey --help` stays quick.
+
+/** The configuration, shown by `serve --help` and `migrate --help`. */
+export function environmentHelp(): string {
+  const width = Math.max(...SETTINGS.map((s) => s.name.length));
+  const rows = SETTINGS.map((s) => `  ${s.name.padEnd(width)}  ${s.meaning} (default: ${s.default})`);
+  return ['Environment (read once at start-up; a wrong value stops start-up with one line naming it):', ...rows].join('\n');
+}
 
 export const serveCommand: Command = {
   path: ['serve'],
   summary: 'Run the service (migrates the database first)',
   usage: 'serve',
   options: {},
+  details: environmentHelp,
   async run() {
     const config = loadConfig();
     const [{ createLogger }, { startService }] = await Promise.all([import('../context.js'), import('../server.js')]);
     const logger = createLogger(config);
-    const service = await startService(config, { logger });
-    logger.info({ url: config.baseUrl, port: config.port, database: config.database.kind }, 'latchkey serving');
-    if (config.database.kind === 'postgres' && !config.redisUrl) {
-      logger.warn('no REDIS_URL: fine for one instance; several instances sharing this database need it, or a logout, an event or a rate limit stays on the instance that saw it');
-    }
+    const starting = startService(config, { logger });
+    void import('../messaging/smtp-check.js').then(({ reportSmtpReachability }) => reportSmtpReachability(config.smtpUrl, logger));
+    // Handlers go in before start-up, so a supervisor's SIGTERM during it still ends in a clean stop.
     const stop = (signal: string) => {
       logger.info({ signal }, 'shutting down');
-      service.close().then(
+      starting.then((service) => service.close()).then(
         () => process.exit(0),
         (err: unknown) => {
           logger.error({ err }, 'shutdown failed');
@@ -29,6 +36,11 @@ export const serveCommand: Command = {
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    await starting;
+    logger.info({ url: config.baseUrl, port: config.port, database: config.database.kind }, 'latchkey serving');
+    if (config.database.kind === 'postgres' && !config.redisUrl) {
+      logger.warn('no REDIS_URL: fine for one instance; several instances sharing this database need it, or a logout, an event or a rate limit stays on the instance that saw it');
+    }
     return null;
   },
 };
@@ -38,6 +50,7 @@ export const migrateCommand: Command = {
   summary: 'Bring the database schema up to date, then exit',
   usage: 'migrate',
   options: {},
+  details: () => 'Environment: DATABASE_URL and DATA_DIR choose the database (see `latchkey serve --help`).',
   async run() {
     const config = loadConfig();
     const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('../db/database.js'), import('../db/migrator.js')]);

@@ -40,7 +40,13 @@ export const lockSimulateCommand: Command = {
   path: ['lock', 'simulate'],
   summary: 'Run a virtual lock on the lock link; reads open/close/offline/online/state lines on stdin',
   usage: 'lock simulate --id ID --secret S [--mqtt URL] [--reply-delay MS] [--root-file PATH]',
-  options: { id: { type: 'string' }, secret: { type: 'string' }, mqtt: { type: 'string' }, 'reply-delay': { type: 'string' }, 'root-file': { type: 'string' } },
+  options: {
+    id: { type: 'string', description: 'the lock id printed by `latchkey lock provision` (required)' },
+    secret: { type: 'string', description: 'the device secret printed by `latchkey lock provision` (required)' },
+    mqtt: { type: 'string', description: 'broker URL (mqtt:// or mqtts://); default: MQTT_URL, else the embedded broker at mqtt://127.0.0.1:$MQTT_PORT' },
+    'reply-delay': { type: 'string', description: 'milliseconds to wait before answering each command, 0 to 600000; default 0' },
+    'root-file': { type: 'string', description: 'the root CA to trust for certificate (EdDSA) tokens, PEM or Base64 DER; default: read from the service\'s database when this machine can' },
+  },
   async run(values) {
     const id = requireString(values, 'id').toLowerCase();
     if (!isValidLockId(id)) throw new UsageError('--id must be a lock id');

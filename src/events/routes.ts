@@ -36,7 +36,13 @@ export function eventRoutes(ctx: AppContext, external: ExternalTokenVerifier | n
         summary: 'Live audit entries of the listed locks (text/event-stream)',
         querystring: EventsQuery,
         headers: EventsHeaders,
-        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 403, 404, 406) },
+        response: {
+          200: {
+            description: 'server-sent events: each audit entry as `event: <type>`, `id: <cursor>` and `data: <entry JSON>`, keep-alive comments in between; resume with Last-Event-ID',
+            content: { 'text/event-stream': { schema: Type.String({ description: 'an endless text/event-stream' }) } },
+          },
+          ...errorResponses(400, 401, 403, 404, 406),
+        },
       },
       handler: async (request, reply) => {
         const { userId, applicationId } = request.caller;

@@ -12,6 +12,18 @@ import { cachedLegacyKeyReader } from './token.js';
 const EXECUTE_BODY_LIMIT = 4 * MAX_EXECUTE_BODY_BYTES;
 
 /**
+ * The body as the OpenAPI document shows it. No `type` (nor `pattern`, which needs one): the scope's
+ * parser hands the handler a Buffer, which `type: 'string'` would refuse; extractCompactJws checks
+ * the bytes.
+ */
+const CompactJws = Type.Unsafe<Buffer>({
+  description: 'the signed operation as a compact JWS, text: header.payload.signature, each Base64url; EdDSA with the certificate chain in x5c, or RS256 with a legacy key; at most 16 KiB',
+  contentMediaType: 'application/jwt',
+  examples: ['eyJhbGciOiJFZERTQSIsIng1YyI6WyLigKYiXX0.eyJpc3MiOiLigKYiLCJvcGVyYXRpb24iOnsidHlwZSI6Ik1VVEFURV9MT0NLIiwibG9ja2VkIjpmYWxzZX19.c2lnbmF0dXJl'],
+});
+const COMPACT_JWS_JSON = { ...CompactJws, description: `${CompactJws.description}; under a JSON content type the bare token, or the token as a JSON string (compat)` };
+
+/**
  * POST /device/{lockId}/execute. Registered in its own scope whose only parser hands the raw
  * bytes of any content type to the handler: the token's signature covers the exact bytes sent,
  * and clients send it bare under application/json (compat), which the JSON parser would refuse.
@@ -28,6 +40,7 @@ export function executeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         tags: ['locks'],
         summary: 'Carry out a signed operation (compact JWT body): lock/unlock, share, revoke, settings',
         params: LockIdParams,
+        body: { content: { 'application/jwt': { schema: CompactJws }, 'text/plain': { schema: CompactJws }, 'application/json': { schema: COMPACT_JWS_JSON } } },
         response: { 200: Type.Object({}, { description: 'the operation was carried out (for MUTATE_LOCK: confirmed by the lock)' }), ...errorResponses(400, 401, 403, 404, 409, 415, 429, 503, 504) },
       },
       handler: async (request) => {

@@ -19,7 +19,10 @@ export function lockProvisionCommand(print: Print = stdout): Command {
     path: ['lock', 'provision'],
     summary: 'Create an unowned lock; prints its id, registration key and device secret as JSON',
     usage: 'lock provision --name N [--site SITE_ID]',
-    options: { name: { type: 'string' }, site: { type: 'string' } },
+    options: {
+      name: { type: 'string', description: 'the lock\'s name, 1 to 255 characters (required)' },
+      site: { type: 'string', description: 'a site id (from `latchkey site create`) the lock belongs to; default: none' },
+    },
     async run(values) {
       const name = requireString(values, 'name');
       if (name.trim() === '' || name.length > 255) throw new UsageError('--name must be 1 to 255 characters');

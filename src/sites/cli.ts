@@ -30,7 +30,13 @@ export function siteCreateCommand(print: Print = stdout): Command {
     path: ['site', 'create'],
     summary: 'Create a site (a group of locks); prints it as JSON',
     usage: 'site create --name N [--colour #RRGGBB] [--latitude X --longitude Y --radius R]',
-    options: { name: { type: 'string' }, colour: { type: 'string' }, latitude: { type: 'string' }, longitude: { type: 'string' }, radius: { type: 'string' } },
+    options: {
+      name: { type: 'string', description: 'the site\'s name (required)' },
+      colour: { type: 'string', description: 'its colour as #RRGGBB; default: none' },
+      latitude: { type: 'string', description: 'latitude of its centre in degrees, -90 to 90 (with --longitude and --radius)' },
+      longitude: { type: 'string', description: 'longitude of its centre in degrees, -180 to 180 (with --latitude and --radius)' },
+      radius: { type: 'string', description: 'radius around the centre in metres (with --latitude and --longitude)' },
+    },
     async run(values) {
       const input = siteInputFromOptions(values);
       const db = openDatabase(loadConfig().database);

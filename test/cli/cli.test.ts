@@ -50,6 +50,7 @@ describe('latchkey command line', () => {
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /Usage: latchkey serve/);
     assert.match(res.stdout, /migrates the database/i);
+    for (const name of ['PORT', 'DATA_DIR', 'DATABASE_URL', 'MQTT_PORT', 'SMTP_URL', 'LOG_LEVEL']) assert.match(res.stdout, new RegExp(`^  ${name} +\\S.*\\(default: `, 'm'), `${name} not listed`);
   });
 
   it('an unknown command exits 2 naming it', async () => {

@@ -93,4 +93,30 @@ describe('public documents: time, JWKS, OpenAPI, docs', () => {
       }
     }
   });
+
+  it('the OpenAPI document names every path parameter, describes the execute body and the event stream\'s media type', async () => {
+    const doc = (await t.api.get('/openapi.json')).body;
+    const unnamed: string[] = [];
+    for (const [path, item] of Object.entries<Record<string, { parameters?: Array<{ in: string; name: string; required?: boolean }> }>>(doc.paths)) {
+      const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+      for (const [method, operation] of Object.entries(item)) {
+        const declared = (operation.parameters ?? []).filter((p) => p.in === 'path');
+        for (const name of names) if (!declared.some((p) => p.name === name && p.required === true)) unnamed.push(`${method.toUpperCase()} ${path}: {${name}}`);
+        for (const p of declared) if (!names.includes(p.name)) unnamed.push(`${method.toUpperCase()} ${path}: stray ${p.name}`);
+      }
+    }
+    assert.deepEqual(unnamed, []);
+
+    const execute = doc.paths['/device/{lockId}/execute'].post;
+    assert.equal(execute.requestBody?.required, true);
+    assert.deepEqual(Object.keys(execute.requestBody.content).sort(), ['application/json', 'application/jwt', 'text/plain']);
+    for (const media of Object.values<{ schema: { description?: string; contentMediaType?: string } }>(execute.requestBody.content)) {
+      assert.match(media.schema.description ?? '', /compact JWS/);
+      assert.equal(media.schema.contentMediaType, 'application/jwt');
+    }
+
+    const events = doc.paths['/device/events'].get.responses['200'];
+    assert.deepEqual(Object.keys(events.content), ['text/event-stream']);
+    assert.equal(events.content['text/event-stream'].schema.type, 'string');
+  });
 });
