@@ -4,7 +4,7 @@ import { newId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { holdInviteShares } from '../locks/held-shares.js';
+import { holdInviteShares, revokeDiscardedInvite } from '../locks/held-shares.js';
 import { prepareVerificationEmail } from './emails.js';
 import { createLegacyKey, openLegacyPrivateKey, sealLegacyPrivateKey, type SealedLegacyKey } from './legacy-key.js';
 import { accountWriter } from './live-sessions.js';
@@ -47,7 +47,10 @@ export async function register(ctx: AppContext, input: RegistrationInput): Promi
         await holdInviteShares(ctx, uow, id);
       } else {
         if (existing && !input.force) throw errors.pendingInvite();
-        if (existing) await deleteUser(accountWriter(ctx, uow), existing.id);
+        if (existing) {
+          await revokeDiscardedInvite(ctx, uow, existing.id, id);
+          await deleteUser(accountWriter(ctx, uow), existing.id);
+        }
         await insertUser(uow.db, newUserRow(id, input, passwordHash, legacyKey, now));
       }
       const session = await openSession(ctx, uow.db, id);

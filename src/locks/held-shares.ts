@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { Executor, UnitOfWork } from '../db/transaction.js';
 import { configChanged } from './config-changes.js';
@@ -20,17 +21,43 @@ async function lockTheLocks(uow: UnitOfWork, lockIds: readonly string[]): Promis
   await uow.db.selectFrom('locks').select('id').where('id', 'in', [...lockIds]).orderBy('id').forUpdate().execute();
 }
 
-/** Moves the user's shares aside; each lock's config loses them. */
+/**
+ * Audits a move of the user's access on each lock as the removal or share it amounts to (issue 15:
+ * everything that moves access is audited), and has each lock's config follow.
+ */
+async function accessMoved(ctx: AppContext, uow: UnitOfWork, lockIds: readonly string[], move: { type: 'LOCK_REVOKED' | 'LOCK_SHARED'; actorUserId: string; subjectUserId: string; message: string }): Promise<void> {
+  for (const lockId of lockIds) {
+    await recordAudit(ctx, uow, { lockId, ...move });
+    await configChanged(ctx, uow, lockId);
+  }
+}
+
+/** Moves the user's shares aside (LOCK_REVOKED on each lock, by the registrant); each lock's config loses them. */
 export async function holdInviteShares(ctx: AppContext, uow: UnitOfWork, userId: string): Promise<void> {
   const shared = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', userId).execute();
   await lockTheLocks(uow, shared.map((row) => row.lock_id));
   const rows = await uow.db.deleteFrom('lock_members').where('user_id', '=', userId).returningAll().execute();
   if (rows.length === 0) return;
   await uow.db.insertInto('held_invite_shares').values(rows).execute();
-  for (const row of rows) await configChanged(ctx, uow, row.lock_id);
+  const message = 'invite taken over: access held until the email is verified';
+  await accessMoved(ctx, uow, rows.map((row) => row.lock_id), { type: 'LOCK_REVOKED', actorUserId: userId, subjectUserId: userId, message });
 }
 
-/** Puts the user's held shares back, except on locks they were enrolled in again meanwhile. */
+/**
+ * A pending invite discarded by a registration with `force=true`: its shares end (LOCK_REVOKED
+ * on each lock, by the registrant) before the invite itself is deleted.
+ */
+export async function revokeDiscardedInvite(ctx: AppContext, uow: UnitOfWork, inviteId: string, registrantId: string): Promise<void> {
+  const shared = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', inviteId).execute();
+  const lockIds = shared.map((row) => row.lock_id);
+  await lockTheLocks(uow, lockIds);
+  const removed = await uow.db.deleteFrom('lock_members').where('user_id', '=', inviteId).returning('lock_id').execute();
+  await uow.db.deleteFrom('held_invite_shares').where('user_id', '=', inviteId).execute();
+  const message = 'pending invite discarded by a registration of its email';
+  await accessMoved(ctx, uow, removed.map((row) => row.lock_id), { type: 'LOCK_REVOKED', actorUserId: registrantId, subjectUserId: inviteId, message });
+}
+
+/** Puts the user's held shares back (LOCK_SHARED on each lock, by the user), except on locks they were enrolled in again meanwhile. */
 export async function releaseInviteShares(ctx: AppContext, uow: UnitOfWork, userId: string): Promise<void> {
   const waiting = await uow.db.selectFrom('held_invite_shares').select('lock_id').where('user_id', '=', userId).execute();
   if (waiting.length === 0) return;
@@ -41,7 +68,8 @@ export async function releaseInviteShares(ctx: AppContext, uow: UnitOfWork, user
   const restored = held.filter((row) => !already.has(row.lock_id));
   if (restored.length === 0) return;
   await uow.db.insertInto('lock_members').values(restored).execute();
-  for (const row of restored) await configChanged(ctx, uow, row.lock_id);
+  const message = 'invite accepted: email verified';
+  await accessMoved(ctx, uow, restored.map((row) => row.lock_id), { type: 'LOCK_SHARED', actorUserId: userId, subjectUserId: userId, message });
 }
 
 /** Drops the held shares of these users on the lock (all of its held shares without users); the users whose share was dropped. */

@@ -104,6 +104,35 @@ describe('GET|POST /share/invite/{email}', () => {
     assert.deepEqual(devices.map((d) => d.id), [lock.id]);
   });
 
+  it('audits every move of an invite\'s access: taken over (held), released on verification, discarded with force', async () => {
+    const trail = async (lockId: string) =>
+      (await t.service.ctx.db.kysely.selectFrom('audit_entries').select(['type', 'actor_user_id', 'subject_user_id', 'message']).where('lock_id', '=', lockId).orderBy('seq').execute()).slice(2);
+    const email = uniqueEmail('audited');
+    const { id } = (await t.api.get(`/share/invite/${encodeURIComponent(email)}`, { token: admin.authToken })).body;
+    const lock = await claimLock(t, admin);
+    await shareLock(t, lock.id, admin, id);
+    await t.api.post('/auth/register', { body: { email, password: 'correct horse battery' } });
+    const mail = await sink.waitFor((m) => m.to.includes(email) && m.text.includes('/account/email/verify?code='));
+    const code = /verify\?code=([\w-]+)/.exec(mail.text)![1]!;
+    assert.equal((await t.api.put(`/account/email/verify?code=${code}`)).status, 204);
+    assert.deepEqual(
+      (await trail(lock.id)).map((e) => [e.type, e.actor_user_id, e.subject_user_id]),
+      [['LOCK_REVOKED', id, id], ['LOCK_SHARED', id, id]],
+      'held on take-over, given back on verification',
+    );
+
+    const discarded = uniqueEmail('discarded');
+    const invite = (await t.api.get(`/share/invite/${encodeURIComponent(discarded)}`, { token: admin.authToken })).body;
+    const other = await claimLock(t, admin);
+    await shareLock(t, other.id, admin, invite.id);
+    const forced = await t.api.post('/auth/register?force=true', { version: 2, body: { email: discarded, password: 'correct horse battery' } });
+    assert.equal(forced.status, 200, forced.text);
+    const registrant = decodeJwt(forced.body.authToken).sub;
+    const entries = await trail(other.id);
+    assert.deepEqual(entries.map((e) => [e.type, e.actor_user_id, e.subject_user_id]), [['LOCK_REVOKED', registrant, invite.id]]);
+    assert.match(entries[0]!.message, /discarded/);
+  });
+
   it('drops held shares when the admin revokes the invitee before they verify', async () => {
     const email = uniqueEmail('held-revoked');
     const { id } = (await t.api.get(`/share/invite/${encodeURIComponent(email)}`, { token: admin.authToken })).body;
