@@ -47,3 +47,19 @@ export async function auditingRefusals<T>(ctx: AppContext, facts: RefusalFacts, 
     throw err;
   }
 }
+
+/**
+ * What an operation whose token was refused before it could be trusted (a signature that does not
+ * verify, another member's token, an expired one) tried to do, read from its unverified payload
+ * only to name the entry: a lock or unlock, a share or a revocation; undefined for settings
+ * (no audit type) and for payloads that name no known operation. Nothing else of it is kept.
+ */
+export function attemptedType(payload: Record<string, unknown>): AuditType | undefined {
+  const operation = payload.operation as { type?: unknown; locked?: unknown } | null | undefined;
+  switch (operation?.type) {
+    case 'MUTATE_LOCK': return operation.locked === true ? 'DOOR_LOCK' : 'DOOR_UNLOCK';
+    case 'ADD_USER': return 'LOCK_SHARED';
+    case 'REMOVE_USER': return 'LOCK_REVOKED';
+    default: return undefined;
+  }
+}

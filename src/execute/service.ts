@@ -2,12 +2,13 @@ import type { KeyObject } from 'node:crypto';
 import type { Caller } from '../accounts/caller.js';
 import { findUserById } from '../accounts/queries.js';
 import type { AppContext } from '../context.js';
-import { errors } from '../errors/catalogue.js';
+import { errors, isAppError } from '../errors/catalogue.js';
 import { loadLockForMember } from '../locks/queries.js';
 import { extractCompactJws } from './body.js';
 import { checkOperationClaims, replayKey } from './claims.js';
 import type { VerifiedOperation } from './context.js';
 import { mutateLock } from './mutate-lock.js';
+import { attemptedType, auditRefusal } from './refusals.js';
 import { pruneUsedTokens, shouldPrune } from './replay.js';
 import { addUser, mutateSetting, removeUsers } from './store-forward.js';
 import {
@@ -43,6 +44,23 @@ async function legacyKeyFor(ctx: AppContext, caller: Caller, decoded: DecodedOpe
   return (stored && readKey(stored)) || undefined;
 }
 
+/**
+ * Runs the token's checks; a 401 or 403 from them, a member's token refused (a signature that does
+ * not verify, another member's token, an expired one), is audited as a rejected attempt by the
+ * caller (decisions §4; issue 15). Floods are bounded by the execute limits counted before.
+ */
+async function auditingUntrusted<T>(ctx: AppContext, attempt: { lockId: string; caller: Caller; payload: Record<string, unknown> }, checks: () => Promise<T>): Promise<T> {
+  try {
+    return await checks();
+  } catch (err) {
+    const type = attemptedType(attempt.payload);
+    if (type && isAppError(err) && (err.status === 401 || err.status === 403)) {
+      await auditRefusal(ctx, { lockId: attempt.lockId, type, actorUserId: attempt.caller.userId }, err.message);
+    }
+    throw err;
+  }
+}
+
 export async function executeOperation(ctx: AppContext, request: ExecuteRequest, readLegacyKey: LegacyKeyReader = parseLegacyPublicKey): Promise<void> {
   const { caller, lockId } = request;
   const { executePerUser, executePerLock } = ctx.limits;
@@ -56,8 +74,10 @@ export async function executeOperation(ctx: AppContext, request: ExecuteRequest,
   const compact = extractCompactJws(request.body, request.contentType);
   const decoded = decodeOperationToken(compact);
   const now = ctx.now();
-  await verifyOperationSignature(decoded, { legacyPublicKey: await legacyKeyFor(ctx, caller, decoded, readLegacyKey), trustedRoot: ctx.pki.anchor, now });
-  const claims = checkOperationClaims(decoded.payload, { lockId, callerUserId: caller.userId, now });
+  const claims = await auditingUntrusted(ctx, { lockId, caller, payload: decoded.payload }, async () => {
+    await verifyOperationSignature(decoded, { legacyPublicKey: await legacyKeyFor(ctx, caller, decoded, readLegacyKey), trustedRoot: ctx.pki.anchor, now });
+    return checkOperationClaims(decoded.payload, { lockId, callerUserId: caller.userId, now });
+  });
   const op: VerifiedOperation = { caller, lock, claims, compact, replayKey: replayKey(decoded.payload, compact, claims.iss), callerIp: request.callerIp, now };
 
   if (shouldPrune()) await pruneUsedTokens(ctx.db.kysely, now);

@@ -103,6 +103,28 @@ describe('execute: refusals', () => {
     assert.equal((await execute(t, admin, lock.id, tampered)).status, 401);
   });
 
+  it("audits a member's refused tokens as rejected attempts: a signature that does not verify, another member's token, an expired leaf", async () => {
+    const fresh = await freshLock();
+    const borrowed = signOperation({ key: member.key, certificateChain: member.certificateChain, userId: admin.userId, lockId: fresh.id, operation: unlock });
+    assert.equal((await execute(t, admin, fresh.id, borrowed)).status, 401);
+    assert.equal((await execute(t, admin, fresh.id, signed(member, fresh.id, { type: 'MUTATE_LOCK', locked: true }))).status, 403);
+    const genuine = signed(member, fresh.id, { type: 'REMOVE_USER', users: [admin.userId] });
+    const [h, , sig] = genuine.split('.');
+    const tampered = `${h}.${Buffer.from(JSON.stringify(claimsFor(member.userId, fresh.id, { type: 'ADD_USER', user: member.userId, publicKey: member.publicKey, role: 'ADMIN' }))).toString('base64url')}.${sig}`;
+    assert.equal((await execute(t, member, fresh.id, tampered)).status, 401);
+    assert.equal((await execute(t, member, fresh.id, 'not a token')).status, 400, 'an unreadable body names no attempt');
+    const refused = (await auditOf(t, fresh.id)).filter((e) => e.rejected === 1);
+    assert.deepEqual(
+      refused.map((e) => [e.type, e.actor_user_id, e.subject_user_id]),
+      [['DOOR_UNLOCK', admin.userId, null], ['DOOR_LOCK', admin.userId, null], ['LOCK_SHARED', member.userId, null]],
+    );
+    assert.deepEqual(refused.map((e) => e.message), [
+      'unlock refused: certificate does not belong to iss',
+      'lock refused: iss must be the authenticated user',
+      'share refused: signature invalid',
+    ]);
+  });
+
   it('checks claims: lifetime over 60 s for MUTATE_LOCK 400, iss not the caller 403, sub another lock 400, malformed 400', async () => {
     assert.equal((await execute(t, admin, lock.id, signed(admin, lock.id, unlock, { lifetimeSeconds: 120 }))).status, 400);
     assert.equal((await execute(t, admin, lock.id, signed(member, lock.id, settingDuration(12)))).status, 403);
