@@ -25,6 +25,7 @@ export interface RateLimits {
   authPerIp: RateLimit;
   requestsPerCaller: RateLimit;
   verificationPerUser: RateLimit;
+  invitationsPerUser: RateLimit;
   executePerUser: RateLimit;
   executePerLock: RateLimit;
 }
@@ -110,6 +111,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis }),
       requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis }),
       verificationPerUser: createRateLimit({ name: 'verify', ...l.verificationPerUser, redis }),
+      invitationsPerUser: createRateLimit({ name: 'invite', ...l.invitationsPerUser, redis }),
       executePerUser: createRateLimit({ name: 'execute-user', ...l.executePerUser, redis }),
       executePerLock: createRateLimit({ name: 'execute-lock', ...l.executePerLock, redis }),
     };

@@ -51,6 +51,8 @@ export interface RateLimitConfig {
   reportsPerLock: { points: number; durationSeconds: number };
   /** Verification messages a user may ask for per hour. */
   verificationPerUser: { points: number; durationSeconds: number };
+  /** Invitation emails (new invitees) one user may cause per day. */
+  invitationsPerUser: { points: number; durationSeconds: number };
   /** Requests to authentication endpoints per IP. */
   authPerIp: { points: number; durationSeconds: number };
   /** Every request per caller (token or IP). */
@@ -216,6 +218,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       },
       // Verification messages (email, SMS) a user may ask for in an hour: each one costs a message.
       verificationPerUser: { points: integer(env, 'RATE_VERIFY_PER_USER', 10, 1, 1_000_000), durationSeconds: 3600 },
+      // Each new invitee is an email to an address nobody proved: an admin's day of sharing, not a mailing.
+      invitationsPerUser: { points: integer(env, 'RATE_INVITES_PER_USER', 50, 1, 1_000_000), durationSeconds: 24 * 3600 },
       authPerIp: { points: integer(env, 'RATE_AUTH_PER_IP', 300, 1, 10_000_000), durationSeconds: 60 },
       requestsPerCaller: { points: integer(env, 'RATE_REQUESTS_PER_CALLER', 100_000, 1, 100_000_000), durationSeconds: 60 },
       // 10 a second for a minute is far beyond a person or a home automation, yet stops a client

@@ -42,6 +42,8 @@ async function withPublicKey(ctx: AppContext, user: UserRow): Promise<PublicKeyR
 }
 
 async function createInvitee(ctx: AppContext, caller: Caller, email: string): Promise<PublicKeyResult> {
+  // Counted before the invitee exists: an admin cannot mail the world one address at a time.
+  await ctx.limits.invitationsPerUser.consume(caller.userId);
   const id = newId();
   const key = await createLegacyKey(ctx, id);
   const address = email.trim();
