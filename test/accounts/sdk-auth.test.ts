@@ -92,6 +92,24 @@ describe('auth as the SDK calls it (CERT_CHECK=new-key)', () => {
   });
 });
 
+describe('the OpenAPI document shows the new routes and shapes', () => {
+  const t = useService();
+
+  it('lists DELETE /account, the password reset pair, verify answering {method}, registration ephemeralKey and the v2 directory answer', async () => {
+    const doc = (await t.api.get('/openapi.json')).body;
+    const paths = doc.paths;
+    assert.ok(paths['/account'].delete?.responses['204']);
+    assert.ok(paths['/account/password/reset/initialize'].post?.responses['204']);
+    assert.ok(paths['/account/password/reset/verify'].post?.responses['204']);
+    const verify = JSON.stringify(paths['/auth/certificate/verify'].post.responses['200']);
+    assert.match(verify, /"method"/);
+    assert.match(JSON.stringify(paths['/auth/register'].post.requestBody), /"ephemeralKey"/);
+    const directory = JSON.stringify(paths['/directory/query'].post.responses['200']);
+    assert.match(directory, /"foreignKey"/);
+    assert.match(directory, /"phone"/);
+  });
+});
+
 describe('a registration key under CERT_CHECK=always', () => {
   const t = useService({ env: { CERT_CHECK: 'always' }, withMail: true });
 
