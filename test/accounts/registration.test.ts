@@ -50,11 +50,12 @@ describe('registration', () => {
     assertLegacyKeyPair(res.body.publicKey, res.body.privateKey);
   });
 
-  it('v3 returns the tokens only, and the account has no key yet', async () => {
+  it('v3 returns the tokens only; the key is made at the first GET /account (the SDK requires it)', async () => {
     const res = await t.api.post('/auth/register', { version: 3, body: { email: uniqueEmail('reg-v3'), password } });
     assertTokenPair(res, false);
     const account = await t.api.get('/account', { token: res.body.authToken });
-    assert.equal(account.body.publicKey, null);
+    assert.equal(typeof account.body.publicKey, 'string');
+    assert.equal((await t.api.get('/account', { token: res.body.authToken })).body.publicKey, account.body.publicKey, 'made once');
     assert.equal(account.body.displayName, null);
   });
 

@@ -39,6 +39,13 @@ describe('auth as the SDK calls it (CERT_CHECK=new-key)', () => {
     for (const [claim, value] of Object.entries(decodeJwt(authToken))) assert.ok(!Array.isArray(value), `${claim} is an array`);
   });
 
+  it('GET /account after a v3 registration decodes into BasicUserDetailsResponse (publicKey required)', async () => {
+    const { authToken } = await sdkRegister(t, null);
+    const res = await sdkRequest(t.api, 'GET', '/account', { token: authToken });
+    assert.equal(res.status, 200);
+    assertSdkModel(res.body, SDK_MODELS.BasicUserDetailsResponse);
+  });
+
   it('a key given at registration is certified without a secondary check; another key still needs one', async () => {
     const key = sdkKeyPair();
     const { authToken } = await sdkRegister(t, key.publicKeyBase64);
