@@ -33,9 +33,12 @@ describe('auth as the SDK calls it (CERT_CHECK=new-key)', () => {
   it("the auth token's aud is one string, the base URL: the SDK reads every claim as a scalar", async () => {
     const { authToken, refreshToken } = await sdkRegister(t, null);
     assert.equal(decodeJwt(authToken).aud, TEST_BASE_URL);
-    const refreshed = await sdkRequest(t.api, 'POST', '/auth/token/refresh', { token: refreshToken });
+    const refreshed = await sdkRequest(t.api, 'POST', '/auth/token/refresh', { token: refreshToken, jsonHeaderOnly: true });
     assert.equal(refreshed.status, 200, refreshed.text);
+    assertSdkModel(refreshed.body, SDK_MODELS.BasicTokenResponse);
     assert.equal(decodeJwt(refreshed.body.authToken).aud, TEST_BASE_URL);
+    const logout = await sdkRequest(t.api, 'POST', '/auth/token/destroy', { token: refreshed.body.authToken, jsonHeaderOnly: true });
+    assert.equal(logout.status, 204, logout.text);
     for (const [claim, value] of Object.entries(decodeJwt(authToken))) assert.ok(!Array.isArray(value), `${claim} is an array`);
   });
 

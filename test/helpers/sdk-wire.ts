@@ -30,6 +30,8 @@ export interface SdkRequestOptions {
   /** The body object, written exactly as given (nulls included) in compact JSON. */
   body?: unknown;
   version?: number;
+  /** `addRequestHeaders()` without a body (refresh, logout): `Content-Type: application/json` and an empty body. */
+  jsonHeaderOnly?: boolean;
 }
 
 /** Sends one request with the SDK's headers and body encoding. */
@@ -39,6 +41,7 @@ export function sdkRequest<T = any>(api: Api, method: string, path: string, opti
     token: options.token,
     headers,
     ...(options.body !== undefined ? { rawBody: JSON.stringify(options.body), contentType: 'application/json' } : {}),
+    ...(options.body === undefined && options.jsonHeaderOnly ? { rawBody: '', contentType: 'application/json' } : {}),
   });
 }
 
