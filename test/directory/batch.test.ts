@@ -45,6 +45,15 @@ describe('POST /directory/query v2: batch lookup as the SDK sends it', () => {
     assert.deepEqual((await batch(t.user.authToken, batchBody({ telephone: [telephone] }))).body, []);
   });
 
+  it('reads the Accept list however the HTTP engine joins the two values', async () => {
+    const a = await createUser(t.api);
+    for (const accept of ['application/vnd.doordeck.api-v2+json,application/json', 'application/vnd.doordeck.api-v2+json, application/json']) {
+      const res = await t.api.post('/directory/query', { token: t.user.authToken, headers: { accept }, rawBody: JSON.stringify(batchBody({ email: [a.email] })), contentType: 'application/json' });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.map((u: { id: string }) => u.id), [a.userId]);
+    }
+  });
+
   it('nothing found is an empty list, not a 404', async () => {
     const res = await batch(t.user.authToken, batchBody({ email: [uniqueEmail('none')] }));
     assert.equal(res.status, 200);
