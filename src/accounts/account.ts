@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { hashPassword, verifyPassword } from '../crypto/passwords.js';
 import { sha256Hex } from '../crypto/random.js';
@@ -6,13 +7,25 @@ import { errors } from '../errors/catalogue.js';
 import { releaseInviteShares } from '../locks/held-shares.js';
 import type { Caller } from './caller.js';
 import { prepareVerificationEmail } from './emails.js';
+import { ensureLegacyPublicKey } from './legacy-key.js';
 import { accountWriter } from './live-sessions.js';
+import { presentCallerAccount } from './presenters.js';
 import { consumeEmailVerification, findUserById, revokeOtherSessions, updateUser, type UserRow } from './queries.js';
+import type { AccountResponse } from './schemas.js';
 
 export async function getAccount(ctx: AppContext, caller: Caller): Promise<UserRow> {
   const user = await findUserById(ctx.db.kysely, caller.userId);
   if (!user) throw errors.unauthenticated();
   return user;
+}
+
+/**
+ * GET /account for a user without a legacy key yet (registered with v3, or an application's
+ * user): the SDK's BasicUserDetailsResponse requires `publicKey`, so the key is made now, once.
+ */
+export async function accountWithLegacyKey(ctx: AppContext, caller: Caller): Promise<Static<typeof AccountResponse>> {
+  const publicKey = await ensureLegacyPublicKey(ctx, { id: caller.userId, public_key: caller.publicKey });
+  return { ...presentCallerAccount(caller), publicKey };
 }
 
 export async function updateDisplayName(ctx: AppContext, caller: Caller, displayName: string): Promise<void> {

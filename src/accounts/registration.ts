@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { hashPassword } from '../crypto/passwords.js';
-import { newId } from '../crypto/random.js';
+import { newPublicId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
@@ -8,6 +8,7 @@ import { holdInviteShares, revokeDiscardedInvite } from '../locks/held-shares.js
 import { prepareVerificationEmail } from './emails.js';
 import { createLegacyKey, openLegacyPrivateKey, sealLegacyPrivateKey, type SealedLegacyKey } from './legacy-key.js';
 import { accountWriter } from './live-sessions.js';
+import { registrationKeyOf, rememberRegistrationKey } from './registration-key.js';
 import { DIRECT_NAMESPACE, deleteUser, findUserByEmail, findUserById, insertUser, normaliseEmail, updateUser, type AccountWriter, type UserRow } from './queries.js';
 import { issueTokenPair, openSession, type TokenPair } from './sessions.js';
 
@@ -18,6 +19,8 @@ export interface RegistrationInput {
   /** 1, 2 or 3: v1 takes over a pending invite, v2/v3 refuse it unless `force`; v3 makes no key. */
   version: 1 | 2 | 3;
   force: boolean;
+  /** An Ed25519 public key (Base64) the first certificate request may use without a secondary check. */
+  ephemeralKey?: string | undefined;
 }
 
 export interface Registered extends TokenPair {
@@ -27,7 +30,9 @@ export interface Registered extends TokenPair {
 
 /** Registers a direct user (decisions §2: pending invites, legacy keys, email verification). */
 export async function register(ctx: AppContext, input: RegistrationInput): Promise<Registered> {
-  const userId = newId();
+  const userId = newPublicId();
+  // Read before any work: a malformed key is a 400 and nothing is written.
+  const registrationKey = input.ephemeralKey === undefined ? null : registrationKeyOf(input.ephemeralKey);
   const [passwordHash, legacyKey] = await Promise.all([
     hashPassword(input.password),
     input.version < 3 ? createLegacyKey(ctx, userId) : Promise.resolve(null),
@@ -53,6 +58,7 @@ export async function register(ctx: AppContext, input: RegistrationInput): Promi
         }
         await insertUser(uow.db, newUserRow(id, input, passwordHash, legacyKey, now));
       }
+      if (registrationKey !== null) await rememberRegistrationKey(uow.db, id, registrationKey, now);
       const session = await openSession(ctx, uow.db, id);
       const sendEmail = await prepareVerificationEmail(ctx, uow.db, { id, namespace: DIRECT_NAMESPACE, email: input.email.trim(), displayName: input.displayName ?? null });
       uow.onCommit(sendEmail);

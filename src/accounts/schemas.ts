@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { UUID_PATTERN } from '../crypto/random.js';
 
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 export const Password = Type.String({ minLength: 8, maxLength: 1024 });
@@ -8,7 +9,14 @@ export const Credentials = Type.Object({ email: Email, password: Type.String({ m
 export type Credentials = Static<typeof Credentials>;
 
 // A null displayName is taken as absent: clients that serialise unset fields as null send it.
-export const Registration = Type.Object({ email: Email, password: Password, displayName: Type.Optional(Type.Union([DisplayName, Type.Null()])) });
+export const Registration = Type.Object({
+  email: Email,
+  password: Password,
+  displayName: Type.Optional(Type.Union([DisplayName, Type.Null()])),
+  ephemeralKey: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1024, description: 'Ed25519 public key (Base64, raw or DER): the first POST /auth/certificate with it needs no secondary check' }),
+  ),
+});
 export type Registration = Static<typeof Registration>;
 
 /** A boolean as HTTP clients write one in a query: true/false in any case (Python sends True), or 1/0. */
@@ -37,4 +45,11 @@ export const AccountResponse = Type.Object({
 export const AccountUpdate = Type.Object({ displayName: DisplayName });
 export const PasswordChange = Type.Object({ oldPassword: Type.String({ minLength: 1, maxLength: 1024 }), newPassword: Password });
 export const VerifyQuery = Type.Object({ code: Type.String({ minLength: 1, maxLength: 256 }) });
+
+export const PasswordResetStart = Type.Object({ email: Email });
+export const PasswordResetFinish = Type.Object({
+  userId: Type.String({ pattern: UUID_PATTERN, description: 'the user id the reset email names' }),
+  token: Type.String({ minLength: 1, maxLength: 256, description: 'the token the reset email carries' }),
+  password: Password,
+});
 

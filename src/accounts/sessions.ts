@@ -13,11 +13,12 @@ export interface TokenPair {
 }
 
 /** Opens a session for `user` on `db` (inside the caller's transaction). */
-export async function openSession(ctx: AppContext, db: Executor, userId: string): Promise<{ sessionId: string; refreshId: string }> {
+export async function openSession(ctx: AppContext, db: Executor, userId: string): Promise<{ sessionId: string; refreshId: string; authTime: number }> {
   const now = ctx.now();
   const session = { id: newId(), user_id: userId, created: now, expires_at: now + ctx.config.tokens.refreshTtlSeconds, revoked_at: null, refresh_id: newId() };
   await insertSession(db, session);
-  return { sessionId: session.id, refreshId: session.refresh_id };
+  // The session's start is the authentication time, so a refresh (which reads it back) names the same second.
+  return { sessionId: session.id, refreshId: session.refresh_id, authTime: now };
 }
 
 export async function issueTokenPair(ctx: AppContext, user: UserRow, session: { sessionId: string; refreshId: string; authTime?: number }): Promise<TokenPair> {

@@ -60,12 +60,31 @@ export interface SealedSecretsTable {
   created: number;
 }
 
+/** POST /account/password/reset/initialize: one row per token sent, deleted when used. */
+export interface PasswordResetTokensTable {
+  /** SHA-256 hex of the emailed token. */
+  token_hash: string;
+  user_id: string;
+  created: number;
+  expires_at: number;
+}
+
+/** The ephemeral key given at registration: the first certificate request with it needs no check. */
+export interface RegistrationKeysTable {
+  user_id: string;
+  /** Raw 32-byte Ed25519 key, standard Base64 (as verified_keys stores keys). */
+  key: string;
+  created: number;
+}
+
 export interface AccountTables {
   users: UsersTable;
   sessions: SessionsTable;
   email_verifications: EmailVerificationsTable;
   service_keys: ServiceKeysTable;
   sealed_secrets: SealedSecretsTable;
+  password_reset_tokens: PasswordResetTokensTable;
+  registration_keys: RegistrationKeysTable;
 }
 
 export type { Generated };

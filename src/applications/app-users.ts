@@ -4,7 +4,7 @@ import { accountWriter } from '../accounts/live-sessions.js';
 import { findUserByEmail, insertUser, normaliseEmail, updateUser, type AccountWriter, type UserRow } from '../accounts/queries.js';
 import type { UsersTable } from '../accounts/tables.js';
 import type { AppContext } from '../context.js';
-import { newId } from '../crypto/random.js';
+import { newPublicId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction, type Executor } from '../db/transaction.js';
 import type { IdentityClaims } from './token-claims.js';
@@ -60,7 +60,7 @@ export async function ensureApplicationUser(ctx: AppContext, applicationId: stri
         await updateUser(writer, invite.id, { external_id: claims.sub, orphan: 0, updated: ctx.now() });
         return syncUser(ctx, writer, { ...invite, external_id: claims.sub, orphan: 0 }, applicationId, claims);
       }
-      const id = newId();
+      const id = newPublicId();
       const now = ctx.now();
       await insertUser(db, {
         id,

@@ -73,7 +73,11 @@ export const ApplicationParams = Type.Object({ applicationId: Type.String({ minL
 export const AuthKeyParams = Type.Object({ applicationId: Type.String({ minLength: 1, maxLength: 64 }), kid: Type.String({ minLength: 1, maxLength: 255 }) });
 
 /** A JWK: checked member by member in auth-keys.ts, so the schema only bounds its shape. */
-export const AuthKeyBody = Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 32 });
+// `alg` and `use` are named so that the tolerant reader (src/http/tolerant-body.ts) takes the SDK's `"alg": null` as absent.
+export const AuthKeyBody = Type.Object(
+  { alg: Type.Optional(Type.String({ maxLength: 64 })), use: Type.Optional(Type.String({ maxLength: 64 })) },
+  { additionalProperties: Type.Unknown(), propertyNames: { maxLength: 64 }, maxProperties: 32 },
+);
 
 export const UrlBody = Type.Object({ url: Url });
 

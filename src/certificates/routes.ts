@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { errorResponses, NoContent } from '../http/schemas.js';
-import { CertificateRequest, CertificateResponse, CheckRequest, VerifyQuery } from './schemas.js';
+import { errorResponses } from '../http/schemas.js';
+import { CertificateRequest, CertificateResponse, CheckRequest, VerificationStarted, VerifyQuery } from './schemas.js';
 import { checkVerification, requestCertificate, startVerification } from './service.js';
 
 /** POST /auth/certificate, …/verify and …/check: certificates for ephemeral keys (decisions §3). */
@@ -23,12 +23,9 @@ export function certificateRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         summary: 'Send a 6-digit code (valid 5 minutes) for the secondary check of an ephemeral key',
         body: CertificateRequest,
         querystring: VerifyQuery,
-        response: { 204: NoContent, ...errorResponses(400, 401, 429) },
+        response: { 200: VerificationStarted, ...errorResponses(400, 401, 429) },
       },
-      handler: async (request, reply) => {
-        await startVerification(ctx, request.caller, request.body.ephemeralKey, request.query.method);
-        return reply.code(204).send(null);
-      },
+      handler: async (request) => startVerification(ctx, request.caller, request.body.ephemeralKey, request.query.method),
     });
 
     app.post('/auth/certificate/check', {

@@ -7,6 +7,7 @@ import { issueLeafCertificate } from '../crypto/pki.js';
 import { newId, newNumericCode } from '../crypto/random.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
+import { takeRegistrationKey } from '../accounts/registration-key.js';
 import { chooseRecipient, sendVerificationCode, type VerificationMethod } from './delivery.js';
 import {
   deleteDeadVerifications, deleteVerification, insertVerification, isKeyVerified, markKeyVerified, pendingVerifications, takeAttempt,
@@ -49,15 +50,17 @@ export async function requestCertificate(ctx: AppContext, caller: Caller, epheme
   const { key, raw } = readKey(ephemeralKey);
   const policy = ctx.config.certCheck;
   const needsCheck = policy === 'always' || (policy === 'new-key' && !(await isKeyVerified(ctx.db.kysely, caller.userId, raw)));
-  if (needsCheck) throw errors.secondaryCheckRequired();
+  if (needsCheck && !(await takeRegistrationKey(ctx.db.kysely, caller.userId, raw))) throw errors.secondaryCheckRequired();
+  // The key given at registration counts as verified from its first use (docs/decisions.md).
+  if (needsCheck && policy === 'new-key') await markKeyVerified(ctx.db.kysely, caller.userId, raw, ctx.now());
   return issue(ctx, caller.userId, key);
 }
 
 /**
  * POST /auth/certificate/verify: stores a new code for the key (sealed; five minutes) and sends
- * it. 400 no address for the channel; 429 when the user already has three checks open.
+ * it; answers the channel used. 400 no address for the channel; 429 when the user already has three checks open.
  */
-export async function startVerification(ctx: AppContext, caller: Caller, ephemeralKey: string, method: VerificationMethod | undefined): Promise<void> {
+export async function startVerification(ctx: AppContext, caller: Caller, ephemeralKey: string, method: VerificationMethod | undefined): Promise<{ method: VerificationMethod }> {
   const { raw } = readKey(ephemeralKey);
   await ctx.limits.verificationPerUser.consume(caller.userId);
   const code = newNumericCode(CODE_DIGITS);
@@ -89,6 +92,7 @@ export async function startVerification(ctx: AppContext, caller: Caller, ephemer
     ctx.logger.error({ err, method: recipient.method }, 'verification code could not be sent');
     throw errors.internal();
   }
+  return { method: recipient.method };
 }
 
 const sealContext = (id: string) => `certificate-verification:${id}`;

@@ -1,7 +1,16 @@
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 
 /**
- * UUID version 7: time-ordered, so new rows land at the end of indexes. The random part comes
+ * The id of a user, lock or site, as clients see it: a UUID version 4. The legacy JavaScript SDK
+ * refuses to look up a user id whose version is not 1–5, so the public ids cannot be version 7;
+ * nothing orders by them (lists order by a `created` column, docs/decisions.md).
+ */
+export function newPublicId(): string {
+  return randomUUID();
+}
+
+/**
+ * Internal ids (sessions, audit entries, keys, codes): UUID version 7, time-ordered, so new rows land at the end of indexes. The random part comes
  * from a version 4 UUID (RFC 9562 variant bits already set), which Node draws from a buffered
  * CSPRNG pool: a fresh randomBytes(16) per id cost a synchronous crypto job each time.
  */

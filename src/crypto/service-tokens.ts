@@ -83,7 +83,8 @@ export class ServiceTokens {
     return new SignJWT(claims)
       .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: TOKEN_TYPES[kind] })
       .setIssuer(this.options.baseUrl)
-      .setAudience([this.options.baseUrl])
+      // One string, not an array: the SDK reads every claim as a scalar (docs/decisions.md).
+      .setAudience(this.options.baseUrl)
       .setSubject(userId)
       .setIssuedAt(iat)
       .setExpirationTime(exp)

@@ -1,20 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ThirdPartyTokens } from '../applications/third-party-tokens.js';
 import type { AppContext } from '../context.js';
+import { pickVersion } from '../http/negotiation.js';
 import { errorResponses } from '../http/schemas.js';
-import { DirectoryQuery, DirectoryResult } from './schemas.js';
-import { queryDirectory } from './service.js';
+import { DirectoryAnswer, DirectoryQuery } from './schemas.js';
+import { queryDirectory, queryDirectoryBatch } from './service.js';
 
 export function directoryRoutes(ctx: AppContext, tokens: ThirdPartyTokens): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post('/directory/query', {
       schema: {
         tags: ['directory'],
-        summary: "Find a user of the caller's application by exactly one key",
+        summary: "Find users of the caller's application: v1 one user by exactly one key; v2 (Accept …api-v2+json) up to 25 by lists of keys",
         body: DirectoryQuery,
-        response: { 200: DirectoryResult, ...errorResponses(400, 401, 404) },
+        response: { 200: DirectoryAnswer, ...errorResponses(400, 401, 404, 406) },
       },
-      handler: async (request) => queryDirectory(ctx, request.caller, request.body, tokens),
+      handler: async (request) =>
+        pickVersion(request.apiVersion, [1, 2] as const) === 2
+          ? queryDirectoryBatch(ctx, request.caller, request.body)
+          : queryDirectory(ctx, request.caller, request.body, tokens),
     });
   };
 }

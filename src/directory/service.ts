@@ -4,19 +4,31 @@ import { ensureLegacyPublicKey } from '../accounts/legacy-key.js';
 import type { UserRow } from '../accounts/queries.js';
 import type { ThirdPartyTokens } from '../applications/third-party-tokens.js';
 import type { AppContext } from '../context.js';
+import type { Executor } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { userFromIdentity } from './identity.js';
 import { findByEmail, findByForeignKey, findByLocalKey, findByTelephone } from './lookups.js';
-import type { DirectoryQuery } from './schemas.js';
+import { MAX_BATCH_KEYS, type BatchDirectoryResult, type DirectoryQuery } from './schemas.js';
 
 type Query = Static<typeof DirectoryQuery>;
+type LookupKind = 'email' | 'telephone' | 'localKey' | 'foreignKey';
+const LOOKUP_KINDS: readonly LookupKind[] = ['email', 'telephone', 'localKey', 'foreignKey'];
+
+const LOOKUPS: Record<LookupKind, (db: Executor, namespace: string, value: string) => Promise<UserRow | undefined>> = {
+  email: findByEmail,
+  telephone: findByTelephone,
+  localKey: findByLocalKey,
+  foreignKey: findByForeignKey,
+};
 
 /** Exactly one key per query (spec: directory rule 4); zero or several is 400. */
-export function singleKey(query: Query): { [K in keyof Query]-?: { kind: K; value: NonNullable<Query[K]> } }[keyof Query] {
+export function singleKey(query: Query): { kind: LookupKind | 'identity'; value: string } {
   const present = (Object.keys(query) as Array<keyof Query>).filter((k) => query[k] !== undefined);
   if (present.length !== 1) throw errors.validation('exactly one of email, telephone, localKey, foreignKey or identity is required');
   const kind = present[0]!;
-  return { kind, value: query[kind]! } as ReturnType<typeof singleKey>;
+  const value = query[kind];
+  if (typeof value !== 'string') throw errors.validation(`${kind} must be a string (a list needs Accept: application/vnd.doordeck.api-v2+json)`);
+  return { kind, value };
 }
 
 /**
@@ -26,26 +38,43 @@ export function singleKey(query: Query): { [K in keyof Query]-?: { kind: K; valu
  */
 export async function queryDirectory(ctx: AppContext, caller: Caller, query: Query, tokens: ThirdPartyTokens): Promise<{ id: string; publicKey: string }> {
   const key = singleKey(query);
-  const db = ctx.db.kysely;
-  let user: UserRow | undefined;
-  switch (key.kind) {
-    case 'email':
-      user = await findByEmail(db, caller.namespace, key.value);
-      break;
-    case 'telephone':
-      user = await findByTelephone(db, caller.namespace, key.value);
-      break;
-    case 'localKey':
-      user = await findByLocalKey(db, caller.namespace, key.value);
-      break;
-    case 'foreignKey':
-      user = await findByForeignKey(db, caller.namespace, key.value);
-      break;
-    case 'identity':
-      user = await userFromIdentity(ctx, caller, key.value, tokens);
-      break;
-  }
+  const user = key.kind === 'identity' ? await userFromIdentity(ctx, caller, key.value, tokens) : await LOOKUPS[key.kind](ctx.db.kysely, caller.namespace, key.value);
   if (!user) throw errors.notFound('user');
   return { id: user.id, publicKey: await ensureLegacyPublicKey(ctx, user) };
 }
 
+/** The values of a v2 query, key by key in a fixed order; a single string counts as a list of one. */
+function batchValues(query: Query): Array<{ kind: LookupKind; value: string }> {
+  if (query.identity !== undefined) throw errors.validation('identity is not a batch key: ask for it with a v1 query');
+  const values = LOOKUP_KINDS.flatMap((kind) => {
+    const given = query[kind];
+    const list = given === undefined ? [] : typeof given === 'string' ? [given] : given;
+    return list.map((value) => ({ kind, value }));
+  });
+  if (values.length === 0) throw errors.validation('at least one of email, telephone, localKey or foreignKey is required');
+  if (values.length > MAX_BATCH_KEYS) throw errors.validation(`at most ${MAX_BATCH_KEYS} values in all`);
+  return values;
+}
+
+/**
+ * v2 (the SDK's batch lookup): the users found in the caller's namespace, each once, in the order
+ * asked; unknown values are left out rather than failing the whole query.
+ */
+export async function queryDirectoryBatch(ctx: AppContext, caller: Caller, query: Query): Promise<Static<typeof BatchDirectoryResult>[]> {
+  const found = new Map<string, UserRow>();
+  for (const { kind, value } of batchValues(query)) {
+    const user = await LOOKUPS[kind](ctx.db.kysely, caller.namespace, value);
+    if (user && !found.has(user.id)) found.set(user.id, user);
+  }
+  const results: Static<typeof BatchDirectoryResult>[] = [];
+  for (const user of found.values()) {
+    results.push({
+      id: user.id,
+      ...(user.email ? { email: user.email } : {}),
+      ...(user.external_id ? { foreignKey: user.external_id } : {}),
+      ...(user.telephone ? { phone: user.telephone } : {}),
+      publicKey: await ensureLegacyPublicKey(ctx, user),
+    });
+  }
+  return results;
+}

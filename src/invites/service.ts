@@ -2,7 +2,7 @@ import type { Caller } from '../accounts/caller.js';
 import { createLegacyKey, ensureLegacyPublicKey } from '../accounts/legacy-key.js';
 import { findUserByEmail, insertUser, normaliseEmail, type UserRow } from '../accounts/queries.js';
 import type { AppContext } from '../context.js';
-import { newId } from '../crypto/random.js';
+import { newPublicId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
@@ -44,7 +44,7 @@ async function withPublicKey(ctx: AppContext, user: UserRow): Promise<PublicKeyR
 async function createInvitee(ctx: AppContext, caller: Caller, email: string): Promise<PublicKeyResult> {
   // Counted before the invitee exists: an admin cannot mail the world one address at a time.
   await ctx.limits.invitationsPerUser.consume(caller.userId);
-  const id = newId();
+  const id = newPublicId();
   const key = await createLegacyKey(ctx, id);
   const address = email.trim();
   return inTransaction(ctx.db, ctx.logger, async (uow) => {

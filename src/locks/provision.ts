@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { newId, newSecretCode, sha256Hex } from '../crypto/random.js';
+import { newPublicId, newSecretCode, sha256Hex } from '../crypto/random.js';
 import type { Database } from '../db/database.js';
 import type { Executor } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
@@ -22,7 +22,7 @@ export interface ProvisionedLock {
 export async function provisionLock(db: Executor, input: { name: string; siteId?: string | null }, now: number): Promise<ProvisionedLock> {
   const siteId = input.siteId ?? null;
   if (siteId !== null && !(await db.selectFrom('sites').select('id').where('id', '=', siteId).executeTakeFirst())) throw errors.notFound('site');
-  const lock: ProvisionedLock = { id: newId(), registrationKey: newSecretCode(), secret: newSecretCode() };
+  const lock: ProvisionedLock = { id: newPublicId(), registrationKey: newSecretCode(), secret: newSecretCode() };
   await insertLock(db, {
     id: lock.id,
     name: input.name,

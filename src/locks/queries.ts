@@ -155,12 +155,12 @@ export interface LockListFilter {
   siteId?: string;
 }
 
-/** Every lock `userId` is enrolled on (one index range of lock_members), oldest lock first. */
+/** Every lock `userId` is enrolled on (one index range of lock_members), oldest lock first (by `created`: lock ids are random). */
 export async function listLocksForMember(db: Executor, userId: string, filter: LockListFilter = {}): Promise<MemberLock[]> {
   let query = memberLocksQuery(db, userId);
   if (filter.favouritesOnly) query = query.where('lock_members.favourite', '=', 1);
   if (filter.siteId !== undefined) query = query.where('locks.site_id', '=', filter.siteId);
-  const rows = await query.orderBy('lock_members.lock_id').execute();
+  const rows = await query.orderBy('locks.created').orderBy('lock_members.lock_id').execute();
   return rows.map(toMemberLock);
 }
 

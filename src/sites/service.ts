@@ -1,6 +1,6 @@
 import type { Caller } from '../accounts/caller.js';
 import type { AppContext } from '../context.js';
-import { newId } from '../crypto/random.js';
+import { newPublicId } from '../crypto/random.js';
 import type { Executor } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { DEFAULT_LOCK_COLOUR } from '../locks/presenters.js';
@@ -35,7 +35,7 @@ export async function createSite(db: Executor, input: SiteInput, now: number): P
   const error = siteInputError(input);
   if (error !== null) throw errors.validation(error);
   const site: SiteRow = {
-    id: newId(),
+    id: newPublicId(),
     name: input.name,
     logo_url: null,
     colour: input.colour ?? DEFAULT_LOCK_COLOUR,

@@ -91,7 +91,9 @@ describe('applications: create, read, update, delete', () => {
     assert.deepEqual(updated.emailPreferences, { primaryColour: '#000000' });
     assert.ok(updated.lastUpdated >= app.lastUpdated);
     assert.equal((await t.api.post(path, { token: t.user.authToken, body: { privacyPolicy: 'http://example.com' } })).status, 400);
-    assert.equal((await t.api.post(path, { token: t.user.authToken, body: { name: null } })).status, 400);
+    // An explicit null for a member that cannot be null is taken as absent (the tolerant reader, docs/decisions.md).
+    assert.equal((await t.api.post(path, { token: t.user.authToken, body: { name: null } })).status, 204);
+    assert.equal((await t.api.get(path, { token: t.user.authToken })).body.name, 'Renamed');
     assert.equal((await t.api.post(path, { token: t.user.authToken, body: { logoUrl: 'https://elsewhere.example/x.png' } })).status, 400);
   });
 

@@ -3,16 +3,18 @@ import type { AppContext } from '../../context.js';
 import { isAppError } from '../../errors/catalogue.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
 import { addressKey } from '../../http/rate-limiter.js';
-import { changePassword, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
+import { accountWithLegacyKey, changePassword, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
+import { deleteAccount } from '../delete-account.js';
+import { completePasswordReset, startPasswordReset } from '../password-reset.js';
 import { presentCallerAccount } from '../presenters.js';
-import { AccountResponse, AccountUpdate, PasswordChange, VerifyQuery } from '../schemas.js';
+import { AccountResponse, AccountUpdate, PasswordChange, PasswordResetFinish, PasswordResetStart, VerifyQuery } from '../schemas.js';
 
 export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/account', {
       schema: { tags: ['account'], summary: 'The signed-in account', response: { 200: AccountResponse, ...errorResponses(401, 406) } },
-      // Synchronous: nothing to wait for, so no promise per request on the busiest read.
-      handler: (request) => presentCallerAccount(request.caller),
+      // Synchronous when the key exists: nothing to wait for, so no promise per request on the busiest read.
+      handler: (request) => (request.caller.publicKey !== null ? presentCallerAccount(request.caller) : accountWithLegacyKey(ctx, request.caller)),
     });
 
     app.post('/account', {
@@ -59,6 +61,50 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           .code(verified ? 200 : 400)
           .type('text/html; charset=utf-8')
           .send(`<!doctype html><html><head><meta charset="utf-8"><title>Email verification</title></head><body style="font-family:sans-serif;padding:24px"><p>${text}</p></body></html>`);
+      },
+    });
+
+    app.delete('/account', {
+      schema: {
+        tags: ['account'],
+        summary: 'Delete the account: leaves every lock (409 when the last admin of a lock others use), ends every session',
+        response: { 204: NoContent, ...errorResponses(401, 409) },
+      },
+      handler: async (request, reply) => {
+        await deleteAccount(ctx, request.caller);
+        return reply.code(204).send(null);
+      },
+    });
+
+    app.post('/account/password/reset/initialize', {
+      config: { auth: 'none' },
+      onRequest: async (request) => ctx.limits.authPerIp.consume(addressKey(request.ip)),
+      schema: {
+        tags: ['account'],
+        summary: 'Email a single-use password reset token; 204 whether or not the account exists',
+        security: [],
+        body: PasswordResetStart,
+        response: { 204: NoContent, ...errorResponses(400, 429) },
+      },
+      handler: async (request, reply) => {
+        await startPasswordReset(ctx, request.body.email);
+        return reply.code(204).send(null);
+      },
+    });
+
+    app.post('/account/password/reset/verify', {
+      config: { auth: 'none' },
+      onRequest: async (request) => ctx.limits.authPerIp.consume(addressKey(request.ip)),
+      schema: {
+        tags: ['account'],
+        summary: 'Set a new password with the emailed token; every session of the account ends',
+        security: [],
+        body: PasswordResetFinish,
+        response: { 204: NoContent, ...errorResponses(400, 429) },
+      },
+      handler: async (request, reply) => {
+        await completePasswordReset(ctx, request.body);
+        return reply.code(204).send(null);
       },
     });
 

@@ -1,0 +1,24 @@
+import type { AppContext } from '../context.js';
+import { inTransaction } from '../db/transaction.js';
+import { removeMembers } from '../locks/membership.js';
+import type { Caller } from './caller.js';
+import { accountWriter } from './live-sessions.js';
+import { deleteUser } from './queries.js';
+
+/**
+ * DELETE /account: the caller leaves every lock as REMOVE_USER of themselves would (audited, the
+ * lock's config pushed after commit, 409 last_admin when they are the last ADMIN of a lock others
+ * still use), then the account and everything it owns goes (sessions, codes, keys: foreign keys
+ * cascade), all in one transaction: a refusal on any lock leaves the account untouched.
+ */
+export async function deleteAccount(ctx: AppContext, caller: Caller): Promise<void> {
+  await inTransaction(ctx.db, ctx.logger, async (uow) => {
+    // In id order, so two transactions touching the same locks take their row locks in one order.
+    const enrolments = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', caller.userId).orderBy('lock_id').execute();
+    for (const { lock_id: lockId } of enrolments) {
+      await removeMembers(ctx, uow, { lockId, actorUserId: caller.userId, userIds: [caller.userId] });
+    }
+    // Its sessions go with the row: the next request with any of its tokens is a 401.
+    await deleteUser(accountWriter(ctx, uow), caller.userId);
+  });
+}

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import type { Api, ApiResponse } from './http.js';
+
+/**
+ * Requests as the official Kotlin Multiplatform SDK (doordeck/doordeck-headless-sdk) puts them on
+ * the wire, and checks of responses against its models. What the SDK does, from its sources:
+ * - kotlinx.serialization with `encodeDefaults = true` and explicit nulls: every unset optional
+ *   member is sent as `null`, members in declaration order, compact JSON;
+ * - a body typed as a sealed interface carries a first member `"type"` holding the class's name;
+ * - `Content-Type: application/json`; Accept is `application/json`, preceded by
+ *   `application/vnd.doordeck.api-vN+json` when the call asks for a version;
+ * - responses: unknown members ignored, but a missing required member or a null in a non-nullable
+ *   one fails the whole call.
+ */
+
+export const SDK_MODEL_PACKAGE = 'com.doordeck.multiplatform.sdk.model.requests';
+
+/** The Accept header of an SDK call, with or without an API version. */
+export function sdkAccept(version?: number): string {
+  return version === undefined ? 'application/json' : `application/vnd.doordeck.api-v${version}+json, application/json`;
+}
+
+/** A value of a sealed request type: `"type"` (the class name) first, then its members. */
+export function sealed<T extends object>(className: string, members: T): { type: string } & T {
+  return { type: `${SDK_MODEL_PACKAGE}.${className}`, ...members };
+}
+
+export interface SdkRequestOptions {
+  token?: string;
+  /** The body object, written exactly as given (nulls included) in compact JSON. */
+  body?: unknown;
+  version?: number;
+  /** `addRequestHeaders()` without a body (refresh, logout): `Content-Type: application/json` and an empty body. */
+  jsonHeaderOnly?: boolean;
+}
+
+/** Sends one request with the SDK's headers and body encoding. */
+export function sdkRequest<T = any>(api: Api, method: string, path: string, options: SdkRequestOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { accept: sdkAccept(options.version), 'user-agent': 'Ktor client' };
+  return api.request<T>(method, path, {
+    token: options.token,
+    headers,
+    ...(options.body !== undefined ? { rawBody: JSON.stringify(options.body), contentType: 'application/json' } : {}),
+    ...(options.body === undefined && options.jsonHeaderOnly ? { rawBody: '', contentType: 'application/json' } : {}),
+  });
+}
+
+/** Standard Base64 with padding, as the SDK encodes keys and signatures. */
+export function sdkBase64(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('base64');
+}
+
+/**
+ * A Kotlin model as the SDK declares it: member → type. `String`, `Boolean`, `Int`, `Long`,
+ * `Double`, `List<String>`, or a nested model; a trailing `?` (or `{ nullable: model }`) marks a
+ * member declared `T? = null`, which may be absent or null.
+ */
+export type ModelType = string | Model | { list: ModelType } | { nullable: ModelType };
+export interface Model {
+  [member: string]: ModelType;
+}
+
+const SCALARS: Record<string, (v: unknown) => boolean> = {
+  String: (v) => typeof v === 'string',
+  Boolean: (v) => typeof v === 'boolean',
+  Int: (v) => Number.isInteger(v) && Math.abs(v as number) <= 2 ** 31,
+  Long: (v) => Number.isInteger(v),
+  Double: (v) => typeof v === 'number',
+};
+
+function checkValue(value: unknown, type: ModelType, where: string): void {
+  if (typeof type === 'string') {
+    if (type.endsWith('?')) {
+      if (value !== null && value !== undefined) checkValue(value, type.slice(0, -1), where);
+      return;
+    }
+    assert.notEqual(value, undefined, `${where}: required by the SDK's model, missing`);
+    assert.notEqual(value, null, `${where}: non-nullable in the SDK's model, null`);
+    const list = /^List<(.+)>$/.exec(type);
+    if (list) {
+      assert.ok(Array.isArray(value), `${where}: expected a list`);
+      (value as unknown[]).forEach((item, i) => checkValue(item, list[1]!, `${where}[${i}]`));
+      return;
+    }
+    const check = SCALARS[type];
+    assert.ok(check, `unknown model type ${type}`);
+    assert.ok(check(value), `${where}: expected ${type}, got ${JSON.stringify(value)}`);
+    return;
+  }
+  if ('nullable' in type && Object.keys(type).length === 1) {
+    if (value !== null && value !== undefined) checkValue(value, type.nullable as ModelType, where);
+    return;
+  }
+  assert.notEqual(value, undefined, `${where}: required by the SDK's model, missing`);
+  assert.notEqual(value, null, `${where}: non-nullable in the SDK's model, null`);
+  if ('list' in type && Object.keys(type).length === 1) {
+    assert.ok(Array.isArray(value), `${where}: expected a list`);
+    (value as unknown[]).forEach((item, i) => checkValue(item, type.list as ModelType, `${where}[${i}]`));
+    return;
+  }
+  assert.ok(typeof value === 'object' && !Array.isArray(value), `${where}: expected an object`);
+  for (const [member, memberType] of Object.entries(type as Model)) checkValue((value as Record<string, unknown>)[member], memberType, `${where}.${member}`);
+}
+
+/** Asserts that `value` decodes into the SDK's model (extra members are fine: the SDK ignores them). */
+export function assertSdkModel(value: unknown, model: ModelType, name = 'response'): void {
+  checkValue(value, model, name);
+}
+
+/** Models of the SDK's responses (model/responses/*.kt) used by the tests. */
+export const SDK_MODELS = {
+  BasicTokenResponse: { authToken: 'String', refreshToken: 'String' },
+  BasicUserDetailsResponse: { email: 'String', displayName: 'String?', emailVerified: 'Boolean', publicKey: 'String' },
+  BasicRegisterEphemeralKeyResponse: { certificateChain: 'List<String>', userId: 'String' },
+  BasicUserPublicKeyResponse: { id: 'String', publicKey: 'String' },
+  BasicBatchUserPublicKeyResponse: { id: 'String', email: 'String?', foreignKey: 'String?', phone: 'String?', publicKey: 'String' },
+} satisfies Record<string, Model>;
+
+/** The SDK's TwoFactorMethod enum: any other value fails the call. */
+export const SDK_TWO_FACTOR_METHODS = ['EMAIL', 'TELEPHONE', 'SMS'] as const;
