@@ -23,6 +23,8 @@ export interface Checkpoint {
 }
 
 export interface NoteVerifier {
+  /** The verifier key as written: `<name>+<key id>+<Base64 key>`. */
+  verifierKey: string;
   name: string;
   keyId: Buffer;
   publicKey: KeyObject;
@@ -46,7 +48,7 @@ export function parseVerifierKey(vkey: string): NoteVerifier {
   const raw = bytes.subarray(1);
   if (!keyId(name, raw).equals(Buffer.from(id, 'hex'))) throw new Error('verifier key ID does not match its name and key');
   const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
-  return { name, keyId: Buffer.from(id, 'hex'), publicKey };
+  return { verifierKey: vkey.trim(), name, keyId: Buffer.from(id, 'hex'), publicKey };
 }
 
 export function checkpointBody(checkpoint: Checkpoint): string {
