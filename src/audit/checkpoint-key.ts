@@ -10,7 +10,7 @@ const SEAL_CONTEXT = `sealed-secret:${SECRET_NAME}`;
 
 /** The key that signs checkpoints, and what a verifier needs of it. */
 export interface CheckpointKey {
-  /** The note's origin and the key's name: BASE_URL's host and path + "/audit". */
+  /** The note's origin and the key's name: BASE_URL's host and path + "/audit" when the key was created. */
   origin: string;
   privateKey: KeyObject;
   publicKeyRaw: Buffer;
@@ -33,19 +33,29 @@ function fromPkcs8(origin: string, pkcs8: Buffer): CheckpointKey {
   return { origin, privateKey, publicKeyRaw, verifierKey: vkey, verifier: parseVerifierKey(vkey) };
 }
 
+/** What is sealed: the key and its name, fixed when it is created (a later BASE_URL does not rename the log). */
+interface SealedKey {
+  name: string;
+  pkcs8: string;
+}
+
 /**
  * The Ed25519 checkpoint key, kept in `sealed_secrets` sealed by the key-encryption key (never in
  * plain in the database): someone who can only write to the database cannot sign. Created on
  * first use; every instance sharing the database signs with the same key.
  */
 export async function loadCheckpointKey(deps: { db: Database; box: SecretBox; config: Pick<Config, 'baseUrl'>; now: () => number }, create = true): Promise<CheckpointKey | null> {
-  const origin = checkpointOrigin(deps.config.baseUrl);
   const row = await deps.db.kysely.selectFrom('sealed_secrets').select('value_sealed').where('name', '=', SECRET_NAME).executeTakeFirst();
-  if (row) return fromPkcs8(origin, deps.box.open(row.value_sealed, SEAL_CONTEXT));
+  if (row) {
+    const sealed = JSON.parse(deps.box.open(row.value_sealed, SEAL_CONTEXT).toString('utf8')) as SealedKey;
+    return fromPkcs8(sealed.name, Buffer.from(sealed.pkcs8, 'base64'));
+  }
   if (!create) return null;
+  const origin = checkpointOrigin(deps.config.baseUrl);
   const pkcs8 = generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' });
+  const sealed: SealedKey = { name: origin, pkcs8: pkcs8.toString('base64') };
   try {
-    await deps.db.kysely.insertInto('sealed_secrets').values({ name: SECRET_NAME, value_sealed: deps.box.seal(pkcs8, SEAL_CONTEXT), created: deps.now() }).execute();
+    await deps.db.kysely.insertInto('sealed_secrets').values({ name: SECRET_NAME, value_sealed: deps.box.seal(JSON.stringify(sealed), SEAL_CONTEXT), created: deps.now() }).execute();
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     return loadCheckpointKey(deps, false); // another instance created it first

@@ -158,7 +158,8 @@ async function run(db: Executor, options: VerifyLogOptions): Promise<LogVerifica
   const recomputed = new Recomputation(db, new Set(checkpoints.map((c) => c.size)), options.pageSize ?? 5000);
   await recomputed.extendTo(headSize);
   if (!Frontier.decode(headSize, head.frontier).root().equals(recomputed.tree.root())) throw broken('tree head mismatch', 'the stored tree head does not match the entries');
-  for (const checkpoint of checkpoints) checkAgainst(recomputed, checkpoint);
+  // Smallest first: a change shows as the first signed root it breaks, before any truncation.
+  for (const checkpoint of [...checkpoints].sort((a, b) => a.size - b.size)) checkAgainst(recomputed, checkpoint);
   const outside = await entryOutsideTree(db);
   if (outside) throw broken('entry outside the tree', `entry ${outside.id} is in no leaf of the tree: it was not recorded by the service`, { seq: outside.seq, id: outside.id, lockId: outside.lock_id });
   const orphan = await lockWithoutTrail(db);

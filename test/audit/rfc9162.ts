@@ -79,3 +79,27 @@ export function verifyConsistency(first: number, second: number, firstHash: Buff
   }
   return fr.equals(firstHash) && sr.equals(secondHash) && sn === 0n;
 }
+
+/**
+ * Every stored node of the tree over `leaves` (perfect subtrees: position = level·2^40 + index)
+ * and its head's right edge: what an attacker with write access to the database would rewrite.
+ */
+export function treeRows(leaves: Buffer[]): { nodes: Array<{ position: number; hash: Buffer; level: number; index: number }>; frontier: Buffer } {
+  const nodes: Array<{ position: number; hash: Buffer; level: number; index: number }> = [];
+  let level = leaves.map((d) => leaf(d));
+  for (let l = 0; level.length > 0; l++) {
+    level.forEach((hash, index) => nodes.push({ position: l * 2 ** 40 + index, hash, level: l, index }));
+    const next: Buffer[] = [];
+    for (let i = 0; i + 1 < level.length; i += 2) next.push(node(level[i]!, level[i + 1]!));
+    level = next;
+  }
+  const edge: Buffer[] = [];
+  let offset = 0;
+  for (let l = 40; l >= 0; l--) {
+    if (leaves.length & 2 ** l) {
+      edge.push(nodes.find((n) => n.level === l && n.index === offset / 2 ** l)!.hash);
+      offset += 2 ** l;
+    }
+  }
+  return { nodes, frontier: Buffer.concat(edge) };
+}
