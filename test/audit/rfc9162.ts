@@ -86,7 +86,7 @@ export function verifyConsistency(first: number, second: number, firstHash: Buff
  */
 export function treeRows(leaves: Buffer[]): { nodes: Array<{ position: number; hash: Buffer; level: number; index: number }>; frontier: Buffer } {
   const nodes: Array<{ position: number; hash: Buffer; level: number; index: number }> = [];
-  let level = leaves.map((d) => leaf(d));
+  let level: Buffer[] = leaves.map((d) => leaf(d));
   for (let l = 0; level.length > 0; l++) {
     level.forEach((hash, index) => nodes.push({ position: l * 2 ** 40 + index, hash, level: l, index }));
     const next: Buffer[] = [];
