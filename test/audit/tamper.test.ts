@@ -21,7 +21,7 @@ describe('latchkey audit verify against tampering done directly in the database'
   let lockB: string;
   let witnessFile: string;
   let verifierKey: string;
-  const db = () => t.service.ctx.db.kysely as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const db = () => t.service.ctx.db.kysely as any;
 
   function cli(...args: string[]): Promise<{ code: number; json: Json; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
@@ -42,8 +42,8 @@ describe('latchkey audit verify against tampering done directly in the database'
     });
   }
 
-  async function entries(lockId?: string): Promise<any[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
-    return db().selectFrom('audit_entries').selectAll().$if(lockId !== undefined, (q: any) => q.where('lock_id', '=', lockId)).orderBy('seq').execute(); // eslint-disable-line @typescript-eslint/no-explicit-any
+  async function entries(lockId?: string): Promise<any[]> {
+    return db().selectFrom('audit_entries').selectAll().$if(lockId !== undefined, (q: any) => q.where('lock_id', '=', lockId)).orderBy('seq').execute();
   }
 
   /** As an attacker would: recompute a lock's chain hashes after changing its entries. */
