@@ -5,6 +5,8 @@ import type { DialectName } from '../db/database.js';
 import { prepareQuery } from '../db/prepared.js';
 import { inTransaction, type Executor, type UnitOfWork } from '../db/transaction.js';
 import { GENESIS_HASH, auditEntryHash } from './chain.js';
+import { afterAuditCommit } from './checkpoint-signer.js';
+import { appendLeaf, lockTreeHead } from './tree.js';
 import type { AuditEntriesTable } from './tables.js';
 import { auditMessage, type AuditType } from './types.js';
 
@@ -73,12 +75,15 @@ async function lastHashOf(db: Executor, dialect: DialectName, lockId: string): P
 
 /**
  * Appends an entry to the lock's trail inside the caller's transaction, chained to the lock's
- * previous entry, and announces it on the bus once committed. On PostgreSQL an advisory lock per
- * lock id (held to the end of the transaction) makes concurrent writers of one lock take turns,
- * so the chain cannot fork (the read after it sees the last committed entry under the default
- * READ COMMITTED isolation); SQLite runs one write transaction at a time.
+ * previous entry, appends it to the Merkle tree over the whole log (tree.ts), announces it on
+ * the bus once committed and lets the checkpoint signer know. On PostgreSQL the tree head's row
+ * lock, taken first, makes every audit writer take turns (so leaves follow commit order); the
+ * advisory lock per lock id after it keeps the chain's own guarantee explicit. The reads after
+ * them see the last committed entry under the default READ COMMITTED isolation; SQLite runs one
+ * write transaction at a time.
  */
 export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: AuditInput): Promise<AuditEntry> {
+  const tree = await lockTreeHead(uow.db, uow.dialect);
   if (ctx.db.dialect === 'postgres') {
     await sql`SELECT pg_advisory_xact_lock(${AUDIT_ADVISORY_SPACE}::int4, hashtext(${input.lockId}))`.execute(uow.db);
   }
@@ -112,7 +117,9 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
   });
   if (inserted === undefined) throw new Error('audit entry insert returned no row');
   const { seq } = inserted;
+  await appendLeaf(uow.db, uow.dialect, tree, { seq, hash });
   uow.onCommit(() => ctx.bus.publish(AUDIT_CHANNEL, { seq, lockId: fields.lockId }));
+  uow.onCommit(() => afterAuditCommit(ctx));
   return { seq, id, ...fields, previousHash, hash };
 }
 

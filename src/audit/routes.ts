@@ -8,10 +8,13 @@ import { presentLockEntryV1, presentLockEntryV2, presentUserEntry } from './pres
 import { pathId } from '../locks/ids.js';
 import { LockIdParams, UserIdParams } from '../locks/schemas.js';
 import { LockAuditEntry, LogQuery, UserAuditEntry } from './schemas.js';
+import { auditProofRoutes } from './routes-proofs.js';
 
 /** The spec's lock audit (v1, v2) and user audit endpoints. */
 export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
+    await app.register(auditProofRoutes(ctx));
+
     app.get('/device/:lockId/log', {
       schema: {
         tags: ['audit'],

@@ -25,6 +25,34 @@ export interface AuditEntriesTable {
   hash: string;
 }
 
+/** A perfect subtree of the Merkle tree: `position` = level·2^40 + index (tree.ts). */
+export interface AuditTreeNodesTable {
+  position: number;
+  hash: Buffer;
+  /** For a leaf (level 0): the `seq` of its entry, written in the transaction that records the entry. */
+  entry_seq: number | null;
+}
+
+/** The one row (id 1) holding the tree's size and right edge; appenders lock it, so leaves follow commit order. */
+export interface AuditTreeHeadTable {
+  id: number;
+  size: number;
+  /** The perfect-subtree roots of the right edge, largest first, 32 bytes each. */
+  frontier: Buffer;
+}
+
+/** Signed checkpoints (checkpoint.ts), one per tree size signed. */
+export interface AuditCheckpointsTable {
+  tree_size: number;
+  root_hash: Buffer;
+  /** The signed note, exactly as signed (docs/audit-log.md). */
+  note: string;
+  signed_at: number;
+}
+
 export interface AuditTables {
   audit_entries: AuditEntriesTable;
+  audit_tree_nodes: AuditTreeNodesTable;
+  audit_tree_head: AuditTreeHeadTable;
+  audit_checkpoints: AuditCheckpointsTable;
 }

@@ -1,4 +1,5 @@
 import { auditVerifyCommand } from '../audit/cli.js';
+import { auditCheckpointCommand } from '../audit/cli-checkpoint.js';
 import { ConfigError } from '../config/config.js';
 import { lockProvisionCommand } from '../locks/cli.js';
 import { siteCreateCommand } from '../sites/cli.js';
@@ -7,7 +8,7 @@ import { UsageError, parseOptions, type Command } from './command.js';
 import { migrateCommand, serveCommand } from './serve.js';
 
 /** Every `latchkey` command; features add theirs here. */
-export const commands: Command[] = [serveCommand, migrateCommand, auditVerifyCommand(), siteCreateCommand(), lockProvisionCommand(), lockSimulateCommand];
+export const commands: Command[] = [serveCommand, migrateCommand, auditVerifyCommand(), auditCheckpointCommand(), siteCreateCommand(), lockProvisionCommand(), lockSimulateCommand];
 
 function helpText(all: Command[]): string {
   const width = Math.max(...all.map((c) => c.path.join(' ').length));

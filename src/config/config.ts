@@ -32,6 +32,8 @@ export interface Config {
   keyEncryptionKey: string | null;
   tokens: { authTtlSeconds: number; refreshTtlSeconds: number };
   limits: RateLimitConfig;
+  /** Signed audit checkpoints (docs/audit-log.md): at most one per `intervalMs`; each also appended to `file`. */
+  auditCheckpoint: { intervalMs: number; file: string };
 }
 
 export interface S3Config {
@@ -230,6 +232,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       // An unlock, its relock and a door opening and closing are about six reports: 300 a minute
       // is a door in constant use; far more is a faulty or hostile lock filling its own trail.
       reportsPerLock: { points: integer(env, 'RATE_REPORTS_PER_LOCK', 300, 1, 1_000_000), durationSeconds: 60 },
+    },
+    auditCheckpoint: {
+      intervalMs: integer(env, 'AUDIT_CHECKPOINT_INTERVAL_MS', 1000, 0, 3_600_000),
+      file: resolve(dataDir, env.AUDIT_CHECKPOINT_FILE || 'audit-checkpoints'),
     },
   };
 }

@@ -43,6 +43,8 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'RATE_LOGIN_FAILURES_PER_ACCOUNT', default: '10', meaning: 'failed logins per account in the window below' },
   { name: 'RATE_LOGIN_FAILURES_WINDOW_SECONDS', default: '900', meaning: 'the window of RATE_LOGIN_FAILURES_PER_ACCOUNT' },
   { name: 'RATE_VERIFY_PER_USER', default: '10', meaning: 'verification messages a user may ask for per hour' },
+  { name: 'AUDIT_CHECKPOINT_INTERVAL_MS', default: '1000', meaning: 'at most one signed audit checkpoint per interval (0: after every commit)' },
+  { name: 'AUDIT_CHECKPOINT_FILE', default: 'DATA_DIR/audit-checkpoints', meaning: 'file outside the database to which every signed audit checkpoint is appended' },
   { name: 'RATE_INVITES_PER_USER', default: '50', meaning: 'invitations (emails to new invitees) an admin may send per day' },
   { name: 'RATE_AUTH_PER_IP', default: '300', meaning: 'requests to authentication endpoints per IP per minute' },
   { name: 'RATE_REQUESTS_PER_CALLER', default: '100000', meaning: 'requests per caller (token or IP) per minute' },

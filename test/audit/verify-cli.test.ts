@@ -77,7 +77,12 @@ describe('latchkey audit verify', () => {
     await whileAltered(target.id, { message: 'lock locked' }, async () => {
       const result = await verify();
       assert.equal(result.code, 1, result.stderr);
-      assert.deepEqual(result.json, { ok: false, lockId: lockA, seq: target.seq, id: target.id, reason: 'hash mismatch' });
+      assert.equal(result.json.problem, 'entry edited');
+      assert.equal(result.json.lockId, lockA);
+      assert.equal(result.json.seq, target.seq);
+      assert.equal(result.json.id, target.id);
+      const one = await verify('--lock', lockA);
+      assert.deepEqual(one.json, { ok: false, lockId: lockA, seq: target.seq, id: target.id, reason: 'hash mismatch' });
       const other = await verify('--lock', lockB);
       assert.equal(other.code, 0, 'the other lock’s chain is untouched');
     });
@@ -97,7 +102,7 @@ describe('latchkey audit verify', () => {
     try {
       const result = await verifyWith({ DATA_DIR: fresh });
       assert.equal(result.code, 0, result.stderr);
-      assert.deepEqual(result.json, { ok: true, locks: 0, entries: 0 });
+      assert.deepEqual(result.json, { ok: true, entries: 0, locks: 0, treeSize: 0, checkpoint: null });
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }

@@ -7,6 +7,7 @@ import { applicationsMigration } from './0004_applications.js';
 import { lockCommandsMigration } from './0005_lock_commands.js';
 import { certificatesMigration } from './0006_certificates.js';
 import { heldInviteSharesMigration } from './0007_held_invite_shares.js';
+import { auditTreeMigration } from './0008_audit_tree.js';
 import { passwordResetMigration } from './0009_password_reset.js';
 
 /**
@@ -22,6 +23,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0005_lock_commands': lockCommandsMigration(dialect),
     '0006_certificates': certificatesMigration(dialect),
     '0007_held_invite_shares': heldInviteSharesMigration(dialect),
+    '0008_audit_tree': auditTreeMigration(dialect),
     '0009_password_reset': passwordResetMigration(dialect),
   };
 }

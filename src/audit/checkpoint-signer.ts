@@ -1,0 +1,106 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { AppContext } from '../context.js';
+import type { Database } from '../db/database.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { loadCheckpointKey, type CheckpointKey } from './checkpoint-key.js';
+import { signCheckpoint } from './note.js';
+import { readTreeHead, rootAt } from './tree.js';
+
+/**
+ * Signs the committed tree head after audit commits: at once when none was signed in the last
+ * AUDIT_CHECKPOINT_INTERVAL_MS, else once the interval is over (so at most one signature per
+ * interval under load). Never on a request's path: the after-commit hook only schedules. Each
+ * checkpoint goes to `audit_checkpoints` and is appended to AUDIT_CHECKPOINT_FILE, outside the
+ * database. With several instances any of them may sign: the head row is read as committed, so a
+ * checkpoint of size N always has the tree's root at N, and two signing N keep one row.
+ */
+export class CheckpointSigner {
+  private key: CheckpointKey | null = null;
+  private lastSignedAt = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private signing: Promise<void> | null = null;
+  private again = false;
+  private closed = false;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  async start(): Promise<CheckpointKey> {
+    this.key ??= (await loadCheckpointKey(this.ctx))!;
+    await this.signNow();
+    return this.key;
+  }
+
+  /** An audit entry committed: sign now or at the end of the interval. */
+  poke(): void {
+    if (this.closed) return;
+    const wait = this.lastSignedAt + this.ctx.config.auditCheckpoint.intervalMs - Date.now();
+    if (this.signing || wait > 0) {
+      if (this.signing) this.again = true;
+      else this.timer ??= setTimeout(() => ((this.timer = null), this.run()), wait);
+      return;
+    }
+    this.run();
+  }
+
+  private run(): void {
+    this.signing = this.signNow()
+      .catch((err: unknown) => this.ctx.logger.error({ err }, 'audit checkpoint signing failed'))
+      .finally(() => {
+        this.signing = null;
+        if (this.again) {
+          this.again = false;
+          this.poke();
+        }
+      });
+  }
+
+  /** Signs the committed head unless a checkpoint covers it already. */
+  async signNow(): Promise<void> {
+    const db = this.ctx.db;
+    const { dialect } = db;
+    this.key ??= (await loadCheckpointKey(this.ctx))!;
+    this.lastSignedAt = Date.now();
+    const head = await readTreeHead(db.kysely, dialect);
+    const latest = await db.kysely.selectFrom('audit_checkpoints').select(['tree_size', 'root_hash']).orderBy('tree_size', 'desc').limit(1).executeTakeFirst();
+    if (head.size === 0 || (latest && Number(latest.tree_size) >= head.size)) return;
+    // Refuse to sign over a tree whose past no longer matches what was signed (rewritten under us).
+    if (latest && !(await rootAt(db.kysely, Number(latest.tree_size))).equals(latest.root_hash)) {
+      throw new Error(`the audit tree no longer matches checkpoint ${latest.tree_size}: not signing (run latchkey audit verify)`);
+    }
+    const note = signCheckpoint({ origin: this.key.origin, size: head.size, root: head.root }, this.key.origin, this.key.privateKey, this.key.publicKeyRaw);
+    try {
+      await db.kysely.insertInto('audit_checkpoints').values({ tree_size: head.size, root_hash: head.root, note, signed_at: this.ctx.now() }).execute();
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err; // another instance signed this size
+    }
+    const file = this.ctx.config.auditCheckpoint.file;
+    await mkdir(dirname(file), { recursive: true });
+    await appendFile(file, `${note}\n`);
+  }
+
+  /** Stops the timer and signs what is left, so a clean shutdown leaves the whole log covered. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.signing;
+    await this.signNow().catch((err: unknown) => this.ctx.logger.error({ err }, 'audit checkpoint signing failed'));
+  }
+}
+
+const signers = new WeakMap<Database, CheckpointSigner>();
+
+/** The signer of this service's database (one per process), created on first use and closed with the context. */
+export function checkpointSigner(ctx: AppContext): CheckpointSigner {
+  let signer = signers.get(ctx.db);
+  if (signer === undefined) {
+    signers.set(ctx.db, (signer = new CheckpointSigner(ctx)));
+    ctx.closers.push(() => signer!.close());
+  }
+  return signer;
+}
+
+/** recordAudit's after-commit hook. */
+export function afterAuditCommit(ctx: AppContext): void {
+  checkpointSigner(ctx).poke();
+}

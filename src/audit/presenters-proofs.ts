@@ -1,0 +1,28 @@
+import type { CheckpointKey } from './checkpoint-key.js';
+import type { ProvenEntry, SignedCheckpoint } from './proofs.js';
+
+export function presentCheckpoint({ checkpoint, key }: { checkpoint: SignedCheckpoint; key: CheckpointKey }) {
+  return { checkpoint: checkpoint.note, origin: key.origin, treeSize: checkpoint.treeSize, rootHash: checkpoint.rootHash.toString('base64'), verifierKey: key.verifierKey };
+}
+
+export function presentCheckpointKey(key: CheckpointKey) {
+  return { origin: key.origin, verifierKey: key.verifierKey, publicKey: key.publicKeyRaw.toString('base64'), algorithm: 'Ed25519' as const };
+}
+
+export function presentProvenEntry({ row, leafIndex, proof }: ProvenEntry) {
+  return {
+    id: row.id,
+    leafIndex,
+    lockId: row.lock_id,
+    timestamp: row.timestamp,
+    type: row.type,
+    actorUserId: row.actor_user_id,
+    subjectUserId: row.subject_user_id,
+    rejected: row.rejected === 1,
+    message: row.message,
+    details: row.details === null ? null : (JSON.parse(row.details) as Record<string, unknown>),
+    previousHash: row.prev_hash,
+    hash: row.hash,
+    proof: proof === null ? null : proof.map((h) => h.toString('base64')),
+  };
+}

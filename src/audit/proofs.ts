@@ -1,0 +1,96 @@
+import { assertAllowed, canReadAdminData } from '../access/member-policy.js';
+import type { Caller } from '../accounts/caller.js';
+import type { AppContext } from '../context.js';
+import { errors } from '../errors/catalogue.js';
+import { findMembership } from '../locks/queries.js';
+import { checkpointSigner } from './checkpoint-signer.js';
+import type { CheckpointKey } from './checkpoint-key.js';
+import { lockLogPage, type AuditRow, type PageQuery } from './queries.js';
+import { consistencyProof, inclusionProof, readTreeHead } from './tree.js';
+import type { Executor } from '../db/transaction.js';
+
+export interface SignedCheckpoint {
+  treeSize: number;
+  rootHash: Buffer;
+  note: string;
+}
+
+export async function latestCheckpoint(db: Executor): Promise<SignedCheckpoint | undefined> {
+  const row = await db.selectFrom('audit_checkpoints').select(['tree_size', 'root_hash', 'note']).orderBy('tree_size', 'desc').limit(1).executeTakeFirst();
+  return row && { treeSize: Number(row.tree_size), rootHash: row.root_hash, note: row.note };
+}
+
+/** The latest signed checkpoint (404 before the first entry is signed) and the key that signed it. */
+export async function readCheckpoint(ctx: AppContext): Promise<{ checkpoint: SignedCheckpoint; key: CheckpointKey }> {
+  const checkpoint = await latestCheckpoint(ctx.db.kysely);
+  if (!checkpoint) throw errors.notFound('checkpoint');
+  return { checkpoint, key: await checkpointSigner(ctx).start() };
+}
+
+export function checkpointKey(ctx: AppContext): Promise<CheckpointKey> {
+  return checkpointSigner(ctx).start();
+}
+
+/** The consistency proof between two sizes of the tree as it stands (0 < from ≤ to ≤ its size). */
+export async function readConsistencyProof(ctx: AppContext, from: number, to: number): Promise<Buffer[]> {
+  const head = await readTreeHead(ctx.db.kysely, ctx.db.dialect);
+  if (from < 1 || from > to || to > head.size) throw errors.badRequest(`tree sizes must satisfy 1 ≤ from ≤ to ≤ ${head.size}`);
+  return consistencyProof(ctx.db.kysely, from, to);
+}
+
+/** An entry with its leaf index and inclusion proof in a tree of `treeSize` (proof null when the entry is not in it). */
+export interface ProvenEntry {
+  row: AuditRow;
+  leafIndex: number | null;
+  proof: Buffer[] | null;
+}
+
+async function leafIndexes(db: Executor, seqs: number[]): Promise<Map<number, number>> {
+  if (seqs.length === 0) return new Map();
+  const rows = await db.selectFrom('audit_tree_nodes').select(['position', 'entry_seq']).where('entry_seq', 'in', seqs).execute();
+  return new Map(rows.map((r) => [Number(r.entry_seq), Number(r.position)]));
+}
+
+/** The tree size proofs are made in: the one asked for (≤ the tree's), else the latest signed checkpoint's. */
+async function proofTreeSize(ctx: AppContext, asked: number | undefined): Promise<number> {
+  if (asked !== undefined) {
+    const head = await readTreeHead(ctx.db.kysely, ctx.db.dialect);
+    if (asked < 1 || asked > head.size) throw errors.badRequest(`treeSize must be from 1 to ${head.size}`);
+    return asked;
+  }
+  return (await latestCheckpoint(ctx.db.kysely))?.treeSize ?? 0;
+}
+
+async function prove(ctx: AppContext, rows: AuditRow[], treeSize: number): Promise<ProvenEntry[]> {
+  const indexes = await leafIndexes(ctx.db.kysely, rows.map((r) => r.seq));
+  return Promise.all(
+    rows.map(async (row) => {
+      const leafIndex = indexes.get(row.seq) ?? null;
+      const proof = leafIndex !== null && leafIndex < treeSize ? await inclusionProof(ctx.db.kysely, leafIndex, treeSize) : null;
+      return { row, leafIndex, proof };
+    }),
+  );
+}
+
+async function assertMayReadLog(ctx: AppContext, caller: Caller, lockId: string): Promise<void> {
+  const member = await findMembership(ctx.db.kysely, lockId, caller.userId);
+  if (!member) throw errors.notFound('lock');
+  assertAllowed(canReadAdminData(member, ctx.now()));
+}
+
+/** A page of a lock's log (newest first, every type) with inclusion proofs: for those who may read the log. */
+export async function readLockLogProofs(ctx: AppContext, caller: Caller, lockId: string, page: PageQuery, asked?: number): Promise<{ treeSize: number; entries: ProvenEntry[] }> {
+  await assertMayReadLog(ctx, caller, lockId);
+  const treeSize = await proofTreeSize(ctx, asked);
+  return { treeSize, entries: await prove(ctx, await lockLogPage(ctx.db.kysely, lockId, page), treeSize) };
+}
+
+/** One entry with its inclusion proof; 404 for an entry the caller may not read. */
+export async function readEntryProof(ctx: AppContext, caller: Caller, entryId: string, asked?: number): Promise<{ treeSize: number; entry: ProvenEntry }> {
+  const row = await ctx.db.kysely.selectFrom('audit_entries').selectAll().where('id', '=', entryId).executeTakeFirst();
+  const member = row && (await findMembership(ctx.db.kysely, row.lock_id, caller.userId));
+  // Whoever may not read the entry's log learns nothing of it, not even that it exists.
+  if (!row || !member || !canReadAdminData(member, ctx.now()).allowed) throw errors.notFound('entry');
+  const treeSize = await proofTreeSize(ctx, asked);
+  return { treeSize, entry: (await prove(ctx, [row], treeSize))[0]! };
+}

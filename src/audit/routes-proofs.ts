@@ -1,0 +1,70 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../context.js';
+import { errorResponses } from '../http/schemas.js';
+import { pathId } from '../locks/ids.js';
+import { LockIdParams } from '../locks/schemas.js';
+import { toPage } from './logs.js';
+import { presentCheckpoint, presentCheckpointKey, presentProvenEntry } from './presenters-proofs.js';
+import { checkpointKey, readCheckpoint, readConsistencyProof, readEntryProof, readLockLogProofs } from './proofs.js';
+import { CheckpointKeyResponse, CheckpointResponse, ConsistencyQuery, ConsistencyResponse, EntryIdParams, EntryProofResponse, LogProofQuery, LogProofResponse, ProofQuery } from './schemas-proofs.js';
+import { checkpointSigner } from './checkpoint-signer.js';
+
+/** Cap of a page with proofs: each proof is a read of its own. */
+const MAX_PROOF_PAGE = 100;
+
+/**
+ * The transparency-log side of the audit trail (docs/audit-log.md): signed checkpoints, their key
+ * and consistency proofs for anyone (they reveal only sizes and hashes), inclusion proofs of
+ * entries for those who may read them.
+ */
+export function auditProofRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    // Loads (or creates) the signing key at start, and covers entries recorded while stopped.
+    await checkpointSigner(ctx).start();
+
+    app.get('/audit/checkpoint', {
+      config: { auth: 'none' },
+      schema: { tags: ['audit'], summary: 'The latest signed checkpoint of the audit log', response: { 200: CheckpointResponse, ...errorResponses(404, 406) } },
+      handler: async () => presentCheckpoint(await readCheckpoint(ctx)),
+    });
+
+    app.get('/audit/checkpoint/key', {
+      config: { auth: 'none' },
+      schema: { tags: ['audit'], summary: 'The public key that signs audit checkpoints', response: { 200: CheckpointKeyResponse, ...errorResponses(406) } },
+      handler: async () => presentCheckpointKey(await checkpointKey(ctx)),
+    });
+
+    app.get('/audit/proof/consistency', {
+      config: { auth: 'none' },
+      schema: { tags: ['audit'], summary: 'Consistency proof between two sizes of the audit log (RFC 9162 §2.1.4)', querystring: ConsistencyQuery, response: { 200: ConsistencyResponse, ...errorResponses(400, 406) } },
+      handler: async (request) => {
+        const { from, to } = request.query;
+        const proof = await readConsistencyProof(ctx, from, to);
+        return { from, to, proof: proof.map((h) => h.toString('base64')) };
+      },
+    });
+
+    app.get('/device/:lockId/log/proof', {
+      schema: {
+        tags: ['audit'],
+        summary: "A lock's audit entries, newest first, each with its inclusion proof (those who may read the lock's log)",
+        params: LockIdParams,
+        querystring: LogProofQuery,
+        response: { 200: LogProofResponse, ...errorResponses(400, 401, 403, 404, 406) },
+      },
+      handler: async (request) => {
+        const page = toPage(request.query);
+        const { treeSize, entries } = await readLockLogProofs(ctx, request.caller, pathId(request.params.lockId, 'lock'), { ...page, limit: Math.min(page.limit, MAX_PROOF_PAGE) }, request.query.treeSize);
+        return { treeSize, entries: entries.map(presentProvenEntry) };
+      },
+    });
+
+    app.get('/audit/entries/:entryId/proof', {
+      schema: { tags: ['audit'], summary: "One audit entry's inclusion proof (404 unless the caller may read its lock's log)", params: EntryIdParams, querystring: ProofQuery, response: { 200: EntryProofResponse, ...errorResponses(400, 401, 404, 406) } },
+      handler: async (request) => {
+        const { treeSize, entry } = await readEntryProof(ctx, request.caller, pathId(request.params.entryId, 'entry'), request.query.treeSize);
+        return { treeSize, entry: presentProvenEntry(entry) };
+      },
+    });
+  };
+}

@@ -1,0 +1,61 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { LogQuery } from './schemas.js';
+
+const Base64Hash = Type.String({ description: 'a SHA-256 hash, Base64' });
+
+export const CheckpointResponse = Type.Object({
+  checkpoint: Type.String({ description: 'the signed note (C2SP tlog-checkpoint), exactly as signed; keep it elsewhere' }),
+  origin: Type.String(),
+  treeSize: Type.Integer({ minimum: 0 }),
+  rootHash: Base64Hash,
+  verifierKey: Type.String({ description: 'signed-note verifier key: <origin>+<key id>+<Base64(0x01 || Ed25519 key)>' }),
+});
+
+export const CheckpointKeyResponse = Type.Object({
+  origin: Type.String(),
+  verifierKey: Type.String({ description: 'signed-note verifier key: <origin>+<key id>+<Base64(0x01 || Ed25519 key)>' }),
+  publicKey: Type.String({ description: 'the raw 32-byte Ed25519 public key, Base64' }),
+  algorithm: Type.Literal('Ed25519'),
+});
+
+export const ConsistencyQuery = Type.Object({
+  from: Type.Integer({ minimum: 1, description: 'the smaller tree size (a checkpoint kept earlier)' }),
+  to: Type.Integer({ minimum: 1, description: 'the larger tree size' }),
+});
+export type ConsistencyQuery = Static<typeof ConsistencyQuery>;
+
+export const ConsistencyResponse = Type.Object({
+  from: Type.Integer(),
+  to: Type.Integer(),
+  proof: Type.Array(Base64Hash, { description: 'RFC 9162 §2.1.4 consistency proof' }),
+});
+
+export const ProofQuery = Type.Object({
+  treeSize: Type.Optional(Type.Integer({ minimum: 1, description: 'prove against this tree size (default: the latest signed checkpoint)' })),
+});
+
+export const LogProofQuery = Type.Composite([LogQuery, ProofQuery]);
+export type LogProofQuery = Static<typeof LogProofQuery>;
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** An entry with what recomputing its leaf needs (docs/audit-log.md) and its inclusion proof. */
+export const ProvenEntry = Type.Object({
+  id: Type.String(),
+  leafIndex: Type.Union([Type.Integer(), Type.Null()]),
+  lockId: Type.String(),
+  timestamp: Type.Number(),
+  type: Type.String(),
+  actorUserId: NullableString,
+  subjectUserId: NullableString,
+  rejected: Type.Boolean(),
+  message: Type.String(),
+  details: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  previousHash: Type.String({ description: "hex chain hash of the lock's previous entry" }),
+  hash: Type.String({ description: 'hex chain hash of this entry: the leaf data' }),
+  proof: Type.Union([Type.Array(Base64Hash), Type.Null()], { description: 'RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize' }),
+});
+
+export const LogProofResponse = Type.Object({ treeSize: Type.Integer(), entries: Type.Array(ProvenEntry) });
+export const EntryProofResponse = Type.Object({ treeSize: Type.Integer(), entry: ProvenEntry });
+export const EntryIdParams = Type.Object({ entryId: Type.String() });
