@@ -16,7 +16,7 @@ export function useLiveEntries(listener: (entry: LiveEntry) => void): void {
 }
 
 /** Membership changes that change what the list of locks (or a lock's members) holds. */
-const MEMBERSHIP = new Set(['LOCK_SHARED', 'LOCK_REVOKED', 'OWNER_ASSIGNED', 'USER_ROLE_CHANGED', 'LOCK_LEFT']);
+const MEMBERSHIP = new Set(['LOCK_SHARED', 'LOCK_REVOKED', 'OWNER_ASSIGNED', 'USER_PROMOTED', 'USER_DEMOTED']);
 
 /**
  * Follows GET /device/events for `lockIds` and writes each entry's lock state into the cached
@@ -32,6 +32,8 @@ export function useLiveLocks(client: QueryClient, lockIds: string[]): void {
         client.setQueryData<Lock[]>(['locks'], (locks) => locks?.map(patch));
         client.setQueryData<Lock>(['lock', entry.deviceId], (lock) => (lock ? patch(lock) : lock));
       }
+      // A lock that comes online reports its state just after: read the list again for it.
+      if (entry.type === 'DEVICE_CONNECTED') setTimeout(() => void client.invalidateQueries({ queryKey: ['locks'] }), 1000);
       if (MEMBERSHIP.has(entry.type)) {
         void client.invalidateQueries({ queryKey: ['locks'] });
         void client.invalidateQueries({ queryKey: ['members', entry.deviceId] });

@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { provisionLock } from '../helpers/locks.js';
+import { useService } from '../helpers/service.js';
+import type { SmtpSink } from '../helpers/smtp.js';
+import { connectTestLock, type TestLock } from '../link/test-lock.js';
+import { assertAllLabelled, codeIn, ensureConsoleBuilt, launchChromium, openTab, shoot, type Tab } from './browser.js';
+
+/**
+ * The console end to end in headless Chromium against the real service (SMTP sink, embedded
+ * broker) and a lock on MQTT: register, verify the email, certify the browser's key with the
+ * emailed code, claim, unlock live, share with a second person who unlocks, revoke (the lock
+ * leaves their console live), the audit trail, and the developer pages.
+ */
+ensureConsoleBuilt();
+
+const PASSWORD = 'correct horse battery staple';
+const alice = `alice-${process.pid}@example.com`;
+const bob = `bob-${process.pid}@example.com`;
+
+const emailsTo = (sink: SmtpSink, to: string) => sink.messages.filter((m) => m.to.includes(to));
+
+/** Registers through the console and follows the emailed verification link. */
+async function registerAndVerify(tab: Tab, base: string, sink: SmtpSink, email: string): Promise<void> {
+  const { page } = tab;
+  await page.goto(`${base}/console/register`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Locks' }).waitFor();
+  const message = await sink.waitFor((m) => m.to.includes(email) && /verify\?code=/.test(m.text));
+  const link = /(\/console\/verify\?code=[A-Za-z0-9_%-]+)/.exec(message.text);
+  assert.ok(link, 'the verification email links into the console');
+  await page.goto(`${base}${link[1]}`);
+  await page.getByText('Your email address is verified.').waitFor();
+}
+
+/** Certifies this browser's key, answering the secondary check (423) with the emailed code. */
+async function certifyBrowser(tab: Tab, base: string, sink: SmtpSink, email: string, shots?: string): Promise<void> {
+  const { page } = tab;
+  await page.goto(`${base}/console/`);
+  await page.getByRole('button', { name: 'Certify this browser' }).click();
+  const before = emailsTo(sink, email).length;
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByText('A code is on its way').waitFor();
+  const message = await sink.waitFor((m) => m.to.includes(email) && emailsTo(sink, email).indexOf(m) >= before && /\b\d{6}\b/.test(m.text));
+  await page.getByLabel('Code', { exact: true }).fill(codeIn(message.text));
+  if (shots) await shoot(page, shots);
+  await page.getByRole('button', { name: 'Check code' }).click();
+  await page.getByText(/Certified until/).waitFor();
+}
+
+function lockItem(page: Page, name: string) {
+  return page.locator('li.lock', { has: page.getByRole('link', { name }) });
+}
+
+describe('the web console', () => {
+  const t = useService({ withMail: true });
+  let browser: Browser;
+  let device: TestLock | undefined;
+
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await device?.close();
+    await browser?.close();
+  });
+
+  it('first load transfers at most 250 KiB compressed and shows sign-in', async () => {
+    const tab = await openTab(browser);
+    const cdp = await tab.context.newCDPSession(tab.page);
+    await cdp.send('Network.enable');
+    let bytes = 0;
+    cdp.on('Network.loadingFinished', (event: { encodedDataLength: number }) => {
+      bytes += event.encodedDataLength;
+    });
+    await tab.page.goto(`${t.service.url}/console/`, { waitUntil: 'networkidle' });
+    await tab.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.ok(bytes > 0 && bytes <= 250 * 1024, `first load transferred ${bytes} bytes`);
+    console.log(`first load: ${bytes} bytes transferred`);
+    await assertAllLabelled(tab.page);
+    await shoot(tab.page, 'sign-in');
+    assert.deepEqual(tab.errors, []);
+    await tab.context.close();
+  });
+
+  it('register → verify → certify → claim → unlock live → share → second user unlocks → revoke → audit', async () => {
+    const base = t.service.url;
+    const a = await openTab(browser, [423]);
+    const b = await openTab(browser, [423]);
+
+    await registerAndVerify(a, base, t.sink, alice);
+    await certifyBrowser(a, base, t.sink, alice, 'certify-code');
+    await assertAllLabelled(a.page);
+
+    // Claim with the registration key, then let the lock come online: the list changes without a reload.
+    const provisioned = await provisionLock(t, { name: 'Factory name' });
+    await a.page.getByLabel('Registration key').fill(provisioned.registrationKey);
+    await a.page.getByLabel('Name', { exact: true }).fill('Front door');
+    await a.page.getByRole('button', { name: 'Claim' }).click();
+    const card = lockItem(a.page, 'Front door');
+    await card.waitFor();
+    await card.getByText('offline').waitFor();
+    device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: provisioned.id, secret: provisioned.secret });
+    await card.getByText('connected').waitFor();
+
+    await card.getByRole('button', { name: 'Unlock Front door' }).click();
+    await card.getByText('Front door confirmed: unlocked.').waitFor();
+    await card.getByText('unlocked', { exact: true }).waitFor();
+    assert.equal(device.commands.length, 1, 'the lock received the signed command');
+    await shoot(a.page, 'locks');
+
+    // Bob registers in his own browser; Alice shares with him by email.
+    await registerAndVerify(b, base, t.sink, bob);
+    await certifyBrowser(b, base, t.sink, bob);
+    await card.getByRole('link', { name: 'Front door' }).click();
+    await a.page.getByRole('link', { name: 'Members' }).click();
+    await a.page.getByLabel('Email of the person to share with').fill(bob);
+    await a.page.getByRole('button', { name: 'Share', exact: true }).click();
+    await a.page.getByText(`Shared with ${bob}.`).waitFor();
+    await a.page.locator(`li.member[data-user="${bob}"]`).waitFor();
+    await assertAllLabelled(a.page);
+    await shoot(a.page, 'members');
+
+    await b.page.goto(`${base}/console/`);
+    const bobCard = lockItem(b.page, 'Front door');
+    await bobCard.getByRole('button', { name: 'Unlock Front door' }).click();
+    await bobCard.getByText('Front door confirmed: unlocked.').waitFor();
+    assert.equal(device.commands.length, 2);
+
+    // Alice revokes Bob: his console drops the lock live.
+    await a.page.getByRole('button', { name: `Revoke ${bob}` }).click();
+    await a.page.locator(`li.member[data-user="${bob}"]`).waitFor({ state: 'detached' });
+    await bobCard.waitFor({ state: 'detached' });
+    await b.page.getByText('You have no locks yet').waitFor();
+
+    // The audit trail lists all of it.
+    await a.page.getByRole('link', { name: 'Audit' }).click();
+    for (const type of ['OWNER_ASSIGNED', 'DEVICE_CONNECTED', 'DOOR_UNLOCK', 'LOCK_SHARED', 'LOCK_REVOKED']) {
+      await a.page.locator(`tr[data-type="${type}"]`).first().waitFor();
+    }
+    assert.ok((await a.page.locator('tr[data-type="DOOR_UNLOCK"]').count()) >= 2, 'both unlocks');
+    await a.page.getByRole('cell', { name: bob }).first().waitFor();
+    const download = a.page.waitForEvent('download');
+    await a.page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = await (await download).createReadStream();
+    let text = '';
+    for await (const chunk of csv) text += chunk;
+    assert.match(text, /^time \(UTC\),who,what,lock,detail,refused\r\n/);
+    assert.match(text, /LOCK_REVOKED/);
+    await assertAllLabelled(a.page);
+    await shoot(a.page, 'audit');
+
+    // Settings page renders its forms, labelled.
+    await a.page.getByRole('link', { name: 'Settings' }).click();
+    await a.page.getByLabel('Unlock duration (seconds)').fill('7');
+    await a.page.getByRole('button', { name: 'Save unlocking' }).click();
+    await a.page.getByText('Settings sent to the lock.').waitFor();
+    await assertAllLabelled(a.page);
+    await shoot(a.page, 'settings');
+
+    assert.deepEqual(a.errors, [], 'no console errors in the first browser');
+    assert.deepEqual(b.errors, [], 'no console errors in the second browser');
+    await a.context.close();
+    await b.context.close();
+  });
+
+  it('the developer pages: create an application, brand it, add a CORS origin', async () => {
+    const base = t.service.url;
+    const tab = await openTab(browser, [423]);
+    await tab.page.goto(`${base}/console/signin`);
+    await tab.page.getByLabel('Email').fill(alice);
+    await tab.page.getByLabel('Password').fill(PASSWORD);
+    await tab.page.getByRole('button', { name: 'Sign in' }).click();
+    await tab.page.getByRole('link', { name: 'Developers' }).click();
+    await tab.page.getByLabel('Application name').fill('Acme Doors');
+    await tab.page.getByLabel('Company name').fill('Acme Ltd');
+    await tab.page.getByLabel('Mailing address').fill('ops@acme.example');
+    await tab.page.getByRole('button', { name: 'Create application' }).click();
+    await tab.page.getByRole('heading', { name: 'Acme Doors', exact: true }).waitFor();
+    await tab.page.getByLabel('Sender name').fill('Acme Access');
+    await tab.page.getByRole('button', { name: 'Save branding' }).click();
+    await tab.page.getByText('Branding saved.').waitFor();
+    await tab.page.getByText('From: Acme Access').waitFor();
+    await tab.page.getByLabel('New cors origin').fill('https://app.acme.example');
+    await tab.page.getByRole('button', { name: 'Add', exact: true }).nth(1).click();
+    await tab.page.getByText('https://app.acme.example').waitFor();
+    await assertAllLabelled(tab.page);
+    await shoot(tab.page, 'application');
+    assert.deepEqual(tab.errors, []);
+    await tab.context.close();
+  });
+});
