@@ -66,17 +66,17 @@ export async function shoot(page: Page, name: string): Promise<void> {
 
 /** Every input, select, textarea and button on the page has an accessible name (a label, aria-label or text). */
 export async function assertAllLabelled(page: Page): Promise<void> {
-  const unlabelled = await page.evaluate(() => {
-    const missing: string[] = [];
-    for (const el of Array.from(document.querySelectorAll('input, select, textarea, button'))) {
-      const control = el as HTMLInputElement;
-      if (control.type === 'hidden') continue;
-      const labelled = (control.labels?.length ?? 0) > 0 || !!control.getAttribute('aria-label') || !!control.getAttribute('aria-labelledby');
+  // A string, evaluated in the page: this project's Node typings have no DOM.
+  const unlabelled = (await page.evaluate(`(() => {
+    const missing = [];
+    for (const el of document.querySelectorAll('input, select, textarea, button')) {
+      if (el.type === 'hidden') continue;
+      const labelled = (el.labels?.length ?? 0) > 0 || !!el.getAttribute('aria-label') || !!el.getAttribute('aria-labelledby');
       const text = el.tagName === 'BUTTON' && (el.textContent ?? '').trim() !== '';
       if (!labelled && !text) missing.push(el.outerHTML.slice(0, 120));
     }
     return missing;
-  });
+  })()`)) as string[];
   assert.deepEqual(unlabelled, [], `controls without an accessible name on ${page.url()}`);
 }
 
