@@ -88,7 +88,7 @@ describe('the web console', () => {
 
   it('register → verify → certify → claim → unlock live → share → second user unlocks → revoke → audit', async () => {
     const base = t.service.url;
-    const a = await openTab(browser, [423]);
+    const a = await openTab(browser, [423, 503]);
     const b = await openTab(browser, [423]);
 
     await registerAndVerify(a, base, t.sink, alice);
@@ -161,6 +161,14 @@ describe('the web console', () => {
     await assertAllLabelled(a.page);
     await shoot(a.page, 'settings');
 
+    // The lock loses power: the badge turns offline live, and an unlock says so plainly (503).
+    await device.powerCut();
+    device = undefined;
+    await a.page.getByRole('link', { name: '← Locks' }).click();
+    await card.getByText('offline').waitFor();
+    await card.getByRole('button', { name: 'Unlock Front door' }).click();
+    await card.getByText(/The lock is offline/).waitFor();
+
     assert.deepEqual(a.errors, [], 'no console errors in the first browser');
     assert.deepEqual(b.errors, [], 'no console errors in the second browser');
     await a.context.close();
@@ -169,12 +177,18 @@ describe('the web console', () => {
 
   it('the developer pages: create an application, brand it, add a CORS origin', async () => {
     const base = t.service.url;
-    const tab = await openTab(browser, [423]);
-    await tab.page.goto(`${base}/console/signin`);
+    const tab = await openTab(browser, [401]);
+    // Signed out, a page of the console leads to sign-in, and back to that page afterwards.
+    await tab.page.goto(`${base}/console/apps`);
+    await tab.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.match(tab.page.url(), /\/console\/signin\?next=%2Fapps$/);
     await tab.page.getByLabel('Email').fill(alice);
+    await tab.page.getByLabel('Password').fill('wrong password');
+    await tab.page.getByRole('button', { name: 'Sign in' }).click();
+    await tab.page.getByRole('alert').getByText(/not signed in|refused|password/i).waitFor();
     await tab.page.getByLabel('Password').fill(PASSWORD);
     await tab.page.getByRole('button', { name: 'Sign in' }).click();
-    await tab.page.getByRole('link', { name: 'Developers' }).click();
+    await tab.page.getByRole('heading', { name: 'Developers' }).waitFor();
     await tab.page.getByLabel('Application name').fill('Acme Doors');
     await tab.page.getByLabel('Company name').fill('Acme Ltd');
     await tab.page.getByLabel('Mailing address').fill('ops@acme.example');
@@ -189,6 +203,19 @@ describe('the web console', () => {
     await tab.page.getByText('https://app.acme.example').waitFor();
     await assertAllLabelled(tab.page);
     await shoot(tab.page, 'application');
+
+    // The account page: display name and password change.
+    await tab.page.getByRole('link', { name: 'Account' }).click();
+    await tab.page.getByLabel('Display name', { exact: true }).fill('Alice Example');
+    await tab.page.getByRole('button', { name: 'Save name' }).click();
+    await tab.page.getByText('Display name saved.').waitFor();
+    await tab.page.getByLabel('Current password').fill(PASSWORD);
+    await tab.page.getByLabel('New password').fill(`${PASSWORD} 2`);
+    await tab.page.getByRole('button', { name: 'Change password' }).click();
+    await tab.page.getByText('Password changed.').waitFor();
+    await tab.page.getByText('verified', { exact: true }).waitFor();
+    await assertAllLabelled(tab.page);
+    await shoot(tab.page, 'account');
     assert.deepEqual(tab.errors, []);
     await tab.context.close();
   });

@@ -74,7 +74,7 @@ export function AccountPage() {
             <button type="button" class="secondary" disabled={verify.busy} onClick={() => verify.run(async () => { await api.post('/account/email/reverify'); setMessage('A new verification email is on its way.'); })}>Send the verification email again</button>
           )}
           <ErrorText error={verify.error} />
-          <Form label="Display name" class="inline-form" onSubmit={() => profile.run(async () => { await api.post('/account', { displayName: name ?? '' }); await client.invalidateQueries({ queryKey: ['account'] }); setMessage('Display name saved.'); })}>
+          <Form label="Change display name" class="inline-form" onSubmit={() => profile.run(async () => { await api.post('/account', { displayName: name ?? '' }); await client.invalidateQueries({ queryKey: ['account'] }); setMessage('Display name saved.'); })}>
             <Field label="Display name" autoComplete="name" required value={name ?? account.data.displayName ?? ''} onValue={setName} />
             <button type="submit" disabled={profile.busy}>Save name</button>
           </Form>
