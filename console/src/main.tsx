@@ -1,7 +1,8 @@
 import { QueryClient, QueryClientProvider, useQueryClient } from '@tanstack/preact-query';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, currentSession, onSessionChange } from './api';
+import { ApiError, currentSession, currentUserId, onSessionChange } from './api';
+import { certify, isCertified, loadKey } from './keys';
 import { useLiveLocks } from './live';
 import { AccountPage } from './pages/account';
 import { AppPage, AppsPage } from './pages/apps';
@@ -37,10 +38,28 @@ function Nav() {
   );
 }
 
-/** Follows the live events of every lock in the list while signed in. */
+/** Renews this browser's certificate before it expires (checked each minute while the console is open). */
+function useKeyRenewal(): void {
+  const client = useQueryClient();
+  useEffect(() => {
+    const check = async () => {
+      const userId = currentUserId();
+      const key = userId ? await loadKey(userId) : undefined;
+      if (!userId || !key?.chain || isCertified(key)) return;
+      await certify(userId);
+      await client.invalidateQueries({ queryKey: ['key', userId] });
+    };
+    const timer = setInterval(() => void check().catch(() => undefined), 60_000);
+    void check().catch(() => undefined);
+    return () => clearInterval(timer);
+  }, [client]);
+}
+
+/** Follows the live events of every lock in the list while signed in; keeps the key certified. */
 function Live() {
   const locks = useLocks();
   useLiveLocks(useQueryClient(), (locks.data ?? []).map((lock) => lock.id));
+  useKeyRenewal();
   return null;
 }
 

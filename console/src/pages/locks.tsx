@@ -8,7 +8,8 @@ import { KeyPanel } from './account';
 import { useAction } from './auth';
 
 export function useLocks() {
-  return useQuery({ queryKey: ['locks'], queryFn: () => api.get<Lock[]>('/device') });
+  // Live events cover the locks already listed; a lock newly shared with you appears within a minute (or on focus).
+  return useQuery({ queryKey: ['locks'], queryFn: () => api.get<Lock[]>('/device'), refetchInterval: 60_000 });
 }
 
 /** Which site each lock belongs to (GET /site, then each site's locks). */
