@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -15,9 +15,19 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 860 };
 
-/** Builds the console when dist/ lacks it (tests run from source with tsx, before any build). */
+/** The newest modification time of the files under `dir`, in ms. */
+function newestChange(dir: string): number {
+  return Math.max(0, ...readdirSync(dir).map((name) => {
+    const path = join(dir, name);
+    const stat = statSync(path);
+    return stat.isDirectory() ? newestChange(path) : stat.mtimeMs;
+  }));
+}
+
+/** Builds the console when dist/ lacks it or console/ changed since (tests run from source with tsx). */
 export function ensureConsoleBuilt(): void {
-  if (existsSync(join(CONSOLE_ROOT, 'index.html'))) return;
+  const index = join(CONSOLE_ROOT, 'index.html');
+  if (existsSync(index) && statSync(index).mtimeMs >= newestChange('console')) return;
   execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts'], { stdio: 'inherit' });
 }
 
@@ -61,6 +71,7 @@ export async function shoot(page: Page, name: string): Promise<void> {
   await page.setViewportSize(PHONE);
   await page.screenshot({ path: join(SHOTS_DIR, `${name}-phone.png`), fullPage: true });
   await page.setViewportSize(DESKTOP);
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: join(SHOTS_DIR, `${name}-desktop.png`), fullPage: false });
 }
 

@@ -88,7 +88,7 @@ describe('the web console', () => {
 
   it('register → verify → certify → claim → unlock live → share → second user unlocks → revoke → audit', async () => {
     const base = t.service.url;
-    const a = await openTab(browser, [423, 503]);
+    const a = await openTab(browser, [403, 423, 503]);
     const b = await openTab(browser, [423]);
 
     await registerAndVerify(a, base, t.sink, alice);
@@ -153,21 +153,43 @@ describe('the web console', () => {
     await assertAllLabelled(a.page);
     await shoot(a.page, 'audit');
 
+    // The lock loses power while the trail is open: the entry arrives live.
+    assert.equal(await a.page.locator('tr[data-type="DEVICE_DISCONNECTED"]').count(), 0);
+    await device.powerCut();
+    device = undefined;
+    await a.page.locator('tr[data-type="DEVICE_DISCONNECTED"]').first().waitFor();
+
+    // Offline: the badge shows it, and an unlock says so plainly (503).
+    await a.page.getByRole('link', { name: 'Overview' }).click();
+    await a.page.getByText('offline', { exact: true }).first().waitFor();
+    await a.page.getByRole('button', { name: 'Unlock Front door' }).click();
+    await a.page.getByText(/The lock is offline/).waitFor();
+
     // Settings page renders its forms, labelled.
     await a.page.getByRole('link', { name: 'Settings' }).click();
     await a.page.getByLabel('Unlock duration (seconds)').fill('7');
     await a.page.getByRole('button', { name: 'Save unlocking' }).click();
     await a.page.getByText('Settings sent to the lock.').waitFor();
     await assertAllLabelled(a.page);
+    await a.page.getByLabel('Only near the lock').check();
+    await a.page.getByLabel('Latitude').fill('51.5072');
+    await a.page.getByLabel('Longitude').fill('-0.1276');
+    await a.page.getByLabel('Radius (metres)').fill('150');
+    await a.page.getByLabel('Permitted addresses').fill('192.0.2.0/24');
+    await a.page.getByRole('button', { name: 'Save requirements' }).click();
+    await a.page.getByText('Requirements saved.').waitFor();
     await shoot(a.page, 'settings');
 
-    // The lock loses power: the badge turns offline live, and an unlock says so plainly (503).
-    await device.powerCut();
-    device = undefined;
+    // Favourite, from the overview.
+    await a.page.getByRole('link', { name: 'Overview' }).click();
+    await a.page.getByLabel('Favourite').click();
+    await a.page.getByText('Added to favourites.').waitFor();
+
+    // Back in the list, favourite; an unlock from outside the permitted addresses is refused, and says why.
     await a.page.getByRole('link', { name: '← Locks' }).click();
-    await card.getByText('offline').waitFor();
+    await card.getByText('★ favourite').waitFor();
     await card.getByRole('button', { name: 'Unlock Front door' }).click();
-    await card.getByText(/The lock is offline/).waitFor();
+    await card.getByRole('alert').getByText(/not allowed/).waitFor();
 
     assert.deepEqual(a.errors, [], 'no console errors in the first browser');
     assert.deepEqual(b.errors, [], 'no console errors in the second browser');
@@ -198,8 +220,8 @@ describe('the web console', () => {
     await tab.page.getByRole('button', { name: 'Save branding' }).click();
     await tab.page.getByText('Branding saved.').waitFor();
     await tab.page.getByText('From: Acme Access').waitFor();
-    await tab.page.getByLabel('New cors origin').fill('https://app.acme.example');
-    await tab.page.getByRole('button', { name: 'Add', exact: true }).nth(1).click();
+    await tab.page.getByLabel('New CORS origin').fill('https://app.acme.example');
+    await tab.page.getByRole('button', { name: 'Add CORS origin' }).click();
     await tab.page.getByText('https://app.acme.example').waitFor();
     await assertAllLabelled(tab.page);
     await shoot(tab.page, 'application');

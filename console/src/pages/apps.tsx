@@ -47,15 +47,15 @@ export function AppsPage() {
 }
 
 /** A list of strings added and removed one by one (issuers, CORS origins). */
-function UrlList({ title, items, add, remove }: { title: string; items: string[]; add: (url: string) => Promise<unknown>; remove: (url: string) => Promise<unknown> }) {
+function UrlList({ title, itemLabel, items, add, remove }: { title: string; itemLabel: string; items: string[]; add: (url: string) => Promise<unknown>; remove: (url: string) => Promise<unknown> }) {
   const [url, setUrl] = useState('');
   const { error, busy, run } = useAction();
   return (
     <Section title={title}>
       <ul>{items.map((item) => <li key={item}>{item} <button type="button" class="secondary" onClick={() => run(async () => void (await remove(item)))} aria-label={`Remove ${item}`}>Remove</button></li>)}</ul>
       <Form label={`Add to ${title}`} class="inline-form" onSubmit={() => run(async () => { await add(url.trim()); setUrl(''); })}>
-        <Field label={`New ${title.toLowerCase().replace(/s$/, '')}`} type="url" required value={url} onValue={setUrl} />
-        <button type="submit" disabled={busy}>Add</button>
+        <Field label={`New ${itemLabel}`} type="url" required value={url} onValue={setUrl} />
+        <button type="submit" disabled={busy}>Add {itemLabel}</button>
       </Form>
       <ErrorText error={error} />
     </Section>
@@ -155,8 +155,8 @@ export function AppPage({ id }: { id: string }) {
       <p class="muted">{a.companyName} · id <code>{a.applicationId}</code></p>
       <Branding app={a} onSaved={refresh} />
       <AuthKeys app={a} onSaved={refresh} />
-      <UrlList title="Issuers" items={a.authDomains} add={async (url) => { await api.post(path(id, '/auth/issuer'), { url }); await refresh(); }} remove={async (url) => { await api.delete(path(id, '/auth/issuer'), { url }); await refresh(); }} />
-      <UrlList title="CORS origins" items={a.corsDomains} add={async (url) => { await api.post(path(id, '/cors'), { url }); await refresh(); }} remove={async (url) => { await api.delete(path(id, '/cors'), { url }); await refresh(); }} />
+      <UrlList title="Issuers" itemLabel="issuer" items={a.authDomains} add={async (url) => { await api.post(path(id, '/auth/issuer'), { url }); await refresh(); }} remove={async (url) => { await api.delete(path(id, '/auth/issuer'), { url }); await refresh(); }} />
+      <UrlList title="CORS origins" itemLabel="CORS origin" items={a.corsDomains} add={async (url) => { await api.post(path(id, '/cors'), { url }); await refresh(); }} remove={async (url) => { await api.delete(path(id, '/cors'), { url }); await refresh(); }} />
       <Section title="Owners">
         <ul>{a.owners.map((owner) => <li key={owner}><code>{owner}</code></li>)}</ul>
       </Section>

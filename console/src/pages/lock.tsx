@@ -60,7 +60,7 @@ function MemberRow({ lock, member, canManage }: { lock: Lock; member: Member; ca
   return (
     <li class="member" data-user={member.email ?? member.userId}>
       <div><strong>{who}</strong> <span class="role">{member.role}</span></div>
-      <div class="muted">From {when(member.start)} until {when(member.end)}</div>
+      <div class="muted">{member.start === null && member.end === null ? 'No time limit' : `From ${member.start === null ? 'now' : when(member.start)} until ${member.end === null ? 'revoked' : when(member.end)}`}</div>
       {canManage && member.userId !== me && !editing && (
         <div class="actions">
           <button type="button" class="secondary" onClick={() => setEditing(true)} aria-label={`Change role or window of ${who}`}>Change</button>
