@@ -185,7 +185,10 @@ describe('the web console', () => {
     await a.page.getByLabel('Favourite').click();
     await a.page.getByText('Added to favourites.').waitFor();
 
-    // Back in the list, favourite; an unlock from outside the permitted addresses is refused, and says why.
+    // Back in the list, favourite; an unlock (with the position the location requirement asks for)
+    // from outside the permitted addresses is refused, and says why.
+    await a.context.grantPermissions(['geolocation']);
+    await a.context.setGeolocation({ latitude: 51.5072, longitude: -0.1276, accuracy: 10 });
     await a.page.getByRole('link', { name: '← Locks' }).click();
     await card.getByText('★ favourite').waitFor();
     await card.getByRole('button', { name: 'Unlock Front door' }).click();

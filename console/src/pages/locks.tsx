@@ -31,9 +31,26 @@ export function StateBadges({ lock }: { lock: Lock }) {
   return (
     <span class="badges" aria-live="polite">
       <span class={`badge ${connected ? 'ok' : 'warn'}`} data-state="connected">{connected ? 'connected' : 'offline'}</span>
-      {locked !== undefined && <span class={`badge ${locked ? 'neutral' : 'open'}`} data-state="locked">{locked ? 'locked' : 'unlocked'}</span>}
+      {locked !== undefined && connected && <span class={`badge ${locked ? 'neutral' : 'open'}`} data-state="locked">{locked ? 'locked' : 'unlocked'}</span>}
     </span>
   );
+}
+
+function needsLocation(lock: Lock): boolean {
+  const location = lock.settings.usageRequirements?.location;
+  return !!location && location.enabled !== false;
+}
+
+/** The device's position for a lock with a location requirement (the operation carries it). */
+function currentPosition(): Promise<{ latitude: number; longitude: number; accuracy: number }> {
+  return new Promise((resolve, reject) => {
+    if (!('geolocation' in navigator)) return reject(new Error('This lock needs your location, and this browser cannot give it.'));
+    navigator.geolocation.getCurrentPosition(
+      (p) => resolve({ latitude: p.coords.latitude, longitude: p.coords.longitude, accuracy: p.coords.accuracy }),
+      (err) => reject(new Error(`This lock needs your location: ${err.message || 'permission denied'}. Allow location for this site and try again.`)),
+      { enableHighAccuracy: true, timeout: 15_000, maximumAge: 30_000 },
+    );
+  });
 }
 
 /** Unlock / lock, signed in this browser; shows the lock's confirmation or why it did not happen. */
@@ -43,7 +60,8 @@ export function LockButtons({ lock }: { lock: Lock }) {
   const { error, busy, run } = useAction();
   const operate = (locked: boolean) => run(async () => {
     setResult('');
-    await execute(userId, lock.id, { type: 'MUTATE_LOCK', locked });
+    const location = needsLocation(lock) ? await currentPosition() : undefined;
+    await execute(userId, lock.id, { type: 'MUTATE_LOCK', locked, ...(location ? { location } : {}) });
     setResult(locked ? `${lock.name} confirmed: locked.` : `${lock.name} confirmed: unlocked.`);
   });
   return (
