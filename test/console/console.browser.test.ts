@@ -194,6 +194,13 @@ describe('the web console', () => {
     await card.getByRole('button', { name: 'Unlock Front door' }).click();
     await card.getByRole('alert').getByText(/not allowed/).waitFor();
 
+    // Her own trail shows the refusal as refused.
+    await a.page.getByRole('link', { name: 'Activity' }).click();
+    await a.page.locator('tr.refused[data-type="DOOR_UNLOCK"]').first().waitFor();
+    assert.ok((await a.page.locator('tr[data-type="DOOR_UNLOCK"]').count()) >= 2);
+    await assertAllLabelled(a.page);
+    await shoot(a.page, 'activity');
+
     assert.deepEqual(a.errors, [], 'no console errors in the first browser');
     assert.deepEqual(b.errors, [], 'no console errors in the second browser');
     await a.context.close();

@@ -68,7 +68,8 @@ const lockRow = (lockName: string) => (e: LockLogEntry | LiveEntry): Row => ({
   what: e.type,
   lock: lockName,
   detail: e.message,
-  rejected: e.rejected ?? false,
+  // The lock's log (v2) has no `rejected` field; its message says when an operation was refused.
+  rejected: e.rejected ?? /\brefused\b/i.test(e.message),
 });
 
 /** A lock's trail, newest first, with entries arriving live while it is open. */
