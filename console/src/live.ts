@@ -36,6 +36,7 @@ export function useLiveLocks(client: QueryClient, lockIds: string[]): void {
       if (entry.type === 'DEVICE_CONNECTED') setTimeout(() => void client.invalidateQueries({ queryKey: ['locks'] }), 1000);
       if (MEMBERSHIP.has(entry.type)) {
         void client.invalidateQueries({ queryKey: ['locks'] });
+        void client.invalidateQueries({ queryKey: ['sites'] });
         void client.invalidateQueries({ queryKey: ['members', entry.deviceId] });
       }
       for (const listener of subscribers) listener(entry);

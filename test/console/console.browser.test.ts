@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { provisionLock } from '../helpers/locks.js';
+import { createSite, provisionLock } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
 import type { SmtpSink } from '../helpers/smtp.js';
 import { connectTestLock, type TestLock } from '../link/test-lock.js';
@@ -96,13 +97,15 @@ describe('the web console', () => {
     await assertAllLabelled(a.page);
 
     // Claim with the registration key, then let the lock come online: the list changes without a reload.
-    const provisioned = await provisionLock(t, { name: 'Factory name' });
+    const site = await createSite(t, { name: 'Head office' });
+    const provisioned = await provisionLock(t, { name: 'Factory name', siteId: site.id });
     await a.page.getByLabel('Registration key').fill(provisioned.registrationKey);
     await a.page.getByLabel('Name', { exact: true }).fill('Front door');
     await a.page.getByRole('button', { name: 'Claim' }).click();
     const card = lockItem(a.page, 'Front door');
     await card.waitFor();
     await card.getByText('offline').waitFor();
+    await a.page.getByRole('region', { name: 'Head office' }).getByRole('link', { name: 'Front door' }).waitFor();
     device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: provisioned.id, secret: provisioned.secret });
     await card.getByText('connected').waitFor();
 
@@ -121,6 +124,18 @@ describe('the web console', () => {
     await a.page.getByRole('button', { name: 'Share', exact: true }).click();
     await a.page.getByText(`Shared with ${bob}.`).waitFor();
     await a.page.locator(`li.member[data-user="${bob}"]`).waitFor();
+    // Change Bob's role and window, then back to USER without one.
+    await a.page.getByRole('button', { name: `Change role or window of ${bob}` }).click();
+    await a.page.getByLabel('Role', { exact: true }).first().selectOption('ADMIN');
+    await a.page.getByLabel('Ends', { exact: true }).fill('2099-12-31T18:00');
+    await a.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await a.page.locator(`li.member[data-user="${bob}"]`).getByText('ADMIN').waitFor();
+    await a.page.locator(`li.member[data-user="${bob}"]`).getByText(/until .*2099/).waitFor();
+    await a.page.getByRole('button', { name: `Change role or window of ${bob}` }).click();
+    await a.page.getByLabel('Role', { exact: true }).first().selectOption('USER');
+    await a.page.getByLabel('Ends', { exact: true }).fill('');
+    await a.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await a.page.locator(`li.member[data-user="${bob}"]`).getByText('No time limit').waitFor();
     await assertAllLabelled(a.page);
     await shoot(a.page, 'members');
 
@@ -233,6 +248,13 @@ describe('the web console', () => {
     await tab.page.getByLabel('New CORS origin').fill('https://app.acme.example');
     await tab.page.getByRole('button', { name: 'Add CORS origin' }).click();
     await tab.page.getByText('https://app.acme.example').waitFor();
+    const jwk = { ...generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }), kid: 'acme-2026' };
+    await tab.page.getByLabel('Public key (JWK)').fill(JSON.stringify(jwk));
+    await tab.page.getByRole('button', { name: 'Add key' }).click();
+    await tab.page.getByRole('button', { name: 'Remove key acme-2026' }).waitFor();
+    await tab.page.getByLabel('Public key (JWK)').fill('{"kty":"RSA"');
+    await tab.page.getByRole('button', { name: 'Add key' }).click();
+    await tab.page.getByText('The key must be a JSON Web Key (JSON).').waitFor();
     await assertAllLabelled(tab.page);
     await shoot(tab.page, 'application');
 

@@ -102,7 +102,7 @@ function Claim() {
       setKey('');
       setName('');
       setDone(`${lock.name} is yours.`);
-      await client.invalidateQueries({ queryKey: ['locks'] });
+      await Promise.all([client.invalidateQueries({ queryKey: ['locks'] }), client.invalidateQueries({ queryKey: ['sites'] })]);
     })}>
       <h2>Claim a lock</h2>
       <Field label="Registration key" required autoComplete="off" value={key} onValue={setKey} hint="The key that came with the lock." />
