@@ -6,7 +6,7 @@
 
 const ACCEPT = 'application/vnd.latchkey.api-v3+json, application/json';
 const SESSION_KEY = 'latchkey.console.session';
-/** Refresh this long before the auth token expires. */
+/** Refresh this long before the auth token expires (at most; see secondsBeforeRefresh). */
 const REFRESH_MARGIN_SECONDS = 60;
 
 export interface Session {
@@ -90,15 +90,18 @@ export function currentUserId(): string | null {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-function secondsLeft(token: string): number {
-  const exp = tokenClaims(token)?.exp;
-  return exp === undefined ? Number.POSITIVE_INFINITY : exp - nowSeconds();
+/** Seconds the token has left before it should be refreshed: a minute before it expires, or a quarter of its life when that is shorter. */
+function secondsBeforeRefresh(token: string): number {
+  const claims = tokenClaims(token) as { exp?: number; iat?: number } | null;
+  if (claims?.exp === undefined) return Number.POSITIVE_INFINITY;
+  const margin = claims.iat === undefined ? REFRESH_MARGIN_SECONDS : Math.min(REFRESH_MARGIN_SECONDS, (claims.exp - claims.iat) / 4);
+  return claims.exp - margin - nowSeconds();
 }
 
 function scheduleRefresh(): void {
   clearTimeout(refreshTimer);
   if (!session?.refreshToken) return;
-  const wait = Math.max(0, secondsLeft(session.authToken) - REFRESH_MARGIN_SECONDS);
+  const wait = Math.max(0, secondsBeforeRefresh(session.authToken));
   if (!Number.isFinite(wait)) return;
   refreshTimer = setTimeout(() => void refresh(), Math.min(wait * 1000, 2 ** 31 - 1));
 }
@@ -171,7 +174,7 @@ function sessionLost(): void {
 /** Calls the API; resolves with the JSON body (undefined for 204), rejects with ApiError. */
 export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
   const authed = options.auth !== false;
-  if (authed && session && secondsLeft(session.authToken) < REFRESH_MARGIN_SECONDS) await refresh();
+  if (authed && session && secondsBeforeRefresh(session.authToken) <= 0) await refresh();
   let response = await send(method, path, options);
   if (response.status === 401 && authed && session) {
     if (await refresh()) response = await send(method, path, options);
@@ -185,7 +188,7 @@ export async function request<T>(method: string, path: string, options: RequestO
 
 /** The raw response of an authenticated request (the event stream), refreshed and re-tried like request(). */
 export async function openAuthenticated(path: string, accept: string, signal: AbortSignal, lastEventId?: string): Promise<Response> {
-  if (session && secondsLeft(session.authToken) < REFRESH_MARGIN_SECONDS) await refresh();
+  if (session && secondsBeforeRefresh(session.authToken) <= 0) await refresh();
   const open = () => fetch(path, { headers: { accept, authorization: `Bearer ${session?.authToken ?? ''}`, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal });
   let response = await open();
   if (response.status === 401 && (await refresh())) response = await open();
