@@ -70,6 +70,7 @@ function SignedIn({ path, search }: { path: string; search: URLSearchParams }) {
   else if ((params = match('/locks/:id', path))) page = <LockPage id={params.id!} tab="" />;
   else if ((params = match('/locks/:id/:tab', path))) page = <LockPage id={params.id!} tab={params.tab!} />;
   else if (path === '/activity') page = <UserAudit />;
+  else if ((params = match('/users/:id/activity', path))) page = <UserAudit userId={params.id!} label={search.get('name') ?? undefined} />;
   else if (path === '/account') page = <AccountPage />;
   else if (path === '/apps') page = <AppsPage />;
   else if ((params = match('/apps/:id', path))) page = <AppPage id={params.id!} />;

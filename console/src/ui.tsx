@@ -3,14 +3,14 @@ import { useId } from 'preact/hooks';
 import { BASE, navigate } from './router';
 
 /** A link inside the console that navigates without a reload. */
-export function Link(props: { to: string; children: ComponentChildren; class?: string }) {
+export function Link(props: { to: string; children: ComponentChildren; class?: string; label?: string }) {
   const href = `${BASE}${props.to}`;
   const onClick = (event: MouseEvent) => {
     if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
     event.preventDefault();
     navigate(props.to);
   };
-  return <a href={href} class={props.class} onClick={onClick}>{props.children}</a>;
+  return <a href={href} class={props.class} onClick={onClick} aria-label={props.label}>{props.children}</a>;
 }
 
 type InputProps = Omit<JSX.IntrinsicElements['input'], 'onInput' | 'value' | 'label'> & { label: string; value: string; onValue: (value: string) => void; hint?: string };

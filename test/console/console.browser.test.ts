@@ -145,6 +145,12 @@ describe('the web console', () => {
     await bobCard.getByText('Front door confirmed: unlocked.').waitFor();
     assert.equal(device.commands.length, 2);
 
+    // Alice, an admin, reads Bob's trail from the members list.
+    await a.page.getByRole('link', { name: `Activity of ${bob}` }).click();
+    await a.page.getByRole('heading', { name: `Activity of ${bob}` }).waitFor();
+    await a.page.locator('tr[data-type="DOOR_UNLOCK"]').first().waitFor();
+    await a.page.goBack();
+
     // Alice revokes Bob: his console drops the lock live.
     await a.page.getByRole('button', { name: `Revoke ${bob}` }).click();
     await a.page.locator(`li.member[data-user="${bob}"]`).waitFor({ state: 'detached' });

@@ -95,9 +95,10 @@ export function LockAudit({ lock }: { lock: Lock }) {
   );
 }
 
-/** The signed-in user's own trail across locks. */
-export function UserAudit() {
-  const userId = currentUserId() ?? '';
+/** A user's trail across locks: the signed-in user's own, or (for a lock's admin) a member's. */
+export function UserAudit({ userId: asked, label }: { userId?: string; label?: string }) {
+  const me = currentUserId() ?? '';
+  const userId = asked ?? me;
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const log = useQuery({ queryKey: ['userlog', userId, from, to], queryFn: () => api.get<UserLogEntry[]>(`/user/${userId}/log${query(from, to)}`) });
@@ -112,7 +113,7 @@ export function UserAudit() {
     ...live,
     ...(log.data ?? []).map((e): Row => ({
       timestamp: e.timestamp,
-      who: e.issuer.userId === userId ? 'you' : (e.issuer.userId ?? 'the lock'),
+      who: e.issuer.userId === me ? 'you' : e.issuer.userId === userId ? (label ?? userId) : (e.issuer.userId ?? 'the lock'),
       what: e.type,
       lock: names.get(e.deviceId) ?? e.deviceId,
       detail: e.subject ? `about ${e.subject.email ?? e.subject.userId}` : '',
@@ -121,12 +122,12 @@ export function UserAudit() {
   ];
   return (
     <main>
-      <h1>My activity</h1>
-      <Section title="Your trail">
+      <h1>{userId === me ? 'My activity' : `Activity of ${label ?? userId}`}</h1>
+      <Section title={userId === me ? 'Your trail' : 'Their trail'}>
         <Filters from={from} to={to} setFrom={setFrom} setTo={setTo} />
         <button type="button" class="secondary" onClick={() => downloadCsv('my-activity.csv', rows)}>Export CSV</button>
         <ErrorText error={log.error} />
-        <Table rows={rows} caption="Your entries across locks, newest first" />
+        <Table rows={rows} caption={`${userId === me ? 'Your' : 'Their'} entries across locks, newest first`} />
       </Section>
     </main>
   );

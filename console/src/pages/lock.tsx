@@ -64,6 +64,7 @@ function MemberRow({ lock, member, canManage }: { lock: Lock; member: Member; ca
       {canManage && member.userId !== me && !editing && (
         <div class="actions">
           <button type="button" class="secondary" onClick={() => setEditing(true)} aria-label={`Change role or window of ${who}`}>Change</button>
+          <Link to={`/users/${member.userId}/activity?name=${encodeURIComponent(member.email ?? member.userId)}`} label={`Activity of ${who}`}>Activity</Link>
           <button type="button" class="danger" disabled={busy} onClick={remove} aria-label={`Revoke ${who}`}>Revoke</button>
         </div>
       )}
