@@ -7,7 +7,7 @@
 // reachable PostgreSQL the second pass is skipped with a line saying so, except under CI=true,
 // where a missing PostgreSQL fails the run.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 
@@ -21,7 +21,9 @@ function findTests(dir) {
   return out.sort();
 }
 
-const isUnitTest = (file) => file.endsWith('.unit.test.ts');
+// Browser tests (`*.browser.test.ts`, headless Chromium at /usr/bin/chromium) run once, like unit tests.
+const isBrowserTest = (file) => file.endsWith('.browser.test.ts');
+const isUnitTest = (file) => file.endsWith('.unit.test.ts') || isBrowserTest(file);
 
 const filters = process.argv.slice(2);
 const unmatched = filters.filter((p) => !findTests('test').some((f) => f.includes(p)));
@@ -30,7 +32,18 @@ if (unmatched.length > 0) {
   console.log('\n0 passed, 1 failed');
   process.exit(1);
 }
-const all = findTests('test').filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)));
+let all = findTests('test').filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)));
+const notes = [];
+if (!existsSync('/usr/bin/chromium') && all.some(isBrowserTest)) {
+  const browserTests = all.filter(isBrowserTest);
+  if (process.env.CI === 'true') {
+    console.error('\nChromium is missing (/usr/bin/chromium): CI needs it for the browser tests (.ci/run installs it).');
+    console.log('\n0 passed, 1 failed');
+    process.exit(1);
+  }
+  notes.push(`browser tests skipped: no /usr/bin/chromium (apt-get install chromium); ${browserTests.length} files not run`);
+  all = all.filter((f) => !isBrowserTest(f));
+}
 const databases = (process.env.LATCHKEY_TEST_DATABASES ?? 'sqlite,postgres').split(',');
 
 function run(database, files) {
@@ -73,7 +86,6 @@ function postgresReachable() {
 
 let passed = 0;
 let failed = 0;
-const notes = [];
 for (const database of databases) {
   const files = database === 'sqlite' ? all : all.filter((f) => !isUnitTest(f));
   if (database === 'postgres' && files.length > 0 && !(await postgresReachable())) {

@@ -7,6 +7,7 @@ import { platformRoutes } from './applications/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { cdnRoutes } from './cdn/routes.js';
 import { certificateRoutes } from './certificates/routes.js';
+import { consoleRoutes } from './console/routes.js';
 import type { AppContext } from './context.js';
 import type { AuthClaims } from './crypto/service-tokens.js';
 import { directoryRoutes } from './directory/routes.js';
@@ -86,4 +87,6 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(certificateRoutes(ctx));
     await api.register(executeRoutes(ctx));
   });
+  // The web console's files, outside the API scope: no caller to identify, no request counted.
+  await app.register(consoleRoutes());
 }

@@ -16,7 +16,8 @@ export async function prepareVerificationEmail(ctx: AppContext, db: Executor, us
   await insertEmailVerification(db, { code_hash: sha256Hex(code), user_id: user.id, email: user.email, created: now, expires_at: now + VERIFICATION_TTL_SECONDS });
   return async () => {
     const branding = await ctx.brandingFor(user.namespace);
-    const link = `${ctx.config.baseUrl}/account/email/verify?code=${encodeURIComponent(code)}`;
+    // The link opens the web console, which verifies through PUT /account/email/verify.
+    const link = `${ctx.config.baseUrl}/console/verify?code=${encodeURIComponent(code)}`;
     const message = renderEmail(branding, {
       subject: `Verify your email for ${branding.senderName}`,
       heading: user.displayName ? `Hello ${user.displayName}` : 'Hello',

@@ -13,8 +13,8 @@ describe('email verification (over a real SMTP server)', () => {
     const { code, message } = await verificationCode(t.sink, user.email);
     assert.equal(messagesTo(t.sink, user.email).length, 1);
     assert.ok(message.subject.length > 0);
-    assert.ok(message.text.includes(`${TEST_BASE_URL}/account/email/verify?code=`));
-    assert.ok(message.html.includes('/account/email/verify?code='));
+    assert.ok(message.text.includes(`${TEST_BASE_URL}/console/verify?code=`));
+    assert.ok(message.html.includes('/console/verify?code='));
     assert.ok(Buffer.from(code, 'base64url').length >= 16, 'at least 128 bits');
     assert.ok(!message.text.includes(user.password), 'the password is never mailed');
   });

@@ -1,0 +1,149 @@
+import { useQueryClient } from '@tanstack/preact-query';
+import { useState } from 'preact/hooks';
+import { api, currentUserId } from '../api';
+import { execute } from '../keys';
+import { DAYS, type DayName, type Lock } from '../types';
+import { Check, ErrorText, Field, Form, Notice, Section } from '../ui';
+import { useAction } from './auth';
+
+const localZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+const list = (text: string) => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
+
+function Days({ days, onDays, legend }: { days: DayName[]; onDays: (days: DayName[]) => void; legend: string }) {
+  return (
+    <fieldset class="days">
+      <legend>{legend}</legend>
+      {DAYS.map((day) => (
+        <Check key={day} label={day.slice(0, 3)} checked={days.includes(day)} onValue={(on) => onDays(on ? [...days, day] : days.filter((d) => d !== day))} />
+      ))}
+    </fieldset>
+  );
+}
+
+/** Settings signed in the browser (MUTATE_SETTING): unlock duration, unlock-between window. */
+function SignedSettings({ lock }: { lock: Lock }) {
+  const client = useQueryClient();
+  const window = lock.settings.unlockBetweenWindow;
+  const [duration, setDuration] = useState(String(lock.settings.unlockTime));
+  const [enabled, setEnabled] = useState(window !== null);
+  const [start, setStart] = useState(window?.start ?? '08:00');
+  const [end, setEnd] = useState(window?.end ?? '18:00');
+  const [timezone, setTimezone] = useState(window?.timezone ?? localZone());
+  const [days, setDays] = useState<DayName[]>(window?.days ?? ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']);
+  const [exceptions, setExceptions] = useState((window?.exceptions ?? []).join(', '));
+  const [saved, setSaved] = useState('');
+  const { error, busy, run } = useAction();
+  return (
+    <Form label="Unlock settings" onSubmit={() => run(async () => {
+      const unlockBetween = enabled ? { start, end, timezone, days, exceptions: list(exceptions) } : null;
+      await execute(currentUserId() ?? '', lock.id, { type: 'MUTATE_SETTING', unlockDuration: Number(duration), unlockBetween });
+      setSaved('Settings sent to the lock.');
+      await client.invalidateQueries({ queryKey: ['lock', lock.id] });
+    })}>
+      <h2>Unlocking</h2>
+      <Field label="Unlock duration (seconds)" type="number" min={1} max={86400} required value={duration} onValue={setDuration} />
+      <Check label="Stay unlocked during a weekly window" checked={enabled} onValue={setEnabled} />
+      {enabled && (
+        <>
+          <Field label="Window starts (HH:mm)" type="time" required value={start} onValue={setStart} />
+          <Field label="Window ends (HH:mm)" type="time" required value={end} onValue={setEnd} />
+          <Field label="Window time zone" required value={timezone} onValue={setTimezone} hint="An IANA name, e.g. Europe/London." />
+          <Days legend="Window days" days={days} onDays={setDays} />
+          <Field label="Exception dates" value={exceptions} onValue={setExceptions} hint="YYYY-MM-DD, separated by commas: days the window does not apply." />
+        </>
+      )}
+      <button type="submit" disabled={busy}>Save unlocking</button>
+      {saved && <Notice>{saved}</Notice>}
+      <ErrorText error={error} />
+    </Form>
+  );
+}
+
+/** Requirements and addresses (PUT /device/{id}). */
+function Requirements({ lock }: { lock: Lock }) {
+  const client = useQueryClient();
+  const time = lock.settings.usageRequirements.time?.[0];
+  const location = lock.settings.usageRequirements.location;
+  const [timeOn, setTimeOn] = useState(!!time);
+  const [tStart, setTStart] = useState(time?.start ?? '07:00');
+  const [tEnd, setTEnd] = useState(time?.end ?? '19:00');
+  const [tZone, setTZone] = useState(time?.timezone ?? localZone());
+  const [tDays, setTDays] = useState<DayName[]>(time?.days ?? [...DAYS]);
+  const [locOn, setLocOn] = useState(!!location && location.enabled !== false);
+  const [lat, setLat] = useState(String(location?.latitude ?? ''));
+  const [lon, setLon] = useState(String(location?.longitude ?? ''));
+  const [radius, setRadius] = useState(String(location?.radius ?? 100));
+  const [accuracy, setAccuracy] = useState(String(location?.accuracy ?? 200));
+  const [addresses, setAddresses] = useState(lock.settings.permittedAddresses.join(', '));
+  const [saved, setSaved] = useState('');
+  const { error, busy, run } = useAction();
+  return (
+    <Form label="Requirements" onSubmit={() => run(async () => {
+      const usageRequirements = {
+        ...(timeOn ? { time: [{ start: tStart, end: tEnd, timezone: tZone, days: tDays }] } : {}),
+        ...(locOn ? { location: { latitude: Number(lat), longitude: Number(lon), radius: Number(radius), accuracy: Number(accuracy), enabled: true } } : {}),
+      };
+      await api.put(`/device/${lock.id}`, { settings: { usageRequirements, permittedAddresses: list(addresses) } });
+      setSaved('Requirements saved.');
+      await client.invalidateQueries({ queryKey: ['lock', lock.id] });
+    })}>
+      <h2>Requirements</h2>
+      <Check label="Only at certain times" checked={timeOn} onValue={setTimeOn} />
+      {timeOn && (
+        <>
+          <Field label="Allowed from (HH:mm)" type="time" required value={tStart} onValue={setTStart} />
+          <Field label="Allowed until (HH:mm)" type="time" required value={tEnd} onValue={setTEnd} />
+          <Field label="Requirement time zone" required value={tZone} onValue={setTZone} />
+          <Days legend="Allowed days" days={tDays} onDays={setTDays} />
+        </>
+      )}
+      <Check label="Only near the lock" checked={locOn} onValue={setLocOn} />
+      {locOn && (
+        <>
+          <Field label="Latitude" type="number" step="any" min={-90} max={90} required value={lat} onValue={setLat} />
+          <Field label="Longitude" type="number" step="any" min={-180} max={180} required value={lon} onValue={setLon} />
+          <Field label="Radius (metres)" type="number" min={1} required value={radius} onValue={setRadius} />
+          <Field label="Worst GPS accuracy accepted (metres)" type="number" min={1} required value={accuracy} onValue={setAccuracy} />
+        </>
+      )}
+      <Field label="Permitted addresses" value={addresses} onValue={setAddresses} hint="IP addresses or CIDR ranges, separated by commas; empty allows any." />
+      <button type="submit" disabled={busy}>Save requirements</button>
+      {saved && <Notice>{saved}</Notice>}
+      <ErrorText error={error} />
+    </Form>
+  );
+}
+
+function Tiles({ lock }: { lock: Lock }) {
+  const [tile, setTile] = useState('');
+  const [saved, setSaved] = useState('');
+  const { error, busy, run } = useAction();
+  const linked = lock.settings.tiles ?? [];
+  const call = (method: 'put' | 'delete', id: string, message: string) => run(async () => {
+    await api[method](`/device/${lock.id}/tile/${encodeURIComponent(id)}`);
+    setSaved(message);
+  });
+  return (
+    <Section title="Tiles">
+      {linked.length > 0 && <ul>{linked.map((id) => <li key={id}>{id} <button type="button" class="secondary" onClick={() => call('delete', id, `Tile ${id} unlinked.`)} aria-label={`Unlink tile ${id}`}>Unlink</button></li>)}</ul>}
+      <Form label="Link a tile" class="inline-form" onSubmit={() => call('put', tile.trim(), `Tile ${tile.trim()} linked.`)}>
+        <Field label="Tile id" required value={tile} onValue={setTile} />
+        <button type="submit" disabled={busy}>Link tile</button>
+        <button type="button" class="secondary" disabled={busy || !tile.trim()} onClick={() => call('delete', tile.trim(), `Tile ${tile.trim()} unlinked.`)}>Unlink tile</button>
+      </Form>
+      {saved && <Notice>{saved}</Notice>}
+      <ErrorText error={error} />
+    </Section>
+  );
+}
+
+export function LockSettings({ lock }: { lock: Lock }) {
+  if (lock.role !== 'ADMIN') return <Section title="Settings"><p>Only the lock's admins change its settings.</p></Section>;
+  return (
+    <>
+      <SignedSettings lock={lock} />
+      <Requirements lock={lock} />
+      <Tiles lock={lock} />
+    </>
+  );
+}

@@ -1,0 +1,327 @@
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { createSite, provisionLock } from '../helpers/locks.js';
+import { useService } from '../helpers/service.js';
+import type { SmtpSink } from '../helpers/smtp.js';
+import { connectTestLock, type TestLock } from '../helpers/test-lock.js';
+import { assertAllLabelled, codeIn, ensureConsoleBuilt, launchChromium, openTab, shoot, type Tab } from './browser.js';
+
+/**
+ * The console end to end in headless Chromium against the real service (SMTP sink, embedded
+ * broker) and a lock on MQTT: register, verify the email, certify the browser's key with the
+ * emailed code, claim, unlock live, share with a second person who unlocks, revoke (the lock
+ * leaves their console live), the audit trail, and the developer pages.
+ */
+ensureConsoleBuilt();
+
+const PASSWORD = 'correct horse battery staple';
+const alice = `alice-${process.pid}@example.com`;
+const bob = `bob-${process.pid}@example.com`;
+
+const emailsTo = (sink: SmtpSink, to: string) => sink.messages.filter((m) => m.to.includes(to));
+
+/** Registers through the console and follows the emailed verification link. */
+async function registerAndVerify(tab: Tab, base: string, sink: SmtpSink, email: string): Promise<void> {
+  const { page } = tab;
+  await page.goto(`${base}/console/register`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Locks' }).waitFor();
+  const message = await sink.waitFor((m) => m.to.includes(email) && /verify\?code=/.test(m.text));
+  const link = /(\/console\/verify\?code=[A-Za-z0-9_%-]+)/.exec(message.text);
+  assert.ok(link, 'the verification email links into the console');
+  await page.goto(`${base}${link[1]}`);
+  await page.getByText('Your email address is verified.').waitFor();
+}
+
+/** Certifies this browser's key, answering the secondary check (423) with the emailed code. */
+async function certifyBrowser(tab: Tab, base: string, sink: SmtpSink, email: string, shots?: string): Promise<void> {
+  const { page } = tab;
+  await page.goto(`${base}/console/`);
+  await page.getByRole('button', { name: 'Certify this browser' }).click();
+  const before = emailsTo(sink, email).length;
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByText('A code is on its way').waitFor();
+  const message = await sink.waitFor((m) => m.to.includes(email) && emailsTo(sink, email).indexOf(m) >= before && /\b\d{6}\b/.test(m.text));
+  await page.getByLabel('Code', { exact: true }).fill(codeIn(message.text));
+  if (shots) await shoot(page, shots);
+  await page.getByRole('button', { name: 'Check code' }).click();
+  await page.getByText(/Certified until/).waitFor();
+}
+
+function lockItem(page: Page, name: string) {
+  return page.locator('li.lock', { has: page.getByRole('link', { name }) });
+}
+
+describe('the web console', () => {
+  const t = useService({ withMail: true });
+  let browser: Browser;
+  let device: TestLock | undefined;
+
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await device?.close();
+    await browser?.close();
+  });
+
+  it('first load transfers at most 250 KiB compressed and shows sign-in', async () => {
+    const tab = await openTab(browser);
+    const cdp = await tab.context.newCDPSession(tab.page);
+    await cdp.send('Network.enable');
+    let bytes = 0;
+    cdp.on('Network.loadingFinished', (event: { encodedDataLength: number }) => {
+      bytes += event.encodedDataLength;
+    });
+    await tab.page.goto(`${t.service.url}/console/`, { waitUntil: 'networkidle' });
+    await tab.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.ok(bytes > 0 && bytes <= 250 * 1024, `first load transferred ${bytes} bytes`);
+    console.log(`first load: ${bytes} bytes transferred`);
+    await assertAllLabelled(tab.page);
+    await shoot(tab.page, 'sign-in');
+    assert.deepEqual(tab.errors, []);
+    await tab.context.close();
+  });
+
+  it('register → verify → certify → claim → unlock live → share → second user unlocks → revoke → audit', async () => {
+    const base = t.service.url;
+    const a = await openTab(browser, [403, 423, 503]);
+    const b = await openTab(browser, [423]);
+
+    await registerAndVerify(a, base, t.sink, alice);
+    await certifyBrowser(a, base, t.sink, alice, 'certify-code');
+    await assertAllLabelled(a.page);
+
+    // Claim with the registration key, then let the lock come online: the list changes without a reload.
+    const site = await createSite(t, { name: 'Head office' });
+    const provisioned = await provisionLock(t, { name: 'Factory name', siteId: site.id });
+    await a.page.getByLabel('Registration key').fill(provisioned.registrationKey);
+    await a.page.getByLabel('Name', { exact: true }).fill('Front door');
+    await a.page.getByRole('button', { name: 'Claim' }).click();
+    const card = lockItem(a.page, 'Front door');
+    await card.waitFor();
+    await card.getByText('offline').waitFor();
+    await a.page.getByRole('region', { name: 'Head office' }).getByRole('link', { name: 'Front door' }).waitFor();
+    device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: provisioned.id, secret: provisioned.secret });
+    await card.getByText('connected').waitFor();
+
+    await card.getByRole('button', { name: 'Unlock Front door' }).click();
+    await card.getByText('Front door confirmed: unlocked.').waitFor();
+    await card.getByText('unlocked', { exact: true }).waitFor();
+    assert.equal(device.commands.length, 1, 'the lock received the signed command');
+    await shoot(a.page, 'locks');
+
+    // Bob registers in his own browser; Alice shares with him by email.
+    await registerAndVerify(b, base, t.sink, bob);
+    await certifyBrowser(b, base, t.sink, bob);
+    await card.getByRole('link', { name: 'Front door' }).click();
+    await a.page.getByRole('link', { name: 'Members' }).click();
+    await a.page.getByLabel('Email of the person to share with').fill(bob);
+    await a.page.getByRole('button', { name: 'Share', exact: true }).click();
+    await a.page.getByText(`Shared with ${bob}.`).waitFor();
+    await a.page.locator(`li.member[data-user="${bob}"]`).waitFor();
+    // Change Bob's role and window, then back to USER without one.
+    await a.page.getByRole('button', { name: `Change role or window of ${bob}` }).click();
+    await a.page.getByLabel('Role', { exact: true }).first().selectOption('ADMIN');
+    await a.page.getByLabel('Ends', { exact: true }).fill('2099-12-31T18:00');
+    await a.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await a.page.locator(`li.member[data-user="${bob}"]`).getByText('ADMIN').waitFor();
+    await a.page.locator(`li.member[data-user="${bob}"]`).getByText(/until .*2099/).waitFor();
+    await a.page.getByRole('button', { name: `Change role or window of ${bob}` }).click();
+    await a.page.getByLabel('Role', { exact: true }).first().selectOption('USER');
+    await a.page.getByLabel('Ends', { exact: true }).fill('');
+    await a.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await a.page.locator(`li.member[data-user="${bob}"]`).getByText('No time limit').waitFor();
+    await assertAllLabelled(a.page);
+    await shoot(a.page, 'members');
+
+    await b.page.goto(`${base}/console/`);
+    const bobCard = lockItem(b.page, 'Front door');
+    await bobCard.getByRole('button', { name: 'Unlock Front door' }).click();
+    await bobCard.getByText('Front door confirmed: unlocked.').waitFor();
+    assert.equal(device.commands.length, 2);
+
+    // Alice, an admin, reads Bob's trail from the members list.
+    await a.page.getByRole('link', { name: `Activity of ${bob}` }).click();
+    await a.page.getByRole('heading', { name: `Activity of ${bob}` }).waitFor();
+    await a.page.locator('tr[data-type="DOOR_UNLOCK"]').first().waitFor();
+    await a.page.goBack();
+
+    // Alice revokes Bob: his console drops the lock live.
+    await a.page.getByRole('button', { name: `Revoke ${bob}` }).click();
+    await a.page.locator(`li.member[data-user="${bob}"]`).waitFor({ state: 'detached' });
+    await bobCard.waitFor({ state: 'detached' });
+    await b.page.getByText('You have no locks yet').waitFor();
+
+    // The audit trail lists all of it.
+    await a.page.getByRole('link', { name: 'Audit' }).click();
+    for (const type of ['OWNER_ASSIGNED', 'DEVICE_CONNECTED', 'DOOR_UNLOCK', 'LOCK_SHARED', 'LOCK_REVOKED']) {
+      await a.page.locator(`tr[data-type="${type}"]`).first().waitFor();
+    }
+    assert.ok((await a.page.locator('tr[data-type="DOOR_UNLOCK"]').count()) >= 2, 'both unlocks');
+    await a.page.getByRole('cell', { name: bob }).first().waitFor();
+    const download = a.page.waitForEvent('download');
+    await a.page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = await (await download).createReadStream();
+    let text = '';
+    for await (const chunk of csv) text += chunk;
+    assert.match(text, /^time \(UTC\),who,what,lock,detail,refused\r\n/);
+    assert.match(text, /LOCK_REVOKED/);
+    await assertAllLabelled(a.page);
+    await shoot(a.page, 'audit');
+
+    // The lock loses power while the trail is open: the entry arrives live.
+    assert.equal(await a.page.locator('tr[data-type="DEVICE_DISCONNECTED"]').count(), 0);
+    await device.powerCut();
+    device = undefined;
+    await a.page.locator('tr[data-type="DEVICE_DISCONNECTED"]').first().waitFor();
+
+    // Offline: the badge shows it, and an unlock says so plainly (503).
+    await a.page.getByRole('link', { name: 'Overview' }).click();
+    await a.page.getByText('offline', { exact: true }).first().waitFor();
+    await a.page.getByRole('button', { name: 'Unlock Front door' }).click();
+    await a.page.getByText(/The lock is offline/).waitFor();
+
+    // Settings page renders its forms, labelled.
+    await a.page.getByRole('link', { name: 'Settings' }).click();
+    await a.page.getByLabel('Unlock duration (seconds)').fill('7');
+    await a.page.getByRole('button', { name: 'Save unlocking' }).click();
+    await a.page.getByText('Settings sent to the lock.').waitFor();
+    await assertAllLabelled(a.page);
+    await a.page.getByLabel('Only near the lock').check();
+    await a.page.getByLabel('Latitude').fill('51.5072');
+    await a.page.getByLabel('Longitude').fill('-0.1276');
+    await a.page.getByLabel('Radius (metres)').fill('150');
+    await a.page.getByLabel('Permitted addresses').fill('192.0.2.0/24');
+    await a.page.getByRole('button', { name: 'Save requirements' }).click();
+    await a.page.getByText('Requirements saved.').waitFor();
+    await shoot(a.page, 'settings');
+
+    // Favourite, from the overview.
+    await a.page.getByRole('link', { name: 'Overview' }).click();
+    await a.page.getByLabel('Favourite').click();
+    await a.page.getByText('Added to favourites.').waitFor();
+
+    // Back in the list, favourite; an unlock (with the position the location requirement asks for)
+    // from outside the permitted addresses is refused, and says why.
+    await a.context.grantPermissions(['geolocation']);
+    await a.context.setGeolocation({ latitude: 51.5072, longitude: -0.1276, accuracy: 10 });
+    await a.page.getByRole('link', { name: '← Locks' }).click();
+    await card.getByText('★ favourite').waitFor();
+    await card.getByRole('button', { name: 'Unlock Front door' }).click();
+    await card.getByRole('alert').getByText(/not allowed/).waitFor();
+
+    // Her own trail shows the refusal as refused.
+    await a.page.getByRole('link', { name: 'Activity' }).click();
+    await a.page.locator('tr.refused[data-type="DOOR_UNLOCK"]').first().waitFor();
+    assert.ok((await a.page.locator('tr[data-type="DOOR_UNLOCK"]').count()) >= 2);
+    await assertAllLabelled(a.page);
+    await shoot(a.page, 'activity');
+
+    assert.deepEqual(a.errors, [], 'no console errors in the first browser');
+    assert.deepEqual(b.errors, [], 'no console errors in the second browser');
+    await a.context.close();
+    await b.context.close();
+  });
+
+  it('the developer pages: create an application, brand it, add a CORS origin', async () => {
+    const base = t.service.url;
+    const tab = await openTab(browser, [401]);
+    // Signed out, a page of the console leads to sign-in, and back to that page afterwards.
+    await tab.page.goto(`${base}/console/apps`);
+    await tab.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.match(tab.page.url(), /\/console\/signin\?next=%2Fapps$/);
+    await tab.page.getByLabel('Email').fill(alice);
+    await tab.page.getByLabel('Password').fill('wrong password');
+    await tab.page.getByRole('button', { name: 'Sign in' }).click();
+    await tab.page.getByRole('alert').getByText(/not signed in|refused|password/i).waitFor();
+    await tab.page.getByLabel('Password').fill(PASSWORD);
+    await tab.page.getByRole('button', { name: 'Sign in' }).click();
+    await tab.page.getByRole('heading', { name: 'Developers' }).waitFor();
+    await tab.page.getByLabel('Application name').fill('Acme Doors');
+    await tab.page.getByLabel('Company name').fill('Acme Ltd');
+    await tab.page.getByLabel('Mailing address').fill('ops@acme.example');
+    await tab.page.getByRole('button', { name: 'Create application' }).click();
+    await tab.page.getByRole('heading', { name: 'Acme Doors', exact: true }).waitFor();
+    await tab.page.getByLabel('Sender name').fill('Acme Access');
+    await tab.page.getByRole('button', { name: 'Save branding' }).click();
+    await tab.page.getByText('Branding saved.').waitFor();
+    await tab.page.getByText('From: Acme Access').waitFor();
+    await tab.page.getByLabel('New CORS origin').fill('https://app.acme.example');
+    await tab.page.getByRole('button', { name: 'Add CORS origin' }).click();
+    await tab.page.getByText('https://app.acme.example').waitFor();
+    const jwk = { ...generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }), kid: 'acme-2026' };
+    await tab.page.getByLabel('Public key (JWK)').fill(JSON.stringify(jwk));
+    await tab.page.getByRole('button', { name: 'Add key' }).click();
+    await tab.page.getByRole('button', { name: 'Remove key acme-2026' }).waitFor();
+    await tab.page.getByLabel('Public key (JWK)').fill('{"kty":"RSA"');
+    await tab.page.getByRole('button', { name: 'Add key' }).click();
+    await tab.page.getByText('The key must be a JSON Web Key (JSON).').waitFor();
+    await assertAllLabelled(tab.page);
+    await shoot(tab.page, 'application');
+
+    // The account page: display name and password change.
+    await tab.page.getByRole('link', { name: 'Account' }).click();
+    await tab.page.getByLabel('Display name', { exact: true }).fill('Alice Example');
+    await tab.page.getByRole('button', { name: 'Save name' }).click();
+    await tab.page.getByText('Display name saved.').waitFor();
+    await tab.page.getByLabel('Current password').fill(PASSWORD);
+    await tab.page.getByLabel('New password').fill(`${PASSWORD} 2`);
+    await tab.page.getByRole('button', { name: 'Change password' }).click();
+    await tab.page.getByText('Password changed.').waitFor();
+    await tab.page.getByText('verified', { exact: true }).waitFor();
+    await assertAllLabelled(tab.page);
+    await shoot(tab.page, 'account');
+    assert.deepEqual(tab.errors, []);
+    await tab.context.close();
+  });
+  // POST /account/password/reset/* and DELETE /account are being added beside the console: until
+  // they land, these requests are answered by the test with the agreed contract (204), and the
+  // test checks what the console sends and shows. Drop the routes below once the service has them.
+  it('password reset and account deletion send what the contract asks and say what happened', async () => {
+    const base = t.service.url;
+    const tab = await openTab(browser);
+    const sent: Array<{ method: string; path: string; body: unknown }> = [];
+    for (const path of ['/account/password/reset/initialize', '/account/password/reset/verify', '/account']) {
+      await tab.page.route(`${base}${path}`, async (route) => {
+        const request = route.request();
+        if (path === '/account' && request.method() !== 'DELETE') return route.fallback();
+        sent.push({ method: request.method(), path, body: request.postDataJSON() });
+        await route.fulfill({ status: 204 });
+      });
+    }
+    await tab.page.goto(`${base}/console/reset`);
+    await tab.page.getByLabel('Email').fill(alice);
+    await tab.page.getByRole('button', { name: 'Send reset link' }).click();
+    await tab.page.getByText('a reset link is on its way').waitFor();
+    await tab.page.goto(`${base}/console/reset?userId=u-1&token=t-1`);
+    await tab.page.getByLabel('New password', { exact: true }).fill('a brand new password');
+    await tab.page.getByRole('button', { name: 'Set password' }).click();
+    await tab.page.getByText('Your password is changed.').waitFor();
+    assert.deepEqual(sent.splice(0), [
+      { method: 'POST', path: '/account/password/reset/initialize', body: { email: alice } },
+      { method: 'POST', path: '/account/password/reset/verify', body: { userId: 'u-1', token: 't-1', password: 'a brand new password' } },
+    ]);
+
+    await tab.page.goto(`${base}/console/signin`);
+    await tab.page.getByLabel('Email').fill(alice);
+    await tab.page.getByLabel('Password').fill(`${PASSWORD} 2`);
+    await tab.page.getByRole('button', { name: 'Sign in' }).click();
+    await tab.page.getByRole('heading', { name: 'Locks' }).waitFor();
+    await tab.page.goto(`${base}/console/account`);
+    const remove = tab.page.getByRole('button', { name: 'Delete my account' });
+    assert.equal(await remove.isDisabled(), true, 'not before DELETE is typed');
+    await tab.page.getByLabel('Type DELETE to confirm').fill('DELETE');
+    await remove.click();
+    await tab.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0]!.method, 'DELETE');
+    assert.equal(await tab.page.evaluate('localStorage.length'), 0, 'the session is gone');
+    assert.deepEqual(tab.errors, []);
+    await tab.context.close();
+  });
+});
