@@ -4,6 +4,7 @@ import { isAppError } from '../../errors/catalogue.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
 import { addressKey } from '../../http/rate-limiter.js';
 import { changePassword, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
+import { certifiedKeyOf } from '../../locks/certified-keys.js';
 import { presentCallerAccount } from '../presenters.js';
 import { AccountResponse, AccountUpdate, PasswordChange, VerifyQuery } from '../schemas.js';
 
@@ -11,8 +12,13 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/account', {
       schema: { tags: ['account'], summary: 'The signed-in account', response: { 200: AccountResponse, ...errorResponses(401, 406) } },
-      // Synchronous: nothing to wait for, so no promise per request on the busiest read.
-      handler: (request) => presentCallerAccount(request.caller),
+      // Synchronous: nothing to wait for, so no promise per request on the busiest read. Without a
+      // legacy key, the Ed25519 key certified last (the official SDK requires publicKey).
+      handler: (request) => {
+        const account = presentCallerAccount(request.caller);
+        if (account.publicKey !== null) return account;
+        return certifiedKeyOf(ctx.db.kysely, request.caller.userId).then((publicKey) => ({ ...account, publicKey }));
+      },
     });
 
     app.post('/account', {

@@ -9,7 +9,9 @@ import { columnTypes } from './helpers.js';
  * - `tile_locks`: a tile opens several locks (PUT /tile/{id}). `tiles.lock_id` is superseded:
  *   its links move here and it stays null (SQLite cannot drop a column under a foreign key);
  * - `certified_keys`: the Ed25519 key each user had certified last, shown as their publicKey
- *   when they have no legacy RSA key.
+ *   when they have no legacy RSA key;
+ * - `users_namespace_id`: an application's users in id order (keyset pages of
+ *   GET /platform/application/{id}/user).
  */
 export function sdkShapesMigration(dialect: DialectName): Migration {
   const t = columnTypes(dialect);
@@ -35,6 +37,7 @@ export function sdkShapesMigration(dialect: DialectName): Migration {
         .addColumn('public_key', 'text', (c) => c.notNull())
         .addColumn('certified_at', t.time, (c) => c.notNull())
         .execute();
+      await db.schema.createIndex('users_namespace_id').on('users').columns(['namespace', 'id']).execute();
     },
   };
 }
