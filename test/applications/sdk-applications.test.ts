@@ -108,6 +108,14 @@ describe('applications, as the official SDK sees them', () => {
     assert.match(last.body.message, /at least one owner/);
   });
 
+  it('shows the owner and user routes and the always-present emailPreferences in the OpenAPI document', async () => {
+    const doc = (await t.api.get('/openapi.json')).body;
+    const owner = doc.paths['/platform/application/{applicationId}/owner'];
+    assert.ok(owner.get && owner.post && owner.delete);
+    assert.ok(doc.paths['/platform/application/{applicationId}/user'].get);
+    assert.match(JSON.stringify(doc.paths['/platform/application/{applicationId}'].get.responses['200']), /"required":\[[^\]]*"emailPreferences"/);
+  });
+
   describe('third-party tokens and application users', () => {
     const issuer = `https://issuer-${randomUUID()}.example.com`;
     const ed = generateKeyPairSync('ed25519');

@@ -63,6 +63,13 @@ describe('locks and lock users, as the official SDK sees them', () => {
     }
   });
 
+  it('shows settings.tiles, settings.hidden and foreign in the OpenAPI document', async () => {
+    const doc = JSON.stringify((await t.api.get('/openapi.json')).body.paths['/device/{lockId}'].get.responses['200']);
+    assert.match(doc, /"hidden"/);
+    assert.match(doc, /"tiles"/);
+    assert.match(JSON.stringify((await t.api.get('/openapi.json')).body.paths['/device/{lockId}/users'].get.responses['200']), /"foreign"/);
+  });
+
   it('sets settings.hidden per caller, for any member, and reads it back', async () => {
     const hide = await sdkPut(member, settingsBody(`{"type":"${sdkType('LockSettingsHiddenRequest')}","hidden":true}`));
     assert.equal(hide.status, 204, hide.text);

@@ -75,6 +75,14 @@ describe('tiles, as the official SDK sees them', () => {
     assert.equal((await locksOf(admin, randomUUID(), 3)).status, 404);
   });
 
+  it('shows the routes and shapes in the OpenAPI document', async () => {
+    const doc = (await t.api.get('/openapi.json')).body;
+    const tile = doc.paths['/tile/{tileId}'];
+    assert.ok(tile.put, 'PUT /tile/{id}');
+    assert.deepEqual(Object.keys(tile.put.requestBody.content['application/json'].schema.properties).sort(), ['devices', 'siteId']);
+    assert.match(JSON.stringify(tile.get.responses['200']), /deviceIds/);
+  });
+
   it("leaves other administrators' links alone", async () => {
     const theirSite = (await createSite(t)).id;
     const theirLock = (await claimLock(t, other, { siteId: theirSite })).id;
