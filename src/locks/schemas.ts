@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { UnlockBetweenWindowSchema as UnlockBetweenWindowRule, UsageRequirementsSchema as UsageRequirementsRule } from '../access/schemas.js';
-import type { TimeRequirement, UnlockBetweenWindow, UsageRequirements } from '../access/types.js';
+import { LocationRequirementSchema, UnlockBetweenWindowSchema as UnlockBetweenWindowRule, UsageRequirementsSchema as UsageRequirementsRule } from '../access/schemas.js';
+import type { TimeRequirement, UnlockBetweenWindow } from '../access/types.js';
 
 /** Request and response shapes of the lock endpoints (spec "Lock", "Lock settings", "Users"). */
 
@@ -8,7 +8,16 @@ export const Colour = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: '
 export const Name = Type.String({ minLength: 1, maxLength: 255 });
 // Same JSON schemas as src/access, typed by its hand-written types (the Fastify type provider
 // cannot infer a union built from an array of literals and would see `days: never[]`).
-const UsageRequirementsSchema = Type.Unsafe<UsageRequirements>(UsageRequirementsRule);
+/**
+ * PUT's usage requirements: each part optional, `location` nullable (removes it), and open to the
+ * official SDK's `type` member (its class name); checked again whole in usage-update.ts.
+ */
+const UsageRequirementsUpdateSchema = Type.Unsafe<UsageRequirementsUpdate>(
+  Type.Object({
+    time: Type.Optional(UsageRequirementsRule.properties.time),
+    location: Type.Optional(Type.Union([LocationRequirementSchema, Type.Null()])),
+  }),
+);
 /** As shown: a location requirement always has `enabled` and whole-metre `radius` and `accuracy` (the SDK's model requires them). */
 const LocationRequirementResponse = Type.Object({
   latitude: Type.Number(),
@@ -135,7 +144,7 @@ export const LockSettingsUpdate = Type.Object({
   permittedAddress: Type.Optional(addressList('complete list of permitted IPv4/IPv6 addresses or CIDR ranges (spec name)')),
   permittedAddresses: Type.Optional(addressList('same as permittedAddress')),
   usageRequirements: Type.Optional(
-    Type.Union([Type.Unsafe<UsageRequirementsUpdate>({ type: 'object' }), Type.Null()], {
+    Type.Union([UsageRequirementsUpdateSchema, Type.Null()], {
       description:
         'usage requirements (time, location); each part named replaces that part only, `time: []` or `location: null` removes it; null removes both. A `type` member (the SDK\'s class name) is ignored',
     }),
