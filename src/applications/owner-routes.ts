@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { DIRECT_NAMESPACE } from '../accounts/queries.js';
 import type { AppContext } from '../context.js';
 import { errorResponses, NoContent } from '../http/schemas.js';
 import { Foreign } from '../locks/schemas.js';
-import { addOwner, listOwners, removeOwner, type OwnerRow } from './owners.js';
+import { addOwner, listOwners, removeOwner } from './owners.js';
+import { presentApplicationUser, presentOwner } from './presenters.js';
 import type { OwnedApplication, PlatformApp } from './routes.js';
 import { ApplicationParams } from './schemas.js';
-import { DEFAULT_USER_PAGE, listApplicationUsers, MAX_USER_PAGE, type ApplicationUserRow } from './user-list.js';
+import { DEFAULT_USER_PAGE, listApplicationUsers, MAX_USER_PAGE } from './user-list.js';
 
 const tags = ['platform'];
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -30,26 +30,6 @@ const ApplicationUserResponse = Type.Object({
   foreignKeyIndexed: Type.Boolean({ description: 'the user can be found by foreign key' }),
   lastUpdated: Type.Number({ description: 'Unix seconds' }),
 });
-
-function presentOwner(row: OwnerRow) {
-  return { userId: row.id, email: row.email, displayName: row.display_name, orphan: row.orphan === 1, foreign: row.namespace !== DIRECT_NAMESPACE };
-}
-
-function presentApplicationUser(row: ApplicationUserRow) {
-  return {
-    userId: row.id,
-    foreignKey: row.external_id,
-    displayName: row.display_name,
-    email: row.email,
-    emailVerified: row.email_verified === 1,
-    telephone: row.telephone,
-    telephoneVerified: row.telephone_verified === 1,
-    emailIndexed: row.email !== null,
-    telephoneIndexed: row.telephone !== null,
-    foreignKeyIndexed: row.external_id !== null,
-    lastUpdated: row.updated,
-  };
-}
 
 /** Owners and users of an application the caller owns (the ownership check is platformRoutes' hook). */
 export function registerOwnerRoutes(app: PlatformApp, ctx: AppContext, application: OwnedApplication): void {

@@ -1,4 +1,7 @@
+import { DIRECT_NAMESPACE } from '../accounts/queries.js';
+import type { OwnerRow } from './owners.js';
 import type { ApplicationParts, ApplicationRow } from './queries.js';
+import type { ApplicationUserRow } from './user-list.js';
 import type { ApplicationRecord, EmailPreferences, EmailPreferencesRecord } from './schemas.js';
 
 /** The service's own email colours, shown when an application has not chosen its own. */
@@ -36,4 +39,26 @@ export function presentApplication(row: ApplicationRow, parts: ApplicationParts)
   if (row.app_link !== null) record.appLink = row.app_link;
   if (row.logo_url !== null) record.logoUrl = row.logo_url;
   return record;
+}
+
+/** An owner as the official SDK's BasicApplicationOwnerDetailsResponse reads it. */
+export function presentOwner(row: OwnerRow) {
+  return { userId: row.id, email: row.email, displayName: row.display_name, orphan: row.orphan === 1, foreign: row.namespace !== DIRECT_NAMESPACE };
+}
+
+/** An application user; `*Indexed`: the field is set, so directory queries can find the user by it. */
+export function presentApplicationUser(row: ApplicationUserRow) {
+  return {
+    userId: row.id,
+    foreignKey: row.external_id,
+    displayName: row.display_name,
+    email: row.email,
+    emailVerified: row.email_verified === 1,
+    telephone: row.telephone,
+    telephoneVerified: row.telephone_verified === 1,
+    emailIndexed: row.email !== null,
+    telephoneIndexed: row.telephone !== null,
+    foreignKeyIndexed: row.external_id !== null,
+    lastUpdated: row.updated,
+  };
 }
