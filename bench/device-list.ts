@@ -53,7 +53,9 @@ try {
       await db.transaction().execute(async (tx) => {
         await tx.insertInto('locks').values(locks).execute();
         await tx.insertInto('lock_members').values(locks.map((l, i) => ({ lock_id: l.id, user_id: memberOf(done + i), role, starts_at: null, ends_at: null, alias: null, colour: null, created: now, updated: now }))).execute();
-        await tx.insertInto('tiles').values(locks.filter((_, i) => (done + i) % 10 === 0).map((l) => ({ id: newId(), lock_id: l.id, created: now, updated: now }))).execute();
+        const tiles = locks.filter((_, i) => (done + i) % 10 === 0).map((l) => ({ id: newId(), lock_id: l.id }));
+        await tx.insertInto('tiles').values(tiles.map((tile) => ({ id: tile.id, lock_id: null, created: now, updated: now }))).execute();
+        await tx.insertInto('tile_locks').values(tiles.map((tile) => ({ tile_id: tile.id, lock_id: tile.lock_id, created: now }))).execute();
       });
     }
   }

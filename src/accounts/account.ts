@@ -7,6 +7,7 @@ import { errors } from '../errors/catalogue.js';
 import { releaseInviteShares } from '../locks/held-shares.js';
 import type { Caller } from './caller.js';
 import { prepareVerificationEmail } from './emails.js';
+import { certifiedKeyOf } from './certified-keys.js';
 import { ensureLegacyPublicKey } from './legacy-key.js';
 import { accountWriter } from './live-sessions.js';
 import { presentCallerAccount } from './presenters.js';
@@ -23,8 +24,8 @@ export async function getAccount(ctx: AppContext, caller: Caller): Promise<UserR
  * GET /account for a user without a legacy key yet (registered with v3, or an application's
  * user): the SDK's BasicUserDetailsResponse requires `publicKey`, so the key is made now, once.
  */
-export async function accountWithLegacyKey(ctx: AppContext, caller: Caller): Promise<Static<typeof AccountResponse>> {
-  const publicKey = await ensureLegacyPublicKey(ctx, { id: caller.userId, public_key: caller.publicKey });
+export async function accountWithPublicKey(ctx: AppContext, caller: Caller): Promise<Static<typeof AccountResponse>> {
+  const publicKey = (await certifiedKeyOf(ctx.db.kysely, caller.userId)) ?? (await ensureLegacyPublicKey(ctx, { id: caller.userId, public_key: caller.publicKey }));
   return { ...presentCallerAccount(caller), publicKey };
 }
 

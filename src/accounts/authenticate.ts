@@ -1,4 +1,5 @@
 import { decodeJwt } from 'jose';
+import { decodeCompactJws } from '../crypto/compact-jws.js';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
@@ -32,7 +33,9 @@ function unverifiedIssuer(token: string): string {
     const { iss } = decodeJwt(token);
     if (typeof iss === 'string') return iss;
   } catch {
-    // fall through: not a JWT at all
+    // Segments in standard Base64, as the official SDK may sign third-party tokens (src/crypto/compact-jws.ts).
+    const iss = decodeCompactJws(token)?.payload.iss;
+    if (typeof iss === 'string') return iss;
   }
   throw errors.unauthenticated();
 }

@@ -1,4 +1,5 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { decodeBase64Any, encodeBase64Url } from '../crypto/base64.js';
 import { errors } from '../errors/catalogue.js';
 
 /** A third party's public signing key as stored and shown: only the public members. */
@@ -6,8 +7,10 @@ export type PublicJwk = Record<string, string>;
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
 const RSA_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
-const EC_ALGORITHMS: Record<string, string> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' };
-const EC_COORDINATE_BYTES: Record<string, number> = { 'P-256': 32, 'P-384': 48, 'P-521': 66 };
+const EC_ALGORITHMS: Record<string, string> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512', secp256k1: 'ES256K' };
+const EC_COORDINATE_BYTES: Record<string, number> = { 'P-256': 32, 'P-384': 48, 'P-521': 66, secp256k1: 32 };
+/** Two names of one algorithm: RFC 8037's `EdDSA` and the fully-specified `Ed25519` (RFC 9864), which the SDK's tokens carry. */
+const ED25519_ALGORITHMS = ['EdDSA', 'Ed25519'];
 const MIN_RSA_BITS = 2048;
 const MAX_RSA_BITS = 16384;
 const MAX_KID_LENGTH = 255;
@@ -22,6 +25,17 @@ function base64urlMember(jwk: Record<string, unknown>, name: string): Buffer {
   return Buffer.from(value, 'base64url');
 }
 
+/**
+ * A member the official SDK may send in standard Base64 (an Ed25519 `x` taken from a Java key):
+ * either alphabet, padding optional; stored normalised to Base64URL without padding.
+ */
+function anyBase64Member(jwk: Record<string, unknown>, name: string): string {
+  const value = jwk[name];
+  const bytes = typeof value === 'string' && value !== '' ? decodeBase64Any(value) : null;
+  if (bytes === null) fail(`JWK member ${name} must be Base64URL (or standard Base64)`);
+  return encodeBase64Url(bytes);
+}
+
 function bitLength(unsigned: Buffer): number {
   let start = 0;
   while (start < unsigned.length && unsigned[start] === 0) start += 1;
@@ -34,9 +48,11 @@ export function algorithmsFor(jwk: PublicJwk): string[] {
   let allowed: string[];
   if (jwk.kty === 'RSA') allowed = RSA_ALGORITHMS;
   else if (jwk.kty === 'EC') allowed = EC_ALGORITHMS[jwk.crv ?? ''] ? [EC_ALGORITHMS[jwk.crv!]!] : [];
-  else if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') allowed = ['EdDSA', 'Ed25519'];
+  else if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') allowed = ED25519_ALGORITHMS;
   else allowed = [];
-  return jwk.alg ? allowed.filter((a) => a === jwk.alg) : allowed;
+  if (!jwk.alg) return allowed;
+  const named = ED25519_ALGORITHMS.includes(jwk.alg) ? ED25519_ALGORITHMS : [jwk.alg];
+  return allowed.filter((a) => named.includes(a));
 }
 
 function publicMembers(jwk: Record<string, unknown>): PublicJwk {
@@ -51,14 +67,15 @@ function publicMembers(jwk: Record<string, unknown>): PublicJwk {
     case 'EC': {
       const crv = typeof jwk.crv === 'string' ? jwk.crv : '';
       const size = EC_COORDINATE_BYTES[crv];
-      if (!size) fail('EC keys must use curve P-256, P-384 or P-521');
+      if (!size) fail('EC keys must use curve P-256, P-384, P-521 or secp256k1');
       if (base64urlMember(jwk, 'x').length !== size || base64urlMember(jwk, 'y').length !== size) fail(`EC ${crv} coordinates must be ${size} bytes`);
       return { kty: 'EC', crv, x: jwk.x as string, y: jwk.y as string };
     }
     case 'OKP': {
       if (jwk.crv !== 'Ed25519') fail('OKP keys must use curve Ed25519');
-      if (base64urlMember(jwk, 'x').length !== 32) fail('Ed25519 public keys are 32 bytes');
-      return { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string };
+      const x = anyBase64Member(jwk, 'x');
+      if (Buffer.from(x, 'base64url').length !== 32) fail('Ed25519 public keys are 32 bytes');
+      return { kty: 'OKP', crv: 'Ed25519', x };
     }
     default:
       return fail('kty must be RSA, EC or OKP (Ed25519)');
@@ -67,14 +84,17 @@ function publicMembers(jwk: Record<string, unknown>): PublicJwk {
 
 /**
  * Checks a submitted auth key (decisions §6): a public JWK only (any private member is 400), RSA of
- * at least 2048 bits, EC P-256/384/521 or Ed25519, with a kid. Returns the key reduced to its
- * public members plus kid, alg and use, so nothing else a client sent is ever stored or echoed.
+ * at least 2048 bits, EC P-256/384/521 or secp256k1, or Ed25519, with a kid. Returns the key
+ * reduced to its public members plus kid, alg and use, so nothing else a client sent (the SDK's
+ * `type` class name among them) is ever stored or echoed. `alg: null` and `use: null` mean absent.
  */
 export function parseAuthKey(input: unknown): PublicJwk {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) fail('body must be a JWK object');
   const jwk = input as Record<string, unknown>;
-  if (PRIVATE_MEMBERS.some((member) => member in jwk)) fail('private key material is not accepted: send the public JWK only');
-  const { kid, alg, use } = jwk;
+  if (PRIVATE_MEMBERS.some((member) => member in jwk && jwk[member] !== null)) fail('private key material is not accepted: send the public JWK only');
+  const { kid } = jwk;
+  const alg = jwk.alg ?? undefined;
+  const use = jwk.use ?? undefined;
   if (typeof kid !== 'string' || kid.trim() === '' || kid.length > MAX_KID_LENGTH) fail(`kid is required (a string of at most ${MAX_KID_LENGTH} characters)`);
   if (use !== undefined && use !== 'sig') fail('use must be "sig" for an auth key');
   if (alg !== undefined && typeof alg !== 'string') fail('alg must be a string');

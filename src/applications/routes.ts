@@ -5,6 +5,7 @@ import { requireLogoContentType } from '../cdn/storage.js';
 import type { AppContext } from '../context.js';
 import { errorResponses, NoContent } from '../http/schemas.js';
 import { registerCredentialRoutes } from './credential-routes.js';
+import { registerOwnerRoutes } from './owner-routes.js';
 import type { ApplicationsPlatform } from './platform.js';
 import { requireDirectUser, requireOwnedApplication } from './policy.js';
 import type { ApplicationRow } from './queries.js';
@@ -31,6 +32,7 @@ export function platformRoutes(ctx: AppContext, platform: ApplicationsPlatform):
     const application: OwnedApplication = (request) => owned.get(request)!;
     registerApplicationRoutes(app, ctx, platform, application);
     registerCredentialRoutes(app, ctx, platform, application);
+    registerOwnerRoutes(app, ctx, application);
   };
 }
 

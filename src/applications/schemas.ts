@@ -17,11 +17,19 @@ export const EmailPreferences = Type.Object(
     senderName: Type.Optional(Text(BOUNDS.name)),
     primaryColour: Type.Optional(Colour),
     secondaryColour: Type.Optional(Colour),
+    onlySendEssentialEmails: Type.Optional(Type.Boolean({ description: 'stored and shown; Latchkey sends only essential email anyway' })),
     callToAction: Type.Optional(CallToAction),
   },
   { additionalProperties: false },
 );
 export type EmailPreferences = Static<typeof EmailPreferences>;
+
+/** As shown: the colours always present (the service's own when unset), as the official SDK's model requires. */
+export const EmailPreferencesRecord = Type.Composite([
+  Type.Omit(EmailPreferences, ['primaryColour', 'secondaryColour']),
+  Type.Object({ primaryColour: Colour, secondaryColour: Colour }),
+]);
+export type EmailPreferencesRecord = Static<typeof EmailPreferencesRecord>;
 
 export const ApplicationCreate = Type.Object({
   name: Text(BOUNDS.name),
@@ -58,10 +66,10 @@ export const ApplicationRecord = Type.Object({
   privacyPolicy: Type.Optional(Type.String()),
   supportContact: Type.Optional(Type.String()),
   appLink: Type.Optional(Type.String()),
-  emailPreferences: Type.Optional(EmailPreferences),
+  emailPreferences: EmailPreferencesRecord,
   logoUrl: Type.Optional(Type.String()),
   owners: Type.Array(Type.String(), { description: 'user ids of the owners' }),
-  authKeys: Type.Record(Type.String(), Jwk, { description: 'kid → public JWK' }),
+  authKeys: Type.Record(Type.String(), Jwk, { description: 'kid → public JWK (`use` is "sig" when the key was added without one)' }),
   authDomains: Type.Array(Type.String(), { description: 'registered token issuers' }),
   corsDomains: Type.Array(Type.String()),
   encryptionKey: Type.Record(Type.String(), Type.String(), { description: 'RSA public JWK for identity JWEs (RSA-OAEP-256, A256GCM)' }),

@@ -1,7 +1,8 @@
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, UnsecuredJWT, type JWTPayload } from 'jose';
 import type { ExternalTokenVerifier } from '../accounts/authenticate.js';
 import type { Caller } from '../accounts/caller.js';
 import type { AppContext } from '../context.js';
+import { decodeCompactJws, verifyCompactSignature } from '../crypto/compact-jws.js';
 import { VerifiedTokens } from '../crypto/verified-tokens.js';
 import { errors } from '../errors/catalogue.js';
 import { callerFor, ensureApplicationUser, findApplicationUser } from './app-users.js';
@@ -59,38 +60,65 @@ export class ThirdPartyTokens implements ExternalTokenVerifier {
   async verify(token: string, issuer: string): Promise<VerifiedIdentity> {
     const registered = await this.issuers.lookup(issuer);
     if (!registered) throw errors.unauthenticated('token issuer is not registered');
-    let header: { kid?: string; alg?: string };
+    // jose checks Base64URL tokens of the algorithms it knows; the rest (standard Base64 segments,
+    // ES256K) are checked in src/crypto/compact-jws.ts.
+    const decoded = BASE64URL_JWS.test(token) ? null : decodeCompactJws(token);
+    let header: { kid?: unknown; alg?: unknown; crit?: unknown };
     try {
-      header = decodeProtectedHeader(token);
+      header = decoded ? decoded.header : decodeProtectedHeader(token);
     } catch {
       throw errors.unauthenticated();
     }
+    if (decoded === null && !BASE64URL_JWS.test(token)) throw errors.unauthenticated();
     for (const key of candidateKeys(registered, header)) {
-      const payload = await this.verifyWith(token, issuer, key);
+      const own = decoded ?? (header.alg === 'ES256K' ? decodeCompactJws(token) : null);
+      const payload = own ? this.verifyOwn(own, issuer, key) : await this.verifyWith(token, issuer, key);
       if (payload) return { applicationId: registered.applicationId, issuer, kid: key.kid, claims: readIdentityClaims(payload) };
     }
     throw errors.unauthenticated('token signature does not verify with the issuer\'s registered keys');
   }
 
+  private claimChecks(issuer: string) {
+    return {
+      issuer,
+      // The base URL as configured; a trailing slash is the same resource, so both are accepted.
+      audience: [this.ctx.config.baseUrl, `${this.ctx.config.baseUrl}/`],
+      requiredClaims: ['sub', 'exp', 'iat', 'aud'],
+      currentDate: new Date(this.ctx.now() * 1000),
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    };
+  }
+
   private async verifyWith(token: string, issuer: string, key: VerificationKey): Promise<JWTPayload | null> {
     try {
-      const { payload } = await jwtVerify(token, key.key, {
-        algorithms: key.algorithms,
-        issuer,
-        // The base URL as configured; a trailing slash is the same resource, so both are accepted.
-        audience: [this.ctx.config.baseUrl, `${this.ctx.config.baseUrl}/`],
-        requiredClaims: ['sub', 'exp', 'iat', 'aud'],
-        currentDate: new Date(this.ctx.now() * 1000),
-        clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      });
+      const { payload } = await jwtVerify(token, key.key, { algorithms: key.algorithms, ...this.claimChecks(issuer) });
       return payload;
     } catch (err) {
-      if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JOSEAlgNotAllowed) return null;
-      if (err instanceof joseErrors.JWTExpired) throw errors.unauthenticated('authentication token expired');
-      if (err instanceof joseErrors.JWTClaimValidationFailed) throw errors.unauthenticated(`authentication token claim ${err.claim} is invalid`);
-      if (err instanceof joseErrors.JOSEError || err instanceof TypeError) throw errors.unauthenticated();
-      throw err;
+      return this.refusal(err);
     }
+  }
+
+  /**
+   * The signature checked here, then the claims by jose exactly as jwtVerify judges them (an
+   * unsecured JWT of the same payload bytes carries them to jose's claim checks).
+   */
+  private verifyOwn(decoded: NonNullable<ReturnType<typeof decodeCompactJws>>, issuer: string, key: VerificationKey): JWTPayload | null {
+    if (decoded.header.crit !== undefined || !key.algorithms.includes(decoded.header.alg as string)) return null;
+    if (!verifyCompactSignature(decoded, key.key)) return null;
+    try {
+      return UnsecuredJWT.decode(`${UNSECURED_HEADER}.${decoded.payloadBytes.toString('base64url')}.`, this.claimChecks(issuer)).payload;
+    } catch (err) {
+      return this.refusal(err);
+    }
+  }
+
+  /** null for a signature that does not verify with this key (another may); 401 for the rest. */
+  private refusal(err: unknown): null {
+    if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JOSEAlgNotAllowed) return null;
+    if (err instanceof joseErrors.JWTExpired) throw errors.unauthenticated('authentication token expired');
+    if (err instanceof joseErrors.JWTClaimValidationFailed) throw errors.unauthenticated(`authentication token claim ${err.claim} is invalid`);
+    if (err instanceof joseErrors.JOSEError || err instanceof TypeError) throw errors.unauthenticated();
+    throw err;
   }
 
   private async stillRegistered(identity: VerifiedIdentity): Promise<boolean> {
@@ -99,10 +127,14 @@ export class ThirdPartyTokens implements ExternalTokenVerifier {
   }
 }
 
+const BASE64URL_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const UNSECURED_HEADER = Buffer.from('{"alg":"none"}').toString('base64url');
+
 /** The key named by `kid`; without a kid, every key of the application that fits `alg`. */
-function candidateKeys(registered: IssuerKeys, header: { kid?: string; alg?: string }): VerificationKey[] {
-  const fits = (key: VerificationKey) => header.alg !== undefined && key.algorithms.includes(header.alg);
+function candidateKeys(registered: IssuerKeys, header: { kid?: unknown; alg?: unknown }): VerificationKey[] {
+  const fits = (key: VerificationKey) => typeof header.alg === 'string' && key.algorithms.includes(header.alg);
   if (header.kid !== undefined) {
+    if (typeof header.kid !== 'string') return [];
     const key = registered.keys.get(header.kid);
     return key && fits(key) ? [key] : [];
   }

@@ -6,11 +6,27 @@ import { errors } from '../errors/catalogue.js';
 import { findMembership } from '../locks/queries.js';
 import { userLogScope } from './policy.js';
 import { administersLockOf, lockLogPage, userLogPage, type LockLogRow, type PageQuery, type UserLogRow } from './queries.js';
-import { DEFAULT_PAGE, MAX_PAGE, type LogQuery } from './schemas.js';
+import { DEFAULT_PAGE, MAX_PAGE, MAX_RANGE, type LogQuery } from './schemas.js';
 import { V1_TYPES } from './types.js';
 
+/**
+ * The page a query asks for. Without `limit`, a request naming `start` or `end` (the official SDK
+ * always sends both) asks for the whole range: one entry more than MAX_RANGE is read, so that a
+ * larger range is refused (see assertWholeRange) rather than silently cut.
+ */
 export function toPage(query: LogQuery): PageQuery {
+  if (query.limit === undefined && (query.start !== undefined || query.end !== undefined)) {
+    return { start: query.start, end: query.end, limit: MAX_RANGE + 1, wholeRange: true };
+  }
   return { start: query.start, end: query.end, limit: Math.min(query.limit ?? DEFAULT_PAGE, MAX_PAGE) };
+}
+
+/** 400 when a whole-range request found more entries than MAX_RANGE. */
+function assertWholeRange<R>(page: PageQuery, rows: R[]): R[] {
+  if (page.wholeRange && rows.length > MAX_RANGE) {
+    throw errors.validation(`the range holds more than ${MAX_RANGE} entries: narrow start and end, or page with limit`);
+  }
+  return rows;
 }
 
 /**
@@ -22,7 +38,7 @@ export async function readLockLog(ctx: AppContext, caller: Caller, lockId: strin
   const member = await findMembership(db, lockId, caller.userId);
   if (!member) throw errors.notFound('lock');
   assertAllowed(canReadAdminData(member, ctx.now()));
-  return lockLogPage(db, lockId, page, version === 1 ? V1_TYPES : undefined);
+  return assertWholeRange(page, await lockLogPage(db, lockId, page, version === 1 ? V1_TYPES : undefined));
 }
 
 /** A user's trail: all of it for the user, the part on their own locks for an admin. */
@@ -33,5 +49,5 @@ export async function readUserLog(ctx: AppContext, caller: Caller, userId: strin
   const administersOne = !self && (await findUserById(db, userId)) !== undefined && (await administersLockOf(db, admin, userId));
   const scope = userLogScope(caller.userId, userId, administersOne);
   if (scope === 'not_found') throw errors.notFound('user');
-  return userLogPage(db, userId, page, scope === 'administered' ? admin : undefined);
+  return assertWholeRange(page, await userLogPage(db, userId, page, scope === 'administered' ? admin : undefined));
 }

@@ -6,7 +6,17 @@ export function presentLockEntryV1(row: LockLogRow): LockAuditEntry {
   return { timestamp: row.timestamp, type: row.type, user: row.actor_user_id, message: row.message };
 }
 
+/** Why an entry was refused: its message, which names the reason (null for entries not refused). */
+function rejectionReason(row: { rejected: 0 | 1; message: string }): string | null {
+  return row.rejected === 1 ? row.message : null;
+}
+
+/**
+ * v2: the spec's fields and, for the official SDK, the user-audit shape as well. The SDK requires
+ * `issuer.userId`: an event the lock reports itself (no actor) names the lock.
+ */
 export function presentLockEntryV2(row: LockLogRow): LockAuditEntry {
+  const subject = hasSubject(row.type) && row.subject_user_id !== null ? { userId: row.subject_user_id, email: row.subject_email, displayName: row.subject_display_name, ip: null } : null;
   return {
     timestamp: row.timestamp,
     type: row.type,
@@ -14,6 +24,11 @@ export function presentLockEntryV2(row: LockLogRow): LockAuditEntry {
     email: row.actor_email,
     displayName: row.actor_display_name,
     message: row.message,
+    deviceId: row.lock_id,
+    issuer: { userId: row.actor_user_id ?? row.lock_id, email: row.actor_email, displayName: row.actor_display_name, ip: null },
+    subject,
+    rejected: row.rejected === 1,
+    rejectionReason: rejectionReason(row),
   };
 }
 
@@ -22,8 +37,9 @@ export function presentUserEntry(row: UserLogRow): UserAuditEntry {
     deviceId: row.lock_id,
     timestamp: row.timestamp,
     type: row.type,
-    issuer: { userId: row.actor_user_id },
+    issuer: { userId: row.actor_user_id ?? row.lock_id },
     rejected: row.rejected === 1,
+    rejectionReason: rejectionReason(row),
   };
   if (hasSubject(row.type) && row.subject_user_id !== null) entry.subject = { userId: row.subject_user_id, email: row.subject_email };
   return entry;

@@ -6,8 +6,8 @@ import type { AuditType } from './types.js';
 
 export type AuditRow = Selectable<AuditEntriesTable>;
 
-/** A lock log row: the entry and its actor's current email and display name (null once the user is gone). */
-export type LockLogRow = AuditRow & { actor_email: string | null; actor_display_name: string | null };
+/** A lock log row: the entry and its actor's and subject's current email and display name (null once the user is gone). */
+export type LockLogRow = AuditRow & { actor_email: string | null; actor_display_name: string | null; subject_email: string | null; subject_display_name: string | null };
 
 /** A user log row: the entry and its subject's current email. */
 export type UserLogRow = AuditRow & { subject_email: string | null };
@@ -17,15 +17,18 @@ export interface PageQuery {
   start?: number;
   end?: number;
   limit: number;
+  /** A start/end range asked for whole (no limit): more than MAX_RANGE entries is a 400. */
+  wholeRange?: boolean;
 }
 
-/** One lock's entries with their actor's email and display name (the v2 shape needs both). */
+/** One lock's entries with their actor's and subject's email and display name (the v2 shape needs them). */
 export function lockEntriesWithActor(db: Executor, lockId: string) {
   return db
     .selectFrom('audit_entries as a')
     .leftJoin('users as u', 'u.id', 'a.actor_user_id')
+    .leftJoin('users as s', 's.id', 'a.subject_user_id')
     .selectAll('a')
-    .select(['u.email as actor_email', 'u.display_name as actor_display_name'])
+    .select(['u.email as actor_email', 'u.display_name as actor_display_name', 's.email as subject_email', 's.display_name as subject_display_name'])
     .where('a.lock_id', '=', lockId);
 }
 

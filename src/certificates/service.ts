@@ -6,6 +6,7 @@ import { ed25519RawFromKey, parseEd25519PublicKey, verifyEd25519 } from '../cryp
 import { issueLeafCertificate } from '../crypto/pki.js';
 import { newId, newNumericCode } from '../crypto/random.js';
 import { inTransaction } from '../db/transaction.js';
+import { recordCertifiedKey } from '../accounts/certified-keys.js';
 import { errors } from '../errors/catalogue.js';
 import { takeRegistrationKey } from '../accounts/registration-key.js';
 import { chooseRecipient, sendVerificationCode, type VerificationMethod } from './delivery.js';
@@ -42,6 +43,8 @@ function readKey(ephemeralKey: string): EphemeralKey {
 
 async function issue(ctx: AppContext, userId: string, key: KeyObject): Promise<CertificateResponse> {
   const certificateChain = await issueLeafCertificate(ctx.pki.ca, { userId, publicKey: key, now: ctx.now() });
+  // The user's publicKey in user lists when they have no legacy key (src/accounts/certified-keys.ts).
+  await recordCertifiedKey(ctx.db.kysely, userId, key.export({ type: 'spki', format: 'der' }).toString('base64'), ctx.now());
   return { certificateChain, userId };
 }
 

@@ -8,8 +8,8 @@ interface NamedMember {
 export interface EntryWithEmails {
   user?: string | null;
   email?: string | null;
-  issuer?: NamedMember;
-  subject?: NamedMember;
+  issuer?: NamedMember | null;
+  subject?: NamedMember | null;
 }
 
 /**

@@ -42,7 +42,7 @@ export function listEnrolmentsVisibleTo(db: Executor, adminId: string, userId: s
   return db
     .selectFrom('lock_members as admin')
     .innerJoin('lock_members', 'lock_members.lock_id', 'admin.lock_id')
-    .select(['lock_members.lock_id', 'lock_members.role'])
+    .select(['lock_members.lock_id', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
     .where(activeAdmin(adminId, now))
     .where('lock_members.user_id', '=', userId)
     .orderBy('lock_members.lock_id')

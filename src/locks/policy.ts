@@ -10,9 +10,22 @@ import type { MemberRole } from '../access/types.js';
 
 type Enrolment = { role: MemberRole; start?: number | null; end?: number | null };
 
-/** PUT /device/{id}: name, favourite and colour are the member's own; `settings` needs an active ADMIN. */
+/** Settings that are the member's own (`type` is the SDK's class name, carried alongside). */
+const MEMBER_OWN_SETTINGS = new Set(['hidden', 'type']);
+
+function onlyMemberOwnSettings(settings: unknown): boolean {
+  if (typeof settings !== 'object' || settings === null) return false;
+  const names = Object.keys(settings);
+  return names.includes('hidden') && names.every((name) => MEMBER_OWN_SETTINGS.has(name));
+}
+
+/**
+ * PUT /device/{id}: name, favourite, colour and `settings.hidden` are the member's own; any other
+ * `settings` need an active ADMIN. `settings: null` names nothing.
+ */
 export function canUpdateLock(member: Enrolment, update: { settings?: unknown }, now: number): Decision {
-  return update.settings === undefined ? { allowed: true } : canChangeSettings(member, now);
+  if (update.settings === undefined || update.settings === null || onlyMemberOwnSettings(update.settings)) return { allowed: true };
+  return canChangeSettings(member, now);
 }
 
 /** Linking and unlinking tiles: an active ADMIN of the lock. */

@@ -1,6 +1,8 @@
+import { DIRECT_NAMESPACE } from '../accounts/queries.js';
 import { readPermittedAddresses, readUnlockBetween, readUsageRequirements } from './json.js';
 import type { LockUserRow, MemberLock } from './queries.js';
-import type { LockResponse, LockUserResponse, SiteLockResponse, UserWithLocksResponse } from './schemas.js';
+import { DEFAULT_LOCATION_ACCURACY, DEFAULT_LOCATION_RADIUS, type UsageRequirements } from '../access/types.js';
+import type { LockResponse, LockUserResponse, SiteLockResponse, UsageRequirementsResponse, UserWithLocksResponse } from './schemas.js';
 import type { UserWithLocks } from './users.js';
 
 /** Shown when neither the member nor the lock's site chose a colour (the service's primary colour). */
@@ -24,8 +26,24 @@ function lockedState(lock: MemberLock): { locked?: boolean } {
   return lock.locked === null ? {} : { locked: lock.locked === 1 };
 }
 
-/** The full Lock of GET /device and GET /device/{id}. */
-export function presentLock(lock: MemberLock): LockResponse {
+/** Whole metres, at least 1 (the SDK reads radius and accuracy as integers). */
+function wholeMetres(value: number | undefined, fallback: number): number {
+  return value === undefined ? fallback : Math.max(1, Math.round(value));
+}
+
+/** Stored requirements with a location's defaults written out (`enabled` absent means enabled). */
+export function presentUsageRequirements(text: string): UsageRequirementsResponse {
+  const stored: UsageRequirements = readUsageRequirements(text);
+  if (stored.location === undefined) return stored as UsageRequirementsResponse;
+  const { latitude, longitude, enabled, radius, accuracy } = stored.location;
+  return {
+    ...(stored.time !== undefined ? { time: stored.time } : {}),
+    location: { latitude, longitude, enabled: enabled ?? true, radius: wholeMetres(radius, DEFAULT_LOCATION_RADIUS), accuracy: wholeMetres(accuracy, DEFAULT_LOCATION_ACCURACY) },
+  };
+}
+
+/** The full Lock of GET /device and GET /device/{id}, with the ids of the tiles that open it. */
+export function presentLock(lock: MemberLock, tiles: readonly string[]): LockResponse {
   return {
     id: lock.id,
     name: displayName(lock),
@@ -40,9 +58,11 @@ export function presentLock(lock: MemberLock): LockResponse {
       proximityUnlock: lock.proximity_unlock === 1,
       permittedAddresses: readPermittedAddresses(lock.permitted_addresses),
       defaultName: defaultName(lock),
-      usageRequirements: readUsageRequirements(lock.usage_requirements),
+      usageRequirements: presentUsageRequirements(lock.usage_requirements),
       delay: lock.delay,
       unlockBetweenWindow: readUnlockBetween(lock.unlock_between),
+      tiles: [...tiles],
+      hidden: lock.member.hidden,
     },
     state: { ...lockedState(lock), connected: lock.connected === 1, duration: lock.unlock_time },
     favourite: lock.member.favourite,
@@ -67,9 +87,10 @@ export function presentSiteLock(lock: MemberLock, tiles: readonly string[]): Sit
       unlockTime: lock.unlock_time,
       permittedAddresses: readPermittedAddresses(lock.permitted_addresses),
       defaultName: defaultName(lock),
-      usageRequirements: readUsageRequirements(lock.usage_requirements),
+      usageRequirements: presentUsageRequirements(lock.usage_requirements),
       unlockBetweenWindow: readUnlockBetween(lock.unlock_between),
       tiles: [...tiles],
+      hidden: lock.member.hidden,
     },
     state: { connected: lock.connected === 1, ...lockedState(lock) },
     favourite: lock.member.favourite,
@@ -80,22 +101,24 @@ export function presentLockUser(row: LockUserRow): LockUserResponse {
   return {
     userId: row.user_id,
     email: row.email,
-    publicKey: row.public_key,
+    publicKey: row.public_key ?? row.certified_key,
     displayName: row.display_name,
     orphan: row.orphan === 1,
+    foreign: row.namespace !== DIRECT_NAMESPACE,
     role: row.role,
     start: row.starts_at,
     end: row.ends_at,
   };
 }
 
-export function presentUserWithLocks({ user, devices }: UserWithLocks): UserWithLocksResponse {
+export function presentUserWithLocks({ user, devices, certifiedKey }: UserWithLocks): UserWithLocksResponse {
   return {
     userId: user.id,
     email: user.email,
-    publicKey: user.public_key,
+    publicKey: user.public_key ?? certifiedKey,
     displayName: user.display_name,
     orphan: user.orphan === 1,
-    devices: devices.map((d) => ({ deviceId: d.lock_id, role: d.role })),
+    foreign: user.namespace !== DIRECT_NAMESPACE,
+    devices: devices.map((d) => ({ deviceId: d.lock_id, role: d.role, start: d.starts_at, end: d.ends_at })),
   };
 }

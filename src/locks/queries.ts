@@ -18,6 +18,8 @@ export interface Membership {
   end: number | null;
   alias: string | null;
   favourite: boolean;
+  /** The member's own "hide this lock" flag (settings.hidden). */
+  hidden: boolean;
   colour: string | null;
 }
 
@@ -35,6 +37,7 @@ const MEMBER_COLUMNS = [
   'lock_members.ends_at',
   'lock_members.alias',
   'lock_members.favourite',
+  'lock_members.hidden',
   'lock_members.colour',
 ] as const;
 
@@ -63,7 +66,7 @@ const LOCK_COLUMNS = [
   'locks.updated',
 ] as const;
 
-type MemberColumns = Pick<Selectable<LockMembersTable>, 'lock_id' | 'user_id' | 'role' | 'starts_at' | 'ends_at' | 'alias' | 'favourite' | 'colour'>;
+type MemberColumns = Pick<Selectable<LockMembersTable>, 'lock_id' | 'user_id' | 'role' | 'starts_at' | 'ends_at' | 'alias' | 'favourite' | 'hidden' | 'colour'>;
 
 function toMembership(row: MemberColumns): Membership {
   return {
@@ -74,6 +77,7 @@ function toMembership(row: MemberColumns): Membership {
     end: row.ends_at,
     alias: row.alias,
     favourite: row.favourite === 1,
+    hidden: row.hidden === 1,
     colour: row.colour,
   };
 }
@@ -198,7 +202,19 @@ export function listLockUsers(db: Executor, lockId: string) {
   return db
     .selectFrom('lock_members')
     .innerJoin('users', 'users.id', 'lock_members.user_id')
-    .select(['users.id as user_id', 'users.email', 'users.public_key', 'users.display_name', 'users.orphan', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
+    .leftJoin('certified_keys', 'certified_keys.user_id', 'lock_members.user_id')
+    .select([
+      'users.id as user_id',
+      'users.email',
+      'users.public_key',
+      'certified_keys.public_key as certified_key',
+      'users.namespace',
+      'users.display_name',
+      'users.orphan',
+      'lock_members.role',
+      'lock_members.starts_at',
+      'lock_members.ends_at',
+    ])
     .where('lock_members.lock_id', '=', lockId)
     .orderBy('lock_members.created')
     .orderBy('lock_members.user_id')

@@ -9,20 +9,22 @@ import { findMembership, listLocksForMember, listLockUsers, loadLockForMember, t
 
 /** Reads of the lock endpoints; every one is scoped to the caller's own enrolments. */
 
-export function listLocks(ctx: AppContext, caller: Caller): Promise<MemberLock[]> {
-  return listLocksForMember(ctx.db.kysely, caller.userId);
-}
-
-/** 404 when the caller is not enrolled on the lock, exactly as when it does not exist. */
-export async function getLock(ctx: AppContext, caller: Caller, lockId: string): Promise<MemberLock> {
-  const lock = await loadLockForMember(ctx.db.kysely, ctx.db.dialect, lockId, caller.userId);
-  if (!lock) throw errors.notFound('lock');
-  return lock;
-}
-
 export interface LockWithTiles {
   lock: MemberLock;
   tiles: string[];
+}
+
+/** GET /device: every lock of the caller with its tiles (two queries, whatever the number of locks). */
+export function listLocks(ctx: AppContext, caller: Caller): Promise<LockWithTiles[]> {
+  return listLocksWithTiles(ctx, caller, {});
+}
+
+/** 404 when the caller is not enrolled on the lock, exactly as when it does not exist. */
+export async function getLock(ctx: AppContext, caller: Caller, lockId: string): Promise<LockWithTiles> {
+  const db = ctx.db.kysely;
+  const [lock, tiles] = await Promise.all([loadLockForMember(db, ctx.db.dialect, lockId, caller.userId), tileIdsByLockForMember(db, caller.userId, { lockId })]);
+  if (!lock) throw errors.notFound('lock');
+  return { lock, tiles: tiles.get(lock.id) ?? [] };
 }
 
 /** The caller's locks with their tiles: pinned ones (GET /device/favourite) or a site's. */

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { UnlockBetweenWindowSchema as UnlockBetweenWindowRule, UsageRequirementsSchema as UsageRequirementsRule } from '../access/schemas.js';
-import type { UnlockBetweenWindow, UsageRequirements } from '../access/types.js';
+import { LocationRequirementSchema, UnlockBetweenWindowSchema as UnlockBetweenWindowRule, UsageRequirementsSchema as UsageRequirementsRule } from '../access/schemas.js';
+import type { TimeRequirement, UnlockBetweenWindow } from '../access/types.js';
 
 /** Request and response shapes of the lock endpoints (spec "Lock", "Lock settings", "Users"). */
 
@@ -8,7 +8,29 @@ export const Colour = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: '
 export const Name = Type.String({ minLength: 1, maxLength: 255 });
 // Same JSON schemas as src/access, typed by its hand-written types (the Fastify type provider
 // cannot infer a union built from an array of literals and would see `days: never[]`).
-const UsageRequirementsSchema = Type.Unsafe<UsageRequirements>(UsageRequirementsRule);
+/**
+ * PUT's usage requirements: each part optional, `location` nullable (removes it), and open to the
+ * official SDK's `type` member (its class name); checked again whole in usage-update.ts.
+ */
+const UsageRequirementsUpdateSchema = Type.Unsafe<UsageRequirementsUpdate>(
+  Type.Object({
+    time: Type.Optional(UsageRequirementsRule.properties.time),
+    location: Type.Optional(Type.Union([LocationRequirementSchema, Type.Null()])),
+  }),
+);
+/** As shown: a location requirement always has `enabled` and whole-metre `radius` and `accuracy` (the SDK's model requires them). */
+const LocationRequirementResponse = Type.Object({
+  latitude: Type.Number(),
+  longitude: Type.Number(),
+  enabled: Type.Boolean(),
+  radius: Type.Integer({ description: 'metres (default 100)' }),
+  accuracy: Type.Integer({ description: 'metres (default 200)' }),
+});
+const UsageRequirementsResponse = Type.Object({
+  time: Type.Optional(Type.Array(Type.Unsafe<TimeRequirement>((UsageRequirementsRule.properties.time as { items: object }).items))),
+  location: Type.Optional(LocationRequirementResponse),
+});
+export type UsageRequirementsResponse = Static<typeof UsageRequirementsResponse>;
 const UnlockBetweenWindowSchema = Type.Unsafe<UnlockBetweenWindow>(UnlockBetweenWindowRule);
 const Seconds = Type.Number({ description: 'Unix seconds' });
 const NullableSeconds = Type.Union([Seconds, Type.Null()]);
@@ -25,9 +47,11 @@ export const LockSettingsResponse = Type.Object({
   proximityUnlock: Type.Boolean({ description: 'deprecated' }),
   permittedAddresses: Type.Array(Type.String()),
   defaultName: Type.String(),
-  usageRequirements: UsageRequirementsSchema,
+  usageRequirements: UsageRequirementsResponse,
   delay: Type.Integer({ description: 'milliseconds; deprecated' }),
   unlockBetweenWindow: UnlockBetweenOrNull,
+  tiles: Type.Array(Type.String(), { description: 'ids of the tiles that open this lock' }),
+  hidden: Type.Boolean({ description: "the caller's own \"hide this lock\" flag" }),
 });
 
 export const LockStateResponse = Type.Object({
@@ -63,9 +87,10 @@ export const SiteLockResponse = Type.Object({
     unlockTime: Type.Integer(),
     permittedAddresses: Type.Array(Type.String()),
     defaultName: Type.String(),
-    usageRequirements: UsageRequirementsSchema,
+    usageRequirements: UsageRequirementsResponse,
     unlockBetweenWindow: UnlockBetweenOrNull,
     tiles: Type.Array(Type.String()),
+    hidden: Type.Boolean({ description: "the caller's own \"hide this lock\" flag" }),
   }),
   state: Type.Object({ connected: Type.Boolean(), locked: Type.Optional(Type.Boolean()) }),
   favourite: Type.Boolean(),
@@ -74,12 +99,18 @@ export type SiteLockResponse = Static<typeof SiteLockResponse>;
 
 export const ShareableLockResponse = Type.Object({ id: Type.String(), name: Type.String() });
 
+/** docs/decisions.md "SDK shapes": true for a user of a third-party application (not registered directly). */
+export const Foreign = Type.Boolean({ description: 'true when the user belongs to a third-party application rather than registering directly' });
+/** Legacy RSA key, else the Ed25519 key certified last (both Base64 DER SPKI); null only for a user with neither. */
+const PublicKey = Type.Union([Type.String(), Type.Null()], { description: 'legacy RSA key, else the Ed25519 key certified last (Base64 DER SPKI); null when the user has neither' });
+
 export const LockUserResponse = Type.Object({
   userId: Type.String(),
   email: Type.Union([Type.String(), Type.Null()]),
-  publicKey: Type.Union([Type.String(), Type.Null()]),
+  publicKey: PublicKey,
   displayName: Type.Union([Type.String(), Type.Null()]),
   orphan: Type.Boolean(),
+  foreign: Foreign,
   role: Role,
   start: NullableSeconds,
   end: NullableSeconds,
@@ -89,10 +120,11 @@ export type LockUserResponse = Static<typeof LockUserResponse>;
 export const UserWithLocksResponse = Type.Object({
   userId: Type.String(),
   email: Type.Union([Type.String(), Type.Null()]),
-  publicKey: Type.Union([Type.String(), Type.Null()]),
+  publicKey: PublicKey,
   displayName: Type.Union([Type.String(), Type.Null()]),
   orphan: Type.Boolean(),
-  devices: Type.Array(Type.Object({ deviceId: Type.String(), role: Role })),
+  foreign: Foreign,
+  devices: Type.Array(Type.Object({ deviceId: Type.String(), role: Role, start: NullableSeconds, end: NullableSeconds })),
 });
 export type UserWithLocksResponse = Static<typeof UserWithLocksResponse>;
 
@@ -104,11 +136,20 @@ export const ClaimBody = Type.Object({
 const addressList = (description: string) => Type.Array(Type.String({ maxLength: 64 }), { maxItems: 256, description });
 const Rssi = Type.Integer({ minimum: -200, maximum: 200 });
 
+/** Parts of the usage requirements a PUT names; checked in update.ts against src/access's schema. */
+export type UsageRequirementsUpdate = Record<string, unknown>;
+
 export const LockSettingsUpdate = Type.Object({
   defaultName: Type.Optional(Name),
   permittedAddress: Type.Optional(addressList('complete list of permitted IPv4/IPv6 addresses or CIDR ranges (spec name)')),
   permittedAddresses: Type.Optional(addressList('same as permittedAddress')),
-  usageRequirements: Type.Optional(Type.Union([UsageRequirementsSchema, Type.Null()])),
+  usageRequirements: Type.Optional(
+    Type.Union([UsageRequirementsUpdateSchema, Type.Null()], {
+      description:
+        'usage requirements (time, location); each part named replaces that part only, `time: []` or `location: null` removes it; null removes both. A `type` member (the SDK\'s class name) is ignored',
+    }),
+  ),
+  hidden: Type.Optional(Type.Boolean({ description: "the caller's own \"hide this lock\" flag (any member)" })),
   txBeaconRssi: Type.Optional(Rssi),
   rxBeaconRssi: Type.Optional(Rssi),
   proximityUnlock: Type.Optional(Type.Boolean()),
@@ -120,6 +161,6 @@ export const LockUpdate = Type.Object({
   name: Type.Optional(Type.Union([Name, Type.Null()], { description: "the caller's alias; null removes it" })),
   favourite: Type.Optional(Type.Boolean()),
   colour: Type.Optional(Type.Union([Colour, Type.Null()])),
-  settings: Type.Optional(LockSettingsUpdate),
+  settings: Type.Optional(Type.Union([LockSettingsUpdate, Type.Null()], { description: 'null changes nothing' })),
 });
 export type LockUpdate = Static<typeof LockUpdate>;

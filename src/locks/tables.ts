@@ -57,9 +57,18 @@ export interface LockMembersTable {
   /** The member's own name for the lock. */
   alias: string | null;
   favourite: Generated<Flag>;
+  /** The member's own "hide this lock" flag (settings.hidden; migration 0010). */
+  hidden: Generated<Flag>;
   colour: string | null;
   created: number;
   updated: number;
+}
+
+/** The Ed25519 key each user had certified last (POST /auth/certificate), Base64 DER SPKI (migration 0010). */
+export interface CertifiedKeysTable {
+  user_id: string;
+  public_key: string;
+  certified_at: number;
 }
 
 export interface LockTables {
@@ -67,4 +76,5 @@ export interface LockTables {
   lock_members: LockMembersTable;
   /** Shares of an invite taken over by a registration whose email is not yet verified (src/invites/held-shares.ts). */
   held_invite_shares: LockMembersTable;
+  certified_keys: CertifiedKeysTable;
 }

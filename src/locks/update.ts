@@ -1,40 +1,42 @@
 import type { Updateable } from 'kysely';
 import { assertAllowed } from '../access/member-policy.js';
-import { validateUsageRequirements } from '../access/schemas.js';
 import type { Caller } from '../accounts/caller.js';
 import type { AppContext } from '../context.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { canUpdateLock, permittedAddressesUpdate } from './policy.js';
-import { findMembership } from './queries.js';
+import { readUsageRequirements } from './json.js';
+import { findLockForUpdate, findMembership } from './queries.js';
+import { mergeUsageRequirements } from './usage-update.js';
 import type { LockSettingsUpdate, LockUpdate } from './schemas.js';
 import type { LockMembersTable, LocksTable } from './tables.js';
 
 /** The request as the route hands it over: usage requirements are checked here, not trusted as typed. */
 type SettingsInput = Omit<LockSettingsUpdate, 'usageRequirements'> & { usageRequirements?: unknown };
-type UpdateInput = Omit<LockUpdate, 'settings'> & { settings?: SettingsInput };
+type UpdateInput = Omit<LockUpdate, 'settings'> & { settings?: SettingsInput | null };
 
-/** The member's own fields of PUT /device/{id}; undefined when the body names none. */
+/** The member's own fields of PUT /device/{id} (settings.hidden among them); undefined when the body names none. */
 function memberChanges(update: UpdateInput): Updateable<LockMembersTable> | undefined {
   const changes: Updateable<LockMembersTable> = {};
   if (update.name !== undefined) changes.alias = update.name;
   if (update.favourite !== undefined) changes.favourite = update.favourite ? 1 : 0;
   if (update.colour !== undefined) changes.colour = update.colour;
+  if (update.settings?.hidden !== undefined) changes.hidden = update.settings.hidden ? 1 : 0;
   return Object.keys(changes).length > 0 ? changes : undefined;
 }
 
-/** The lock's settings of PUT /device/{id}, validated (400); undefined when none are named. */
-export function lockSettingsChanges(settings: SettingsInput): Updateable<LocksTable> | undefined {
+/**
+ * The lock's settings of PUT /device/{id}, validated (400); undefined when none are named.
+ * `currentRequirements` is the stored usage requirements text, which a part-update keeps.
+ */
+export function lockSettingsChanges(settings: SettingsInput, currentRequirements: string): Updateable<LocksTable> | undefined {
   const changes: Updateable<LocksTable> = {};
   if (settings.defaultName !== undefined) changes.default_name = settings.defaultName;
   const addresses = permittedAddressesUpdate(settings);
   if (!addresses.ok) throw errors.validation(addresses.message);
   if (addresses.value !== undefined) changes.permitted_addresses = JSON.stringify(addresses.value);
   if (settings.usageRequirements !== undefined) {
-    const requirements = settings.usageRequirements ?? {};
-    const error = validateUsageRequirements(requirements);
-    if (error !== null) throw errors.validation(error);
-    changes.usage_requirements = JSON.stringify(requirements);
+    changes.usage_requirements = JSON.stringify(mergeUsageRequirements(readUsageRequirements(currentRequirements), settings.usageRequirements));
   }
   if (settings.txBeaconRssi !== undefined) changes.tx_beacon_rssi = settings.txBeaconRssi;
   if (settings.rxBeaconRssi !== undefined) changes.rx_beacon_rssi = settings.rxBeaconRssi;
@@ -54,7 +56,8 @@ export async function updateLock(ctx: AppContext, caller: Caller, lockId: string
     if (!member) throw errors.notFound('lock');
     const now = ctx.now();
     assertAllowed(canUpdateLock(member, update, now));
-    const settings = update.settings === undefined ? undefined : lockSettingsChanges(update.settings);
+    const lock = update.settings?.usageRequirements === undefined ? undefined : await findLockForUpdate(uow.db, uow.dialect, lockId);
+    const settings = update.settings == null ? undefined : lockSettingsChanges(update.settings, lock?.usage_requirements ?? '{}');
     const own = memberChanges(update);
     if (own) {
       await uow.db.updateTable('lock_members').set({ ...own, updated: now }).where('lock_id', '=', lockId).where('user_id', '=', caller.userId).execute();

@@ -39,7 +39,7 @@ export async function isMemberOfSite(db: Executor, siteId: string, userId: strin
 export function listSiteUsersVisibleTo(db: Executor, siteId: string, adminId: string, now: number) {
   return db
     .selectFrom('users')
-    .select(['users.id', 'users.email', 'users.display_name', 'users.orphan'])
+    .select(['users.id', 'users.email', 'users.display_name', 'users.orphan', 'users.namespace'])
     .where('users.id', 'in', (eb) =>
       eb
         .selectFrom('lock_members as admin')

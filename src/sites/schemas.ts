@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-
-const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+import { Foreign } from '../locks/schemas.js';
 
 export const SiteIdParams = Type.Object({ siteId: Type.String({ description: 'site UUID' }) });
 
@@ -9,9 +8,9 @@ export const SiteResponse = Type.Object({
   name: Type.String(),
   logoUrl: Type.Union([Type.String(), Type.Null()]),
   colour: Type.String({ description: 'hex colour #RRGGBB' }),
-  longitude: NullableNumber,
-  latitude: NullableNumber,
-  radius: NullableNumber,
+  longitude: Type.Number({ description: 'degrees; 0 for a site without a location' }),
+  latitude: Type.Number({ description: 'degrees; 0 for a site without a location' }),
+  radius: Type.Integer({ description: 'whole metres; 10 for a site without a location' }),
   created: Type.Number(),
   updated: Type.Number(),
 });
@@ -22,5 +21,6 @@ export const SiteUserResponse = Type.Object({
   email: Type.Union([Type.String(), Type.Null()]),
   displayName: Type.Union([Type.String(), Type.Null()]),
   orphan: Type.Boolean(),
+  foreign: Foreign,
 });
 export type SiteUserResponse = Static<typeof SiteUserResponse>;

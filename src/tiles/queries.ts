@@ -1,34 +1,83 @@
 import type { Executor } from '../db/transaction.js';
+import { activeAdmin } from '../locks/admin-queries.js';
 
 export function findTile(db: Executor, tileId: string) {
   return db.selectFrom('tiles').selectAll().where('id', '=', tileId).executeTakeFirst();
 }
 
+/** The tile's locks that `userId` is enrolled on, with their site, oldest lock first (UUID v7 ids sort by creation). */
+export function memberLocksOfTile(db: Executor, tileId: string, userId: string) {
+  return db
+    .selectFrom('tile_locks')
+    .innerJoin('lock_members', (join) => join.onRef('lock_members.lock_id', '=', 'tile_locks.lock_id').on('lock_members.user_id', '=', userId))
+    .innerJoin('locks', 'locks.id', 'tile_locks.lock_id')
+    .select(['tile_locks.lock_id', 'locks.site_id'])
+    .where('tile_locks.tile_id', '=', tileId)
+    .orderBy('tile_locks.lock_id')
+    .execute();
+}
+
 export interface TileFilter {
   favouritesOnly?: boolean;
   siteId?: string;
+  /** Only this lock (GET /device/{id}). */
+  lockId?: string;
 }
 
 /**
- * Tile ids per lock for every lock `userId` is enrolled on (optionally only pinned ones, or
- * those of a site): one query driven by the member index, whatever the number of locks.
+ * Tile ids per lock for every lock `userId` is enrolled on (optionally only pinned ones, those
+ * of a site, or one lock): one query driven by the member index, whatever the number of locks.
  */
 export async function tileIdsByLockForMember(db: Executor, userId: string, filter: TileFilter = {}): Promise<Map<string, string[]>> {
   let query = db
     .selectFrom('lock_members')
-    .innerJoin('tiles', 'tiles.lock_id', 'lock_members.lock_id')
-    .select(['tiles.id', 'lock_members.lock_id'])
+    .innerJoin('tile_locks', 'tile_locks.lock_id', 'lock_members.lock_id')
+    .select(['tile_locks.tile_id', 'lock_members.lock_id'])
     .where('lock_members.user_id', '=', userId);
   if (filter.favouritesOnly) query = query.where('lock_members.favourite', '=', 1);
+  if (filter.lockId !== undefined) query = query.where('lock_members.lock_id', '=', filter.lockId);
   if (filter.siteId !== undefined) {
     query = query.innerJoin('locks', 'locks.id', 'lock_members.lock_id').where('locks.site_id', '=', filter.siteId);
   }
-  const rows = await query.orderBy('tiles.id').execute();
+  const rows = await query.orderBy('tile_locks.tile_id').execute();
   const byLock = new Map<string, string[]>();
   for (const row of rows) {
-    const list = byLock.get(row.lock_id) ?? [];
-    list.push(row.id);
-    byLock.set(row.lock_id, list);
+    const list = byLock.get(row.lock_id);
+    if (list) list.push(row.tile_id);
+    else byLock.set(row.lock_id, [row.tile_id]);
   }
   return byLock;
+}
+
+/** Creates the tile row on first use (a concurrent creator is no error). */
+export async function ensureTile(db: Executor, tileId: string, now: number): Promise<void> {
+  await db.insertInto('tiles').values({ id: tileId, lock_id: null, created: now, updated: now }).onConflict((oc) => oc.column('id').doNothing()).execute();
+}
+
+export async function addTileLinks(db: Executor, tileId: string, lockIds: readonly string[], now: number): Promise<void> {
+  if (lockIds.length === 0) return;
+  await db
+    .insertInto('tile_locks')
+    .values(lockIds.map((lockId) => ({ tile_id: tileId, lock_id: lockId, created: now })))
+    .onConflict((oc) => oc.columns(['tile_id', 'lock_id']).doNothing())
+    .execute();
+}
+
+/** Removes the tile's links to `lockIds`; the number removed. */
+export async function removeTileLinks(db: Executor, tileId: string, lockIds: readonly string[]): Promise<number> {
+  if (lockIds.length === 0) return 0;
+  const result = await db.deleteFrom('tile_locks').where('tile_id', '=', tileId).where('lock_id', 'in', [...lockIds]).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** The tile's linked locks that `adminId` administers at `now` (the part of the tile PUT /tile/{id} replaces). */
+export async function tileLocksAdministeredBy(db: Executor, tileId: string, adminId: string, now: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('tile_locks')
+    .innerJoin('lock_members as admin', 'admin.lock_id', 'tile_locks.lock_id')
+    .select('tile_locks.lock_id')
+    .where('tile_locks.tile_id', '=', tileId)
+    .where(activeAdmin(adminId, now))
+    .execute();
+  return rows.map((r) => r.lock_id);
 }

@@ -1,23 +1,30 @@
 import { assertAllowed } from '../access/member-policy.js';
 import type { Caller } from '../accounts/caller.js';
 import type { AppContext } from '../context.js';
-import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
+import { pathId } from '../locks/ids.js';
 import { canManageTiles } from '../locks/policy.js';
-import { findMembership } from '../locks/queries.js';
-import { findTile } from './queries.js';
+import { findLock, findMembership } from '../locks/queries.js';
+import { addTileLinks, ensureTile, memberLocksOfTile, removeTileLinks, tileLocksAdministeredBy } from './queries.js';
+
+/** A tile as one caller sees it: only the linked locks they are enrolled on. */
+export interface TileView {
+  tileId: string;
+  /** The site of the first of those locks; "" when it has none (the SDK's model requires a string). */
+  siteId: string;
+  /** Oldest lock first; never empty. */
+  lockIds: string[];
+}
 
 /**
- * GET /tile/{id}: the lock a tile points to, for a member of that lock. Unknown tile, unlinked
- * tile and someone else's lock all answer the same 404 (decisions §5: no information leak).
+ * GET /tile/{id}: the tile's locks the caller is enrolled on. Unknown tile, a tile with no locks
+ * and a tile on someone else's locks all answer the same 404 (decisions §5: no information leak).
  */
-export async function resolveTile(ctx: AppContext, caller: Caller, tileId: string): Promise<string> {
-  const db = ctx.db.kysely;
-  const tile = await findTile(db, tileId);
-  const member = tile?.lock_id ? await findMembership(db, tile.lock_id, caller.userId) : undefined;
-  if (!member) throw errors.notFound('tile');
-  return member.lockId;
+export async function resolveTile(ctx: AppContext, caller: Caller, tileId: string): Promise<TileView> {
+  const rows = await memberLocksOfTile(ctx.db.kysely, tileId, caller.userId);
+  if (rows.length === 0) throw errors.notFound('tile');
+  return { tileId, siteId: rows[0]!.site_id ?? '', lockIds: rows.map((r) => r.lock_id) };
 }
 
 /** 404 unless a member; 403 unless an active ADMIN. */
@@ -27,44 +34,46 @@ async function requireTileManager(ctx: AppContext, uow: UnitOfWork, caller: Call
   assertAllowed(canManageTiles(member, ctx.now()));
 }
 
-const linkedElsewhere = () => errors.conflict('tile is linked to another lock');
-
-/**
- * PUT /device/{id}/tile/{tileId}: links the tile (creating it on first link). Linking it again to
- * the same lock changes nothing; a tile linked to another lock is 409 until unlinked there.
- * The link is one conditional write, so two admins racing for a free tile cannot both win.
- */
+/** PUT /device/{id}/tile/{tileId}: links the tile to the lock too (creating it on first link); linking again changes nothing. */
 export async function linkTile(ctx: AppContext, caller: Caller, lockId: string, tileId: string): Promise<void> {
-  try {
-    await inTransaction(ctx.db, ctx.logger, async (uow) => {
-      await requireTileManager(ctx, uow, caller, lockId);
-      const now = ctx.now();
-      const tile = await findTile(uow.db, tileId);
-      if (!tile) {
-        await uow.db.insertInto('tiles').values({ id: tileId, lock_id: lockId, created: now, updated: now }).execute();
-        return;
-      }
-      if (tile.lock_id === lockId) return;
-      const linked = await uow.db.updateTable('tiles').set({ lock_id: lockId, updated: now }).where('id', '=', tileId).where('lock_id', 'is', null).executeTakeFirst();
-      if (Number(linked.numUpdatedRows) !== 1) throw linkedElsewhere();
-    });
-  } catch (err) {
-    // A concurrent first link of the same tile won the insert.
-    if (isUniqueViolation(err)) return assertLinkedTo(ctx, tileId, lockId);
-    throw err;
-  }
-}
-
-async function assertLinkedTo(ctx: AppContext, tileId: string, lockId: string): Promise<void> {
-  const tile = await findTile(ctx.db.kysely, tileId);
-  if (tile?.lock_id !== lockId) throw linkedElsewhere();
+  await inTransaction(ctx.db, ctx.logger, async (uow) => {
+    await requireTileManager(ctx, uow, caller, lockId);
+    const now = ctx.now();
+    await ensureTile(uow.db, tileId, now);
+    await addTileLinks(uow.db, tileId, [lockId], now);
+  });
 }
 
 /** DELETE /device/{id}/tile/{tileId}: 404 when the tile is not linked to this lock. */
 export async function unlinkTile(ctx: AppContext, caller: Caller, lockId: string, tileId: string): Promise<void> {
   await inTransaction(ctx.db, ctx.logger, async (uow) => {
     await requireTileManager(ctx, uow, caller, lockId);
-    const result = await uow.db.updateTable('tiles').set({ lock_id: null, updated: ctx.now() }).where('id', '=', tileId).where('lock_id', '=', lockId).executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw errors.notFound('tile');
+    if ((await removeTileLinks(uow.db, tileId, [lockId])) !== 1) throw errors.notFound('tile');
+  });
+}
+
+export const MAX_TILE_LOCKS = 1000;
+
+/**
+ * PUT /tile/{id} (v2, `{siteId, devices}`): the tile opens exactly `lockIds` among the locks the
+ * caller administers; links to locks they do not administer are left alone (they may not change
+ * them, and learn nothing of them). Every named lock must be administered by the caller (404 for
+ * a non-member, 403 otherwise) and lie in `siteId` (400). An empty list unlinks all of theirs.
+ */
+export async function setTileLocks(ctx: AppContext, caller: Caller, tileId: string, siteId: string, lockIds: readonly string[]): Promise<void> {
+  const wanted = [...new Set(lockIds.map((id) => pathId(id, 'lock')))];
+  if (wanted.length > MAX_TILE_LOCKS) throw errors.validation(`devices: at most ${MAX_TILE_LOCKS} locks`);
+  await inTransaction(ctx.db, ctx.logger, async (uow) => {
+    for (const lockId of wanted) {
+      await requireTileManager(ctx, uow, caller, lockId);
+      const lock = await findLock(uow.db, lockId);
+      if (lock?.site_id?.toLowerCase() !== siteId.toLowerCase()) throw errors.validation(`devices: lock ${lockId} is not in site ${siteId}`);
+    }
+    const now = ctx.now();
+    const current = await tileLocksAdministeredBy(uow.db, tileId, caller.userId, now);
+    await removeTileLinks(uow.db, tileId, current.filter((id) => !wanted.includes(id)));
+    if (wanted.length === 0) return;
+    await ensureTile(uow.db, tileId, now);
+    await addTileLinks(uow.db, tileId, wanted, now);
   });
 }

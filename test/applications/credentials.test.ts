@@ -20,7 +20,8 @@ describe('applications: auth keys, issuers and CORS domains', () => {
     assert.equal((await t.api.post(`/platform/application/${app.applicationId}/key`, { token: t.user.authToken, body: { ...ed.publicJwk, use: 'sig' } })).status, 204);
     const { authKeys, lastUpdated } = await record(app.applicationId);
     assert.deepEqual(Object.keys(authKeys).sort(), [rsa.kid, ec.kid, ed.kid].sort());
-    assert.deepEqual(authKeys[ec.kid], ec.publicJwk);
+    // An auth key is for signatures: a key added without `use` shows "sig".
+    assert.deepEqual(authKeys[ec.kid], { ...ec.publicJwk, use: 'sig' });
     assert.equal(authKeys[ed.kid].use, 'sig');
     assert.ok(lastUpdated >= app.lastUpdated);
   });
@@ -31,11 +32,11 @@ describe('applications: auth keys, issuers and CORS domains', () => {
     const { privateKey } = await generateKeyPair('ES256', { extractable: true });
     const privateJwk = { ...(await exportJWK(privateKey)), kid: 'private' };
     const rsa1024 = { ...(generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' }) as object), kid: 'weak' };
-    const secp256k1 = { ...(generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey.export({ format: 'jwk' }) as object), kid: 'k1' };
+    const brainpool = { ...(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ format: 'jwk' }) as object), crv: 'brainpoolP256r1', kid: 'bp' };
     const x25519 = { ...(generateKeyPairSync('x25519').publicKey.export({ format: 'jwk' }) as object), kid: 'x' };
     const ok = await signingKey();
     const noKid = { ...ok.publicJwk, kid: undefined };
-    for (const body of [privateJwk, { kty: 'oct', k: 'c2VjcmV0LXNlY3JldA', kid: 'hmac' }, rsa1024, secp256k1, x25519, noKid, { kty: 'RSA', kid: 'empty' }]) {
+    for (const body of [privateJwk, { kty: 'oct', k: 'c2VjcmV0LXNlY3JldA', kid: 'hmac' }, rsa1024, brainpool, x25519, noKid, { kty: 'RSA', kid: 'empty' }]) {
       const res = await t.api.post(path, { token: t.user.authToken, body });
       assert.equal(res.status, 400, JSON.stringify(body).slice(0, 80));
     }
@@ -54,7 +55,7 @@ describe('applications: auth keys, issuers and CORS domains', () => {
     assert.equal((await t.api.delete(`${path}/auth/key/rotating`, { token: t.user.authToken })).status, 204);
     assert.equal((await t.api.delete(`${path}/key/rotating`, { token: t.user.authToken })).status, 404);
     assert.equal((await t.api.post(`${path}/key`, { token: t.user.authToken, body: second.publicJwk })).status, 204);
-    assert.deepEqual((await record(app.applicationId)).authKeys.rotating, second.publicJwk);
+    assert.deepEqual((await record(app.applicationId)).authKeys.rotating, { ...second.publicJwk, use: 'sig' });
   });
 
   it('keeps issuers unique across all applications (409) and frees them on removal', async () => {

@@ -88,7 +88,8 @@ describe('applications: create, read, update, delete', () => {
     assert.equal(updated.name, 'Renamed');
     assert.equal(updated.companyName, app.companyName);
     assert.equal(updated.privacyPolicy, undefined);
-    assert.deepEqual(updated.emailPreferences, { primaryColour: '#000000' });
+    // Replaced whole; the unset colour shows the service's own.
+    assert.deepEqual(updated.emailPreferences, { primaryColour: '#000000', secondaryColour: '#45BDD1' });
     assert.ok(updated.lastUpdated >= app.lastUpdated);
     assert.equal((await t.api.post(path, { token: t.user.authToken, body: { privacyPolicy: 'http://example.com' } })).status, 400);
     // An explicit null for a member that cannot be null is taken as absent (the tolerant reader, docs/decisions.md).

@@ -62,8 +62,16 @@ describe('GET /device/{lockId}/log', () => {
     );
     assert.deepEqual(res.body[1], {
       timestamp: 1005, type: 'USER_PROMOTED', user: admin.userId, email: admin.email, displayName: admin.displayName, message: 'user promoted to administrator',
+      deviceId: lockId,
+      issuer: { userId: admin.userId, email: admin.email, displayName: admin.displayName, ip: null },
+      subject: { userId: member.userId, email: member.email, displayName: member.displayName, ip: null },
+      rejected: false,
+      rejectionReason: null,
     });
-    assert.deepEqual(res.body[4], { timestamp: 1002, type: 'DEVICE_CONNECTED', user: null, email: null, displayName: null, message: 'lock connected' });
+    assert.deepEqual(res.body[4], {
+      timestamp: 1002, type: 'DEVICE_CONNECTED', user: null, email: null, displayName: null, message: 'lock connected',
+      deviceId: lockId, issuer: { userId: lockId, email: null, displayName: null, ip: null }, subject: null, rejected: false, rejectionReason: null,
+    });
   });
 
   it('a versioned Accept beside application/json still selects v2; v3 falls back to v2', async () => {

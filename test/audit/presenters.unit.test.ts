@@ -10,16 +10,29 @@ const base = {
 };
 
 describe('lock log presenters', () => {
-  const row: LockLogRow = { ...base, actor_email: 'admin@example.com', actor_display_name: 'Admin' };
+  const row: LockLogRow = { ...base, actor_email: 'admin@example.com', actor_display_name: 'Admin', subject_email: 'user@example.com', subject_display_name: null };
 
   it('v1 has exactly timestamp, type, user and message', () => {
     assert.deepEqual(presentLockEntryV1(row), { timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', user: 'admin-1', message: 'access shared' });
   });
 
-  it('v2 adds the actor’s email and display name', () => {
+  it('v2 adds the actor’s email and display name, and the user-audit fields', () => {
     assert.deepEqual(presentLockEntryV2(row), {
       timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', user: 'admin-1', email: 'admin@example.com', displayName: 'Admin', message: 'access shared',
+      deviceId: 'lock-1',
+      issuer: { userId: 'admin-1', email: 'admin@example.com', displayName: 'Admin', ip: null },
+      subject: { userId: 'user-2', email: 'user@example.com', displayName: null, ip: null },
+      rejected: false,
+      rejectionReason: null,
     });
+  });
+
+  it('v2 names the lock as issuer of an event it reports itself, and gives a refusal its reason', () => {
+    const reported = presentLockEntryV2({ ...row, type: 'DOOR_OPEN', actor_user_id: null, subject_user_id: null, actor_email: null, actor_display_name: null, rejected: 1, message: 'door open refused: jammed' });
+    assert.deepEqual(reported.issuer, { userId: 'lock-1', email: null, displayName: null, ip: null });
+    assert.equal(reported.subject, null);
+    assert.equal(reported.user, null);
+    assert.equal(reported.rejectionReason, 'door open refused: jammed');
   });
 });
 
@@ -28,12 +41,13 @@ describe('user log presenter', () => {
     const row: UserLogRow = { ...base, rejected: 1, subject_email: 'user@example.com' };
     assert.deepEqual(presentUserEntry(row), {
       deviceId: 'lock-1', timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', issuer: { userId: 'admin-1' }, subject: { userId: 'user-2', email: 'user@example.com' }, rejected: true,
+      rejectionReason: 'access shared',
     });
   });
 
   it('leaves the subject out for other types', () => {
     const row: UserLogRow = { ...base, type: 'DOOR_UNLOCK', subject_user_id: null, subject_email: null };
-    assert.deepEqual(presentUserEntry(row), { deviceId: 'lock-1', timestamp: 1_700_000_000.5, type: 'DOOR_UNLOCK', issuer: { userId: 'admin-1' }, rejected: false });
+    assert.deepEqual(presentUserEntry(row), { deviceId: 'lock-1', timestamp: 1_700_000_000.5, type: 'DOOR_UNLOCK', issuer: { userId: 'admin-1' }, rejected: false, rejectionReason: null });
   });
 });
 
@@ -50,5 +64,10 @@ describe('toPage', () => {
     assert.deepEqual(toPage({}), { start: undefined, end: undefined, limit: 100 });
     assert.deepEqual(toPage({ start: 1, end: 2, limit: 5000 }), { start: 1, end: 2, limit: 1000 });
     assert.equal(toPage({ limit: 7 }).limit, 7);
+  });
+
+  it('asks for a whole start/end range when no limit is given', () => {
+    assert.deepEqual(toPage({ start: 1, end: 2 }), { start: 1, end: 2, limit: 10_001, wholeRange: true });
+    assert.deepEqual(toPage({ end: 2 }).wholeRange, true);
   });
 });

@@ -77,7 +77,8 @@ describe('latchkey lock provision / site create', () => {
   it('makes a site without a location and a lock without a site', async () => {
     const [site, lock] = await Promise.all([latchkey('site', 'create', '--name', 'Plain'), latchkey('lock', 'provision', '--name', 'Loose')]);
     assert.equal(site.code, 0, site.stderr);
-    assert.deepEqual([JSON.parse(site.stdout).colour, JSON.parse(site.stdout).latitude], ['#00283C', null]);
+    const printed = JSON.parse(site.stdout);
+    assert.deepEqual([printed.colour, printed.latitude, printed.longitude, printed.radius], ['#00283C', 0, 0, 10]);
     assert.equal(lock.code, 0, lock.stderr);
     const row = await t.service.ctx.db.kysely.selectFrom('locks').select(['name', 'site_id']).where('id', '=', JSON.parse(lock.stdout).id).executeTakeFirstOrThrow();
     assert.deepEqual(row, { name: 'Loose', site_id: null });

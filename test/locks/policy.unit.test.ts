@@ -15,6 +15,16 @@ describe('canUpdateLock', () => {
     for (const member of [admin, user, lapsedAdmin]) assert.deepEqual(canUpdateLock(member, { }, NOW), { allowed: true });
   });
 
+  it('lets any member set their own settings.hidden (with the SDK\'s type member), and treats settings: null as none', () => {
+    for (const member of [user, lapsedAdmin]) {
+      assert.deepEqual(canUpdateLock(member, { settings: { hidden: true } }, NOW), { allowed: true });
+      assert.deepEqual(canUpdateLock(member, { settings: { type: 'x.LockSettingsHiddenRequest', hidden: false } }, NOW), { allowed: true });
+      assert.deepEqual(canUpdateLock(member, { settings: null }, NOW), { allowed: true });
+      assert.equal(canUpdateLock(member, { settings: { hidden: true, defaultName: 'x' } }, NOW).allowed, false);
+      assert.equal(canUpdateLock(member, { settings: { type: 'x' } }, NOW).allowed, false);
+    }
+  });
+
   it('needs an active ADMIN for settings', () => {
     assert.deepEqual(canUpdateLock(admin, { settings: {} }, NOW), { allowed: true });
     for (const member of [user, lapsedAdmin, futureAdmin]) {

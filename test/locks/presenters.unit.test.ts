@@ -29,40 +29,40 @@ function memberLock(overrides: Partial<MemberLock> = {}, member: Partial<MemberL
     created: 100,
     updated: 200,
     site_colour: null,
-    member: { lockId: 'lock-1', userId: 'u1', role: 'USER', start: null, end: null, alias: null, favourite: false, colour: null, ...member },
+    member: { lockId: 'lock-1', userId: 'u1', role: 'USER', start: null, end: null, alias: null, favourite: false, hidden: false, colour: null, ...member },
     ...overrides,
   };
 }
 
 describe('presentLock', () => {
   it('names the lock by alias, then default name, then provisioned name', () => {
-    assert.equal(presentLock(memberLock()).name, 'Provisioned');
-    assert.equal(presentLock(memberLock({ default_name: 'Default' })).name, 'Default');
-    assert.equal(presentLock(memberLock({ default_name: 'Default' }, { alias: 'Mine' })).name, 'Mine');
-    assert.equal(presentLock(memberLock({ default_name: 'Default' }, { alias: 'Mine' })).settings.defaultName, 'Default');
+    assert.equal(presentLock(memberLock(), []).name, 'Provisioned');
+    assert.equal(presentLock(memberLock({ default_name: 'Default' }), []).name, 'Default');
+    assert.equal(presentLock(memberLock({ default_name: 'Default' }, { alias: 'Mine' }), []).name, 'Mine');
+    assert.equal(presentLock(memberLock({ default_name: 'Default' }, { alias: 'Mine' }), []).settings.defaultName, 'Default');
   });
 
   it('picks the colour of the member, then the site, then the default', () => {
-    assert.equal(presentLock(memberLock()).colour, DEFAULT_LOCK_COLOUR);
-    assert.equal(presentLock(memberLock({ site_colour: '#111111' })).colour, '#111111');
-    assert.equal(presentLock(memberLock({ site_colour: '#111111' }, { colour: '#222222' })).colour, '#222222');
+    assert.equal(presentLock(memberLock(), []).colour, DEFAULT_LOCK_COLOUR);
+    assert.equal(presentLock(memberLock({ site_colour: '#111111' }), []).colour, '#111111');
+    assert.equal(presentLock(memberLock({ site_colour: '#111111' }, { colour: '#222222' }), []).colour, '#222222');
   });
 
   it('omits `locked` while unknown and reports it once known', () => {
-    assert.deepEqual(presentLock(memberLock()).state, { connected: false, duration: 7 });
-    assert.deepEqual(presentLock(memberLock({ locked: 1, connected: 1 })).state, { locked: true, connected: true, duration: 7 });
+    assert.deepEqual(presentLock(memberLock(), []).state, { connected: false, duration: 7 });
+    assert.deepEqual(presentLock(memberLock({ locked: 1, connected: 1 }), []).state, { locked: true, connected: true, duration: 7 });
     assert.deepEqual(presentSiteLock(memberLock({ locked: 0 }), []).state, { connected: false, locked: false });
     assert.ok(!('locked' in presentSiteLock(memberLock(), []).state));
   });
 
   it('falls back from the last operation to the claim, then the creation', () => {
-    assert.equal(presentLock(memberLock({ last_operation: 300 })).lastOperation, 300);
-    assert.equal(presentLock(memberLock()).lastOperation, 200);
-    assert.equal(presentLock(memberLock({ claimed_at: null })).lastOperation, 100);
+    assert.equal(presentLock(memberLock({ last_operation: 300 }), []).lastOperation, 300);
+    assert.equal(presentLock(memberLock(), []).lastOperation, 200);
+    assert.equal(presentLock(memberLock({ claimed_at: null }), []).lastOperation, 100);
   });
 
   it('never includes secrets or owner information', () => {
-    const text = JSON.stringify(presentLock(memberLock({ secret_hash: 'S', registration_key_hash: 'R' } as never)));
+    const text = JSON.stringify(presentLock(memberLock({ secret_hash: 'S', registration_key_hash: 'R' } as never), []));
     assert.ok(!text.includes('secret') && !text.includes('registration') && !text.includes('owner'));
   });
 });

@@ -7,7 +7,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 import { UNKNOWN_ID } from './support.js';
 
 const LOCK_KEYS = ['colour', 'end', 'favourite', 'id', 'lastOperation', 'name', 'role', 'settings', 'start', 'state', 'unlockForever', 'unlockTime'];
-const SETTINGS_KEYS = ['defaultName', 'delay', 'permittedAddresses', 'proximityUnlock', 'rxBeaconRssi', 'txBeaconRssi', 'unlockBetweenWindow', 'unlockTime', 'usageRequirements'];
+const SETTINGS_KEYS = ['defaultName', 'delay', 'hidden', 'permittedAddresses', 'proximityUnlock', 'rxBeaconRssi', 'tiles', 'txBeaconRssi', 'unlockBetweenWindow', 'unlockTime', 'usageRequirements'];
 
 describe('GET /device and GET /device/{id}', () => {
   let t: TestService;
@@ -47,6 +47,8 @@ describe('GET /device and GET /device/{id}', () => {
       usageRequirements: {},
       delay: 0,
       unlockBetweenWindow: null,
+      tiles: [],
+      hidden: false,
     });
     // Never reported: `locked` is absent, not false.
     assert.deepEqual(lock.state, { connected: false, duration: 5 });

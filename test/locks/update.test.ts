@@ -60,6 +60,8 @@ describe('PUT /device/{id}', () => {
       usageRequirements: officeHours,
       delay: 250,
       unlockBetweenWindow: null,
+      tiles: [],
+      hidden: false,
     });
 
     assert.equal((await put(admin, { settings: { permittedAddresses: ['10.0.0.0/8'] } })).status, 204);

@@ -24,8 +24,8 @@ describe('lock users, user with locks, shareable and pinned locks', () => {
       assert.equal(res.status, 200);
       const byId = Object.fromEntries(res.body.map((u: { userId: string }) => [u.userId, u]));
       assert.deepEqual(Object.keys(byId).sort(), [admin.userId, member.userId].sort());
-      assert.deepEqual(byId[admin.userId], { userId: admin.userId, email: admin.email, publicKey: admin.publicKey, displayName: admin.displayName, orphan: false, role: 'ADMIN', start: null, end: null });
-      assert.deepEqual(byId[member.userId], { userId: member.userId, email: member.email, publicKey: member.publicKey, displayName: member.displayName, orphan: false, role: 'USER', start: 5, end: 4_000_000_000 });
+      assert.deepEqual(byId[admin.userId], { userId: admin.userId, email: admin.email, publicKey: admin.publicKey, displayName: admin.displayName, orphan: false, foreign: false, role: 'ADMIN', start: null, end: null });
+      assert.deepEqual(byId[member.userId], { userId: member.userId, email: member.email, publicKey: member.publicKey, displayName: member.displayName, orphan: false, foreign: false, role: 'USER', start: 5, end: 4_000_000_000 });
     });
 
     it('is 403 for a USER and 404 for a non-member', async () => {
@@ -52,7 +52,8 @@ describe('lock users, user with locks, shareable and pinned locks', () => {
         publicKey: user.publicKey,
         displayName: user.displayName,
         orphan: false,
-        devices: [{ deviceId: administered.id, role: 'ADMIN' }],
+        foreign: false,
+        devices: [{ deviceId: administered.id, role: 'ADMIN', start: null, end: null }],
       });
     });
 
@@ -104,7 +105,7 @@ describe('lock users, user with locks, shareable and pinned locks', () => {
           start: null,
           end: null,
           role: 'ADMIN',
-          settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Pinned', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile] },
+          settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Pinned', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile], hidden: false },
           state: { connected: false },
           favourite: true,
         },

@@ -31,7 +31,7 @@ describe('sites', () => {
       const res = await t.api.get('/site/', { token: viewer.authToken });
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, [
-        { id: bare.id, name: 'Annex', logoUrl: null, colour: '#00283C', longitude: null, latitude: null, radius: null, created: bare.created, updated: bare.updated },
+        { id: bare.id, name: 'Annex', logoUrl: null, colour: '#00283C', longitude: 0, latitude: 0, radius: 10, created: bare.created, updated: bare.updated },
         { id: site.id, name: 'HQ', logoUrl: null, colour: '#123456', longitude: -0.12, latitude: 51.5, radius: 150, created: site.created, updated: site.updated },
       ]);
       assert.deepEqual((await t.api.get('/site', { token: stranger.authToken })).body, []);
@@ -60,7 +60,7 @@ describe('sites', () => {
         start: null,
         end: null,
         role: 'ADMIN',
-        settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Own', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile] },
+        settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Own', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile], hidden: false },
         state: { connected: false },
         favourite: false,
       });
@@ -96,7 +96,7 @@ describe('sites', () => {
       assert.equal(res.status, 200);
       const byId = Object.fromEntries(res.body.map((u: { userId: string }) => [u.userId, u]));
       assert.deepEqual(Object.keys(byId).sort(), [admin.userId, a.userId].sort());
-      assert.deepEqual(byId[a.userId], { userId: a.userId, email: a.email, displayName: a.displayName, orphan: false });
+      assert.deepEqual(byId[a.userId], { userId: a.userId, email: a.email, displayName: a.displayName, orphan: false, foreign: false });
       assert.equal(res.body.length, 2);
     });
 

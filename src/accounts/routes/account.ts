@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { isAppError } from '../../errors/catalogue.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
 import { addressKey } from '../../http/rate-limiter.js';
-import { accountWithLegacyKey, changePassword, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
+import { accountWithPublicKey, changePassword, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
 import { deleteAccount } from '../delete-account.js';
 import { completePasswordReset, startPasswordReset } from '../password-reset.js';
 import { presentCallerAccount } from '../presenters.js';
@@ -13,8 +13,8 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/account', {
       schema: { tags: ['account'], summary: 'The signed-in account', response: { 200: AccountResponse, ...errorResponses(401, 406) } },
-      // Synchronous when the key exists: nothing to wait for, so no promise per request on the busiest read.
-      handler: (request) => (request.caller.publicKey !== null ? presentCallerAccount(request.caller) : accountWithLegacyKey(ctx, request.caller)),
+      // Synchronous when the legacy key exists: nothing to wait for, so no promise per request on the busiest read.
+      handler: (request) => (request.caller.publicKey !== null ? presentCallerAccount(request.caller) : accountWithPublicKey(ctx, request.caller)),
     });
 
     app.post('/account', {

@@ -9,6 +9,7 @@ import { certificatesMigration } from './0006_certificates.js';
 import { heldInviteSharesMigration } from './0007_held_invite_shares.js';
 import { auditTreeMigration } from './0008_audit_tree.js';
 import { passwordResetMigration } from './0009_password_reset.js';
+import { sdkShapesMigration } from './0010_sdk_shapes.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -25,5 +26,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0007_held_invite_shares': heldInviteSharesMigration(dialect),
     '0008_audit_tree': auditTreeMigration(dialect),
     '0009_password_reset': passwordResetMigration(dialect),
+    '0010_sdk_shapes': sdkShapesMigration(dialect),
   };
 }

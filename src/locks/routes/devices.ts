@@ -14,7 +14,7 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/device', {
       schema: { tags: ['locks'], summary: 'Every lock the caller is enrolled on', response: { 200: Type.Array(LockResponse), ...errorResponses(401, 406) } },
-      handler: async (request) => (await listLocks(ctx, request.caller)).map(presentLock),
+      handler: async (request) => (await listLocks(ctx, request.caller)).map(({ lock, tiles }) => presentLock(lock, tiles)),
     });
 
     app.get('/device/favourite', {
@@ -29,7 +29,10 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get('/device/:lockId', {
       schema: { tags: ['locks'], summary: 'One lock', params: LockIdParams, response: { 200: LockResponse, ...errorResponses(401, 404, 406) } },
-      handler: async (request) => presentLock(await getLock(ctx, request.caller, pathId(request.params.lockId, 'lock'))),
+      handler: async (request) => {
+        const { lock, tiles } = await getLock(ctx, request.caller, pathId(request.params.lockId, 'lock'));
+        return presentLock(lock, tiles);
+      },
     });
 
     app.put('/device/:lockId', {
@@ -53,7 +56,8 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         body: ClaimBody,
         response: { 200: LockResponse, ...errorResponses(400, 401, 404, 409) },
       },
-      handler: async (request) => presentLock(await claimLock(ctx, request.caller, request.body.key, request.body.name)),
+      // A lock just claimed has no tiles: linking one needs its ADMIN, who did not exist before.
+      handler: async (request) => presentLock(await claimLock(ctx, request.caller, request.body.key, request.body.name), []),
     });
   };
 }
