@@ -133,11 +133,11 @@ describe('locks and lock users, as the official SDK sees them', () => {
     assert.equal(registered.status, 200, registered.text);
     const token = registered.body.authToken as string;
     const userId = decodeJwt(token).sub!;
-    const account = await t.api.get('/account', { token, accept: sdkAccept() });
-    assert.equal(account.body.publicKey, null, 'no key yet');
     const spki = (generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' }) as Buffer).toString('base64');
     const certified = await t.api.post('/auth/certificate', { token, rawBody: `{"ephemeralKey":"${spki}"}`, accept: sdkAccept() });
     assert.equal(certified.status, 200, certified.text);
+    const account = await t.api.get('/account', { token, accept: sdkAccept() });
+    assert.equal(account.body.publicKey, spki, 'GET /account shows the certified key too');
     await shareLock(t, lockId, admin, userId);
 
     const users = await t.api.get(`/device/${lockId}/users`, { token: admin.authToken, accept: sdkAccept() });
