@@ -15,12 +15,13 @@ export class S3LogoStorage implements LogoStorage {
 
   async createUpload(applicationId: string, contentType: LogoContentType, now: number): Promise<LogoUpload> {
     const key = newLogoKey(applicationId, contentType);
-    const uploadUrl = presignUrl({
+    const uploadUrl = await presignUrl({
       method: 'PUT',
       url: `${this.s3.endpoint}/${this.s3.bucket}/${key}`,
       region: this.s3.region,
       accessKeyId: this.s3.accessKeyId,
       secretAccessKey: this.s3.secretAccessKey,
+      ...(this.s3.sessionToken ? { sessionToken: this.s3.sessionToken } : {}),
       expiresSeconds: UPLOAD_TTL_SECONDS,
       now,
       headers: { 'content-type': contentType },
