@@ -1,7 +1,7 @@
 import type { S3Config } from '../config/config.js';
 import { newLogoKey, type LogoContentType } from './content-types.js';
 import { presignUrl } from './sigv4.js';
-import type { LogoStorage, LogoUpload } from './storage.js';
+import type { LogoStorage, LogoUpload } from './logo-storage.js';
 import { UPLOAD_TTL_SECONDS } from './upload-signature.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors/catalogue.js';
-import type { HttpApp } from './app.js';
+import type { HttpApp } from './http-app.js';
 
 /**
  * CORS for the browser origins applications registered (decisions §6): an exact

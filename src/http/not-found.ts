@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { negotiateRequest, type HttpApp } from './app.js';
 import { errors } from '../errors/catalogue.js';
 import { handleError } from './error-handler.js';
+import type { HttpApp } from './http-app.js';
+import { negotiateRequest } from './route-negotiation.js';
 
 // OPTIONS is left out: CORS answers it on every path with a wildcard route.
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
