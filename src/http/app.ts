@@ -102,7 +102,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     app.server.keepAliveTimeout = 1;
   });
   // Before negotiation, so that even a refused request carries the CORS headers a browser needs to read it.
-  if (options.corsOrigin) registerCors(app, options.corsOrigin);
+  if (options.corsOrigin) await registerCors(app, options.corsOrigin);
   // A callback hook, not async: it never waits, and every request passes through it.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
