@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { errorResponses, NoContent } from '../http/schemas.js';
 import { addAuthKey, addCorsDomain, addIssuer, removeAuthKey, removeCorsDomain, removeIssuer } from './credentials.js';
 import type { ApplicationsPlatform } from './platform.js';
-import type { OwnedApplication, PlatformApp } from './routes.js';
+import type { OwnedApplication, PlatformApp } from './platform-app.js';
 import { ApplicationParams, AuthKeyBody, AuthKeyParams, UrlBody } from './schemas.js';
 
 const tags = ['platform'];

@@ -4,7 +4,7 @@ import { errorResponses, NoContent } from '../http/schemas.js';
 import { Foreign } from '../locks/schemas.js';
 import { addOwner, listOwners, removeOwner } from './owners.js';
 import { presentApplicationUser, presentOwner } from './presenters.js';
-import type { OwnedApplication, PlatformApp } from './routes.js';
+import type { OwnedApplication, PlatformApp } from './platform-app.js';
 import { ApplicationParams } from './schemas.js';
 import { DEFAULT_USER_PAGE, listApplicationUsers, MAX_USER_PAGE } from './user-list.js';
 

@@ -6,15 +6,12 @@ import type { AppContext } from '../context.js';
 import { errorResponses, NoContent } from '../http/schemas.js';
 import { registerCredentialRoutes } from './credential-routes.js';
 import { registerOwnerRoutes } from './owner-routes.js';
+import type { OwnedApplication, PlatformApp } from './platform-app.js';
 import type { ApplicationsPlatform } from './platform.js';
 import { requireDirectUser, requireOwnedApplication } from './policy.js';
 import type { ApplicationRow } from './queries.js';
 import { ApplicationCreate, ApplicationParams, ApplicationRecord, ApplicationUpdate, LogoRequest, LogoUpload } from './schemas.js';
 import { createApplication, deleteApplication, listApplications, presentOne, updateApplication } from './service.js';
-
-export type PlatformApp = Parameters<FastifyPluginAsyncTypebox>[0];
-/** The application of a `{applicationId}` route, already checked to be the caller's own. */
-export type OwnedApplication = (request: FastifyRequest) => ApplicationRow;
 
 /**
  * `/platform/application*` (spec: Platform). Every route is for direct users (403 otherwise), and

@@ -1,7 +1,7 @@
 import type { S3Config } from '../config/config.js';
 import { newLogoKey, type LogoContentType } from './content-types.js';
 import { presignUrl } from './sigv4.js';
-import type { LogoStorage, LogoUpload } from './storage.js';
+import type { LogoStorage, LogoUpload } from './logo-storage.js';
 import { UPLOAD_TTL_SECONDS } from './upload-signature.js';
 
 /**
@@ -15,12 +15,13 @@ export class S3LogoStorage implements LogoStorage {
 
   async createUpload(applicationId: string, contentType: LogoContentType, now: number): Promise<LogoUpload> {
     const key = newLogoKey(applicationId, contentType);
-    const uploadUrl = presignUrl({
+    const uploadUrl = await presignUrl({
       method: 'PUT',
       url: `${this.s3.endpoint}/${this.s3.bucket}/${key}`,
       region: this.s3.region,
       accessKeyId: this.s3.accessKeyId,
       secretAccessKey: this.s3.secretAccessKey,
+      ...(this.s3.sessionToken ? { sessionToken: this.s3.sessionToken } : {}),
       expiresSeconds: UPLOAD_TTL_SECONDS,
       now,
       headers: { 'content-type': contentType },

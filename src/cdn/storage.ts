@@ -3,23 +3,12 @@ import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
 import { isLogoContentType, newLogoKey, type LogoContentType } from './content-types.js';
 import { LocalObjectStore } from './local-store.js';
+import type { LogoStorage, LogoUpload } from './logo-storage.js';
 import { S3LogoStorage } from './s3-storage.js';
 import { loadUploadSecret } from './signing-secret.js';
 import { grantUpload, signUpload } from './upload-signature.js';
 
-export interface LogoUpload {
-  /** Where the client PUTs the bytes, with the announced Content-Type, before it expires. */
-  uploadUrl: string;
-  /** Where the logo is served once uploaded. */
-  logoUrl: string;
-}
-
-/** Where logos go: embedded (files served by Latchkey) or S3-compatible object storage. */
-export interface LogoStorage {
-  createUpload(applicationId: string, contentType: LogoContentType, now: number): Promise<LogoUpload>;
-  /** Removes an application's logos when it is deleted (best effort). */
-  removeApplication(applicationId: string): Promise<void>;
-}
+export type { LogoStorage, LogoUpload } from './logo-storage.js';
 
 export function requireLogoContentType(value: string): LogoContentType {
   const type = value.trim().toLowerCase();

@@ -42,6 +42,8 @@ export interface S3Config {
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /** With temporary credentials (STS, an instance or task role): their session token. */
+  sessionToken: string | null;
   /** Where the bucket's objects are publicly readable; logo URLs start with it. */
   publicUrl: string;
 }
@@ -144,7 +146,7 @@ function withoutTrailingSlash(value: string): string {
 
 /** S3 settings: none set means embedded storage; some but not all required ones is an error. */
 function s3Config(env: Env): S3Config | null {
-  const names = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_PUBLIC_URL'];
+  const names = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_SESSION_TOKEN', 'S3_PUBLIC_URL'];
   if (names.every((name) => !env[name])) return null;
   const endpoint = url(env, 'S3_ENDPOINT', ['http:', 'https:']);
   for (const name of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) {
@@ -160,6 +162,7 @@ function s3Config(env: Env): S3Config | null {
     region: env.S3_REGION || 'us-east-1',
     accessKeyId: env.S3_ACCESS_KEY_ID!,
     secretAccessKey: env.S3_SECRET_ACCESS_KEY!,
+    sessionToken: env.S3_SESSION_TOKEN || null,
     publicUrl: withoutTrailingSlash(publicUrl),
   };
 }

@@ -1,3 +1,5 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { decodeBase64Any } from '../crypto/base64.js';
 import { assertUnixSeconds } from '../crypto/chain.js';
 import { sha256Hex } from '../crypto/random.js';
@@ -40,28 +42,26 @@ export const MUTATE_LOCK_MAX_LIFETIME_SECONDS = 60;
 export const MAX_OPERATION_LIFETIME_SECONDS = 30 * 24 * 3600;
 const MAX_ID_BYTES = 1024;
 
-function requiredId(payload: Record<string, unknown>, name: 'iss' | 'sub'): string {
-  const value = payload[name];
-  if (typeof value !== 'string' || value === '' || Buffer.byteLength(value) > MAX_ID_BYTES) {
-    throw errors.badRequest(`${name} must be a non-empty string of at most ${MAX_ID_BYTES} bytes`);
-  }
-  return value;
-}
+const Id = Type.String({ minLength: 1, maxLength: MAX_ID_BYTES, description: `a non-empty string of at most ${MAX_ID_BYTES} bytes` });
+const UnixSeconds = Type.Number({ description: 'Unix seconds' });
 
-function instant(payload: Record<string, unknown>, name: 'iat' | 'exp' | 'nbf', required: boolean): number | undefined {
-  const value = payload[name];
-  if (value === undefined && !required) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw errors.badRequest(`${name} must be Unix seconds`);
-  return value;
-}
+/** The registered claims of an operation token; `operation` is checked by parseOperation. */
+const ClaimsSchema = Type.Object({ iss: Id, sub: Id, iat: UnixSeconds, exp: UnixSeconds, nbf: Type.Optional(UnixSeconds), jti: Type.Optional(Id) });
+const checkClaims = TypeCompiler.Compile(ClaimsSchema);
 
-function optionalJti(payload: Record<string, unknown>): string | undefined {
-  const jti = payload.jti;
-  if (jti === undefined) return undefined;
-  if (typeof jti !== 'string' || jti === '' || Buffer.byteLength(jti) > MAX_ID_BYTES) {
-    throw errors.badRequest(`jti must be a non-empty string of at most ${MAX_ID_BYTES} bytes`);
+function registeredClaims(payload: Record<string, unknown>): Static<typeof ClaimsSchema> {
+  const claims = { iss: payload.iss, sub: payload.sub, iat: payload.iat, exp: payload.exp, nbf: payload.nbf, jti: payload.jti };
+  for (const name of ['nbf', 'jti'] as const) if (claims[name] === undefined) delete claims[name];
+  if (!checkClaims.Check(claims)) {
+    const error = checkClaims.Errors(claims).First()!;
+    throw errors.badRequest(`${error.path.slice(1)} must be ${(error.schema as { description?: string }).description ?? 'present'}`);
   }
-  return jti;
+  // maxLength counts characters; the bound is in bytes.
+  for (const name of ['iss', 'sub', 'jti'] as const) {
+    const value = claims[name];
+    if (value !== undefined && Buffer.byteLength(value) > MAX_ID_BYTES) throw errors.badRequest(`${name} must be a non-empty string of at most ${MAX_ID_BYTES} bytes`);
+  }
+  return claims;
 }
 
 /**
@@ -78,14 +78,9 @@ export function checkOperationClaims(
   const { now } = options;
   assertUnixSeconds(now);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  const iss = requiredId(payload, 'iss');
+  const { iss, sub, exp, iat, nbf, jti } = registeredClaims(payload);
   if (options.callerUserId !== undefined && !sameId(iss, options.callerUserId)) throw errors.forbidden('iss must be the authenticated user');
-  const sub = requiredId(payload, 'sub');
   if (!sameId(sub, options.lockId)) throw errors.badRequest('sub must be the id of the lock in the path');
-  const exp = instant(payload, 'exp', true)!;
-  const iat = instant(payload, 'iat', true)!;
-  const nbf = instant(payload, 'nbf', false);
-  const jti = optionalJti(payload);
   const operation = parseOperation(payload.operation);
 
   if (exp <= now) throw errors.tokenExpired('operation token expired');

@@ -1,37 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifyRequest, type onRequestHookHandler, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyRequest, type onRequestHookHandler, type RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { errors } from '../errors/catalogue.js';
 import { registerJsonParser } from './body-parsing.js';
 import { registerCors, type CorsOriginCheck } from './cors.js';
 import { handleError } from './error-handler.js';
-import { negotiate } from './negotiation.js';
+import type { HttpApp } from './http-app.js';
 import { notFoundHandler } from './not-found.js';
+import { acceptRuleOf, DOCS_PREFIX, negotiateRequest } from './route-negotiation.js';
 import { serializeRequest } from './request-log.js';
 import { AJV_OPTIONS, strictBodyValidators } from './validation.js';
 
-export type HttpApp = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>;
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The API version the caller asked for through its Accept header. */
-    apiVersion: number;
-    /** The service's logger for this request (with its id), whatever the log level; `log` is silent below info. */
-    readonly serviceLog: Logger;
-  }
-  interface FastifyContextConfig {
-    /** Who may call the route: a signed-in user (default), anyone, or a refresh token's holder. */
-    auth?: 'user' | 'none' | 'refresh';
-    /** The route answers text/event-stream instead of JSON. */
-    eventStream?: boolean;
-    /** The route serves files (e.g. /cdn logos), whatever the Accept header says: no 406. */
-    anyAccept?: boolean;
-  }
-}
+export type { HttpApp } from './http-app.js';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -40,29 +23,6 @@ export interface HttpAppOptions {
   bodyLimit?: number;
   /** Whether a browser origin may call the API (CORS, decisions §6); no CORS headers at all when absent. */
   corsOrigin?: CorsOriginCheck;
-}
-
-/** The API documentation pages are HTML for browsers; the JSON-only 406 rule does not apply to them. */
-const DOCS_PREFIX = '/docs';
-function isHtmlPage(routeUrl: string | undefined): boolean {
-  return routeUrl === DOCS_PREFIX || (routeUrl?.startsWith(`${DOCS_PREFIX}/`) ?? false);
-}
-
-/** What a route's Accept header must admit: JSON (the API), JSON or an event stream, or anything (pages, files). */
-type AcceptRule = 'json' | 'json-or-stream' | 'any';
-
-function acceptRuleOf(route: Pick<RouteOptions, 'url' | 'config'>): AcceptRule {
-  const config = route.config as FastifyContextConfig | undefined;
-  if (isHtmlPage(route.url) || config?.anyAccept === true) return 'any';
-  return config?.eventStream === true ? 'json-or-stream' : 'json';
-}
-
-/** Sets the API version the Accept header asks for; a 406 when it admits nothing the route answers. */
-export function negotiateRequest(request: FastifyRequest, rule: AcceptRule): Error | undefined {
-  const negotiated = negotiate(request.headers.accept);
-  request.apiVersion = negotiated.version;
-  if (rule === 'any' || negotiated.acceptsJson || (rule === 'json-or-stream' && negotiated.acceptsEventStream)) return undefined;
-  return errors.notAcceptable();
 }
 
 /**
@@ -142,7 +102,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     app.server.keepAliveTimeout = 1;
   });
   // Before negotiation, so that even a refused request carries the CORS headers a browser needs to read it.
-  if (options.corsOrigin) registerCors(app, options.corsOrigin);
+  if (options.corsOrigin) await registerCors(app, options.corsOrigin);
   // A callback hook, not async: it never waits, and every request passes through it.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

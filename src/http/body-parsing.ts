@@ -1,4 +1,4 @@
-import type { HttpApp } from './app.js';
+import type { HttpApp } from './http-app.js';
 import { errors } from '../errors/catalogue.js';
 
 /** `application/json` and any `application/…+json`, with or without parameters such as charset. */

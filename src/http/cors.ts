@@ -1,60 +1,53 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from '../errors/catalogue.js';
-import type { HttpApp } from './app.js';
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyRequest } from 'fastify';
+import type { HttpApp } from './http-app.js';
 
 /**
- * CORS for the browser origins applications registered (decisions §6): an exact
+ * CORS for the browser origins applications registered (decisions §6), by @fastify/cors: an exact
  * scheme://host:port match gets `Access-Control-Allow-Origin`, its preflight a 204; any other
- * origin gets no CORS headers, and its preflight a 404. Every response varies by Origin.
- *
- * Our own hook rather than @fastify/cors: that plugin built its options and read the route's
- * options on every request, Origin or not, and most requests (apps, locks' owners' scripts) carry
- * none. Here a request without an Origin costs one header (docs/decisions.md, Performance).
+ * origin gets no CORS headers, and its preflight a 404 (not-found.ts answers every OPTIONS that
+ * is not an allowed preflight). Every response varies by Origin.
  */
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, DELETE';
 const EXPOSE_HEADERS = 'Location, Retry-After, X-Request-Id';
-const PREFLIGHT_MAX_AGE_SECONDS = '600';
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** Whether a browser origin may call the API; answers through a promise (it may read the database). */
 export type CorsOriginCheck = (origin: string) => Promise<boolean>;
+
+const NO_CORS: FastifyCorsOptions = { origin: false };
 
 function isPreflight(request: FastifyRequest): boolean {
   return request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
 }
 
-function allowOrigin(reply: FastifyReply, origin: string): void {
-  reply.header('access-control-allow-origin', origin);
-  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
-}
-
-function answerPreflight(request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('access-control-allow-methods', ALLOW_METHODS);
-  const requestedHeaders = request.headers['access-control-request-headers'];
-  if (requestedHeaders !== undefined) reply.header('access-control-allow-headers', requestedHeaders);
-  reply.header('vary', 'Origin, Access-Control-Request-Headers');
-  reply.header('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS);
-  reply.code(204).header('content-length', '0').send();
+/** The options for a request from an allowed origin; an OPTIONS that is no preflight goes on to the 404. */
+function allowedOrigin(request: FastifyRequest, origin: string): FastifyCorsOptions {
+  return {
+    origin,
+    methods: ALLOW_METHODS,
+    exposedHeaders: EXPOSE_HEADERS,
+    maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+    preflight: isPreflight(request),
+    strictPreflight: false,
+  };
 }
 
 /**
- * Registers the CORS hook (first of all hooks, so even a refused request carries the headers a
- * browser needs to read it) and a route for preflights on every path.
+ * Registers CORS (before any other hook, so even a refused request carries the headers a browser
+ * needs to read it) and its route for preflights on every path.
  */
-export function registerCors(app: HttpApp, allows: CorsOriginCheck): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('vary', 'Origin');
-    const origin = request.headers.origin;
-    if (origin === undefined) return done();
-    allows(origin).then((allowed) => {
-      if (!allowed) return done();
-      allowOrigin(reply, origin);
-      if (isPreflight(request)) return answerPreflight(request, reply);
-      done();
-    }, done);
-  });
-  // Reached only by preflights of other origins and OPTIONS without a preflight: not found.
-  app.options('*', { schema: { hide: true } }, () => {
-    throw errors.notFound();
+export async function registerCors(app: HttpApp, allows: CorsOriginCheck): Promise<void> {
+  await app.register(cors, {
+    hideOptionsRoute: true,
+    delegator: (request, callback) => {
+      const origin = request.headers.origin;
+      if (origin === undefined) return callback(null, NO_CORS);
+      allows(origin).then(
+        (allowed) => callback(null, allowed ? allowedOrigin(request, origin) : NO_CORS),
+        (err: Error) => callback(err, NO_CORS),
+      );
+    },
   });
 }

@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { negotiateRequest, type HttpApp } from './app.js';
 import { errors } from '../errors/catalogue.js';
 import { handleError } from './error-handler.js';
+import type { HttpApp } from './http-app.js';
+import { negotiateRequest } from './route-negotiation.js';
 
-// OPTIONS is left out: CORS answers it on every path with a wildcard route.
+// OPTIONS is left out: CORS answers an allowed origin's preflight; any other OPTIONS is not found.
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** The methods some route answers for `url`'s path (empty when the path is unknown). */
@@ -20,7 +21,7 @@ export function notFoundHandler(app: HttpApp) {
   return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const unacceptable = negotiateRequest(request, 'json');
     if (unacceptable) return handleError(unacceptable, request, reply);
-    const allowed = allowedMethods(app, request.url);
+    const allowed = request.method === 'OPTIONS' ? [] : allowedMethods(app, request.url);
     if (allowed.length === 0) return handleError(errors.notFound(), request, reply);
     reply.header('allow', allowed.join(', '));
     return handleError(errors.methodNotAllowed(), request, reply);

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { errors } from '../errors/catalogue.js';
-import { LocalWindows } from './local-windows.js';
+import { LocalWindows } from '../limits/local-windows.js';
 
 export interface RateLimit {
   /** Counts one event for `key`; throws 429 with Retry-After when the limit is exceeded. */

@@ -1,4 +1,4 @@
-import { LocalWindows } from '../http/local-windows.js';
+import { LocalWindows } from '../limits/local-windows.js';
 
 type Task = () => void;
 

@@ -91,8 +91,9 @@ describe('checkOperationClaims', () => {
   });
 
   it('validates ADD_USER', () => {
+    // An explicit null start is an absent one: from now.
     assert.deepEqual(operation({ type: 'ADD_USER', user: OTHER.toUpperCase(), publicKey: 'AAAA', role: 'ADMIN', start: null, end: NOW + 100 }), {
-      type: 'ADD_USER', user: OTHER, publicKey: 'AAAA', role: 'ADMIN', start: null, end: NOW + 100,
+      type: 'ADD_USER', user: OTHER, publicKey: 'AAAA', role: 'ADMIN', end: NOW + 100,
     });
     assert.deepEqual(operation({ type: 'ADD_USER', user: OTHER, publicKey: 'AAAA' }), { type: 'ADD_USER', user: OTHER, publicKey: 'AAAA' });
     const bad: [Record<string, unknown>, RegExp][] = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LocalWindows } from '../../src/http/local-windows.js';
+import { LocalWindows } from '../../src/limits/local-windows.js';
 
 describe('LocalWindows (in-process fixed windows)', () => {
   const clock = (start = 1_000_000) => {
