@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import type { AppContext } from '../context.js';
+import type { Logger } from 'pino';
+import type { EventBus } from '../bus/event-bus.js';
+import type { Database } from '../db/database.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import type { CallerUser } from './caller.js';
 import { readLiveSessionUser, type AccountWriter } from './queries.js';
@@ -60,12 +62,24 @@ export class LiveSessions {
 }
 
 /**
+ * What the session functions use of the application context (named here rather than taken from
+ * it: the composition root builds the cache, so this module must not import the root).
+ */
+interface SessionsContext {
+  db: Database;
+  liveSessions: LiveSessions | null;
+  bus: EventBus;
+  logger: Logger;
+  now: () => number;
+}
+
+/**
  * Bus channel saying "this user's row or sessions changed" (`{userId}`): whatever holds something
  * on the strength of their session (an open event stream) checks it again.
  */
 export const ACCOUNT_CHANGED = 'accounts.changed';
 
-function announceAccountChange(ctx: Pick<AppContext, 'bus' | 'logger'>, userId: string): void {
+function announceAccountChange(ctx: Pick<SessionsContext, 'bus' | 'logger'>, userId: string): void {
   ctx.bus.publish(ACCOUNT_CHANGED, { userId }).catch((err: unknown) => ctx.logger.warn({ err, userId }, 'could not announce an account change'));
 }
 
@@ -73,7 +87,7 @@ function announceAccountChange(ctx: Pick<AppContext, 'bus' | 'logger'>, userId: 
  * Where account writes run: in `uow`'s transaction, forgetting the user once it commits, or
  * without one (each statement commits on its own), forgetting the user right after it.
  */
-export function accountWriter(ctx: Pick<AppContext, 'db' | 'liveSessions' | 'bus' | 'logger'>, uow?: UnitOfWork): AccountWriter {
+export function accountWriter(ctx: Pick<SessionsContext, 'db' | 'liveSessions' | 'bus' | 'logger'>, uow?: UnitOfWork): AccountWriter {
   const forget = (userId: string) => {
     ctx.liveSessions?.forget(userId);
     announceAccountChange(ctx, userId);
@@ -83,12 +97,12 @@ export function accountWriter(ctx: Pick<AppContext, 'db' | 'liveSessions' | 'bus
 }
 
 /** The user of a live session of `userId` when it is held in memory: no query, no waiting. */
-export function heldSessionUser(ctx: Pick<AppContext, 'liveSessions' | 'now'>, userId: string, sessionId: string): CallerUser | undefined {
+export function heldSessionUser(ctx: Pick<SessionsContext, 'liveSessions' | 'now'>, userId: string, sessionId: string): CallerUser | undefined {
   return ctx.liveSessions?.find(userId, sessionId, ctx.now());
 }
 
 /** The user behind a live session of `userId`, or undefined when it ended or belongs to someone else. */
-export async function liveSessionUser(ctx: Pick<AppContext, 'db' | 'liveSessions' | 'now'>, userId: string, sessionId: string): Promise<CallerUser | undefined> {
+export async function liveSessionUser(ctx: Pick<SessionsContext, 'db' | 'liveSessions' | 'now'>, userId: string, sessionId: string): Promise<CallerUser | undefined> {
   const held = heldSessionUser(ctx, userId, sessionId);
   if (held) return held;
   const cache = ctx.liveSessions;
