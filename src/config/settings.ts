@@ -30,6 +30,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'S3_REGION', default: 'us-east-1', meaning: 'the region of S3 storage' },
   { name: 'S3_ACCESS_KEY_ID', default: '-', meaning: 'the access key of S3 storage' },
   { name: 'S3_SECRET_ACCESS_KEY', default: '-', meaning: 'the secret key of S3 storage' },
+  { name: 'S3_SESSION_TOKEN', default: '-', meaning: 'the session token of temporary S3 credentials (with S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)' },
   { name: 'S3_PUBLIC_URL', default: '$S3_ENDPOINT/$S3_BUCKET', meaning: "where the bucket's objects are publicly readable" },
   { name: 'CA_FILE', default: 'a CA made on first start', meaning: "an operator's CA (root and intermediate) for ephemeral-key certificates" },
   { name: 'SSE_HEARTBEAT_MS', default: '15000', meaning: 'keep-alive comments on GET /device/events' },
