@@ -30,8 +30,9 @@ export const EventSchema = Type.Object({
   ts: Seconds,
 });
 
+// `state` is checked apart (replyState): a malformed one must not cost the reply its outcome.
 export const ReplySchema = Type.Union([
-  Type.Object({ id: CommandId, ok: Type.Literal(true), state: Type.Optional(StateSchema) }),
+  Type.Object({ id: CommandId, ok: Type.Literal(true), state: Type.Optional(Type.Unknown()) }),
   Type.Object({ id: CommandId, ok: Type.Literal(false), error: Type.String({ maxLength: 1024 }) }),
 ]);
 
@@ -91,6 +92,16 @@ export const decodeEvent = decoder(EventSchema);
 export const decodeReply = decoder(ReplySchema);
 export const decodeCommand = decoder(CommandSchema);
 export const decodeConfig = decoder(ConfigSchema);
+
+const checkState = TypeCompiler.Compile(StateSchema);
+
+/** The `state` a reply carries: absent, valid, or malformed (then ignored, with the reason). */
+export function replyState(state: unknown): { state?: LockState; invalid?: string } {
+  if (state === undefined) return {};
+  if (checkState.Check(state)) return { state };
+  const first = checkState.Errors(state).First();
+  return { invalid: first === undefined ? 'bad shape' : `${first.path || '/'}: ${first.message}` };
+}
 
 /** A reason from a device made safe to show: printable, bounded. */
 export function safeReason(reason: string): string {

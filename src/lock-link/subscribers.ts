@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { confirmLateCommand } from '../locks/command-life.js';
 import type { LockLinkHandlers } from './client.js';
 import { republishAllConfigs, syncLockConfigs } from './config-sync.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
@@ -23,6 +24,8 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
     onPresence: (lockId, online) => throttle.latest(lockId, 'presence', record(lockId, 'presence', () => recordPresence(ctx, lockId, online))),
     onState: (lockId, state) => throttle.latest(lockId, 'state', record(lockId, 'state', () => recordState(ctx, lockId, state))),
     onEvent: (lockId, event) => throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event))),
+    // Not throttled: only a command the service sent (its id on a late marker) changes anything.
+    onUnclaimedReply: (lockId, commandId) => record(lockId, 'late reply', () => confirmLateCommand(ctx, lockId, commandId))(),
   };
 }
 
