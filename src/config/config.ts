@@ -32,6 +32,17 @@ export interface Config {
   keyEncryptionKey: string | null;
   tokens: { authTtlSeconds: number; refreshTtlSeconds: number };
   limits: RateLimitConfig;
+  /** The lock link in a real deployment (issue 16): reconciliation, broker checks, device certificates, auth hook. */
+  lockOps: LockOpsConfig;
+}
+
+export interface LockOpsConfig {
+  /** Configs republished a second at most, on each broker connection and sweep (MQTT_CONFIG_REPUBLISH_PER_SECOND). */
+  republishPerSecond: number;
+  /** Seconds between sweeps republishing every config; 0 = none (MQTT_CONFIG_SWEEP_SECONDS). */
+  sweepSeconds: number;
+  /** Start even when an external broker accepts anonymous clients or a wrong lock password (MQTT_ALLOW_INSECURE_BROKER). */
+  allowInsecureBroker: boolean;
 }
 
 export interface S3Config {
@@ -227,5 +238,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       // is a door in constant use; far more is a faulty or hostile lock filling its own trail.
       reportsPerLock: { points: integer(env, 'RATE_REPORTS_PER_LOCK', 300, 1, 1_000_000), durationSeconds: 60 },
     },
+    lockOps: lockOpsConfig(env),
+  };
+}
+
+function lockOpsConfig(env: Env): LockOpsConfig {
+  const insecure = env.MQTT_ALLOW_INSECURE_BROKER || 'false';
+  if (insecure !== 'true' && insecure !== 'false') throw new ConfigError('MQTT_ALLOW_INSECURE_BROKER must be true or false');
+  return {
+    republishPerSecond: integer(env, 'MQTT_CONFIG_REPUBLISH_PER_SECOND', 2000, 1, 1_000_000),
+    sweepSeconds: integer(env, 'MQTT_CONFIG_SWEEP_SECONDS', 3600, 0, 7 * 24 * 3600),
+    allowInsecureBroker: insecure === 'true',
   };
 }

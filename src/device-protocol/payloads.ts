@@ -17,12 +17,16 @@ export const MAX_ERROR_LENGTH = 200;
 const Seconds = Type.Number({ minimum: 0 });
 const CommandId = Type.String({ minLength: 1, maxLength: 64 });
 
-export const OnlineSchema = Type.Object({ online: Type.Boolean() });
+/** The config version a lock holds (protocol 1.1; null or absent: none, or firmware that does not say). */
+const ConfigVersion = Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]));
+
+export const OnlineSchema = Type.Object({ online: Type.Boolean(), configVersion: ConfigVersion });
 
 export const StateSchema = Type.Object({
   locked: Type.Boolean(),
   doorOpen: Type.Optional(Type.Boolean()),
   ts: Seconds,
+  configVersion: ConfigVersion,
 });
 
 export const EventSchema = Type.Object({
@@ -59,6 +63,7 @@ export const ConfigSchema = Type.Object({
 });
 
 export type LockState = Static<typeof StateSchema>;
+export type OnlinePayload = Static<typeof OnlineSchema>;
 export type LockEvent = Static<typeof EventSchema>;
 export type ReplyPayload = Static<typeof ReplySchema>;
 export type CommandPayload = Static<typeof CommandSchema>;

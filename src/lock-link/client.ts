@@ -3,7 +3,7 @@ import type { MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import {
   decodeEvent, decodeOnline, decodeReply, decodeState, replyState, safeReason,
-  type Decoded, type LockConfig, type LockEvent, type LockState, type ReplyPayload,
+  type Decoded, type LockConfig, type LockEvent, type LockState, type OnlinePayload, type ReplyPayload,
 } from '../device-protocol/payloads.js';
 import { allLocksTopic, DEFAULT_TOPIC_PREFIX, isValidLockId, lockTopic, parseLockTopic } from '../device-protocol/topics.js';
 import { errors } from '../errors/catalogue.js';
@@ -32,6 +32,13 @@ export interface LockLinkHandlers {
   /** On every state report (retained ones replayed on (re)subscribe included). */
   onState(lockId: string, state: LockState): void | Promise<void>;
   onEvent(lockId: string, event: LockEvent): void | Promise<void>;
+  /**
+   * The config version a lock says it holds: on each `online: true` (null when it names none, as
+   * old firmware does) and on each state report that names one (docs/device-protocol.md §3).
+   */
+  onConfigVersion?(lockId: string, version: number | null): void | Promise<void>;
+  /** After the link reconnects to the broker (not on the first connection): the broker may have forgotten retained configs. */
+  onReconnected?(): void | Promise<void>;
   /** On a reply `ok` that no command of this instance waits for (late, or another instance's). */
   onUnclaimedReply?(lockId: string, commandId: string): void | Promise<void>;
 }
@@ -139,6 +146,12 @@ class MqttLockLink implements LockLink {
     this.options.logger.info({ prefix: this.prefix }, 'lock link listening');
   }
 
+  /** The client reconnected (mqtt.js resubscribes by itself). */
+  reconnected(): void {
+    const handlers = this.handlers;
+    if (handlers?.onReconnected && this.closing === undefined) this.invoke('onReconnected', '*', () => handlers.onReconnected?.());
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.pending.rejectAll(() => errors.lockOffline());
@@ -164,8 +177,9 @@ class MqttLockLink implements LockLink {
 
   private receivePresence(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
     // An empty payload is a deleted retained message: presence unknown, which counts as offline.
-    const decoded: Decoded<{ online: boolean }> = payload.length === 0 ? { ok: true, value: { online: false } } : decodeOnline(payload);
-    this.ifValid(lockId, 'online', decoded, ({ online }) => {
+    const decoded: Decoded<OnlinePayload> = payload.length === 0 ? { ok: true, value: { online: false } } : decodeOnline(payload);
+    this.ifValid(lockId, 'online', decoded, ({ online, configVersion }) => {
+      if (online && handlers.onConfigVersion) this.invoke('onConfigVersion', lockId, () => handlers.onConfigVersion?.(lockId, configVersion ?? null));
       if (this.presence.get(lockId) === online) return;
       this.presence.set(lockId, online);
       this.invoke('onPresence', lockId, () => handlers.onPresence(lockId, online));
@@ -174,7 +188,13 @@ class MqttLockLink implements LockLink {
 
   private receiveState(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
     if (payload.length === 0) return;
-    this.ifValid(lockId, 'state', decodeState(payload), (state) => this.invoke('onState', lockId, () => handlers.onState(lockId, state)));
+    this.ifValid(lockId, 'state', decodeState(payload), (state) => {
+      if (typeof state.configVersion === 'number' && handlers.onConfigVersion) {
+        const version = state.configVersion;
+        this.invoke('onConfigVersion', lockId, () => handlers.onConfigVersion?.(lockId, version));
+      }
+      this.invoke('onState', lockId, () => handlers.onState(lockId, state));
+    });
   }
 
   private receiveReply(handlers: LockLinkHandlers, lockId: string, reply: ReplyPayload): void {
@@ -214,6 +234,7 @@ export async function connectLockLink(options: LockLinkOptions): Promise<LockLin
   const link = new MqttLockLink(client, prefix, options);
   const { logger } = options;
   client.on('message', (topic, payload) => link.receive(topic, payload));
+  client.on('connect', () => link.reconnected()); // the first connection is over before this listener exists
   client.on('error', (err) => logger.warn({ err: err.message }, 'MQTT client error'));
   client.on('offline', () => logger.warn('MQTT connection lost; reconnecting'));
   client.on('reconnect', () => logger.debug('MQTT reconnecting'));
