@@ -43,6 +43,8 @@ export interface LockOpsConfig {
   sweepSeconds: number;
   /** Start even when an external broker accepts anonymous clients or a wrong lock password (MQTT_ALLOW_INSECURE_BROKER). */
   allowInsecureBroker: boolean;
+  /** A device secret for `latchkey lock simulate` (LOCK_SECRET): off the command line, where `ps` shows it to everyone. */
+  deviceSecret: string | null;
 }
 
 export interface S3Config {
@@ -249,5 +251,6 @@ function lockOpsConfig(env: Env): LockOpsConfig {
     republishPerSecond: integer(env, 'MQTT_CONFIG_REPUBLISH_PER_SECOND', 2000, 1, 1_000_000),
     sweepSeconds: integer(env, 'MQTT_CONFIG_SWEEP_SECONDS', 3600, 0, 7 * 24 * 3600),
     allowInsecureBroker: insecure === 'true',
+    deviceSecret: env.LOCK_SECRET || null,
   };
 }
