@@ -7,6 +7,7 @@ import { authenticateLockSecret } from '../locks/provision.js';
 import type { EmbeddedBroker } from '../mqtt/broker.js';
 import type { MqttTarget } from '../mqtt/connection.js';
 import { startLockBroker } from './broker.js';
+import { checkBrokerIsClosed } from './broker-check.js';
 import { connectLockLink, type LockLink } from './client.js';
 
 /**
@@ -62,6 +63,7 @@ export async function openLockLink(infra: LinkInfrastructure): Promise<OpenedLoc
     credentials = service;
   } else {
     target = config.mqtt.url;
+    await checkBrokerIsClosed(config.mqtt.url, { allowInsecure: config.lockOps.allowInsecureBroker, logger: infra.logger });
   }
   const link = await connectLockLink({ broker: target, ...credentials, topicPrefix: config.topicPrefix, replyTimeoutMs: config.lockReplyTimeoutMs, logger: infra.logger });
   closers.push(() => link.close());

@@ -13,7 +13,7 @@ export const mosquittoInstalled = !spawnSync('mosquitto', ['-h']).error && !spaw
 /** The Mosquitto files of docs/deployment.md: the tests run them, so the documented set-up is the tested one. */
 const DOCS = fileURLToPath(new URL('../../docs/deployment/', import.meta.url));
 
-export type MosquittoConfigName = 'mosquitto-password.conf' | 'mosquitto-certificates.conf' | 'mosquitto-open.conf';
+export type MosquittoConfigName = 'mosquitto-password.conf' | 'mosquitto-certificates.conf';
 
 /** The documented ACL (docs/deployment/mosquitto.acl), for service user `serviceUser`. */
 export async function aclFile(serviceUser: string): Promise<string> {
@@ -44,6 +44,8 @@ export interface MosquittoOptions {
   config?: MosquittoConfigName;
   /** Keep the documented `persistence true` (default false: a broker that forgets on restart). */
   persistence?: boolean;
+  /** Mosquitto's common default instead of the documented `allow_anonymous false` (a broker Latchkey must refuse). */
+  anonymous?: boolean;
   /** PEM files for the certificate configuration, written where it expects them. */
   tls?: { deviceCa: string; cert: string; key: string };
 }
@@ -64,8 +66,9 @@ export interface Mosquitto {
 }
 
 /** The documented configuration with this instance's paths and ports. */
-function rewrite(conf: string, dir: string, port: number, tlsPort: number, persistence: boolean): string {
+function rewrite(conf: string, dir: string, port: number, tlsPort: number, persistence: boolean, anonymous: boolean): string {
   return `${conf
+    .replaceAll('allow_anonymous false', `allow_anonymous ${anonymous}`)
     .replace(/^listener 1883 127\.0\.0\.1$/m, `listener ${port} 127.0.0.1`)
     .replace(/^listener 1883$/m, `listener ${port} 127.0.0.1`)
     .replace(/^listener 8883$/m, `listener ${tlsPort} 127.0.0.1`)
@@ -97,7 +100,7 @@ export async function startMosquitto(users: Array<{ username: string; password: 
   const tlsPort = await freePort();
   const conf = join(dir, 'mosquitto.conf');
   const documented = await readFile(join(DOCS, options.config ?? 'mosquitto-password.conf'), 'utf8');
-  await writeFile(conf, rewrite(documented, dir, port, tlsPort, options.persistence === true));
+  await writeFile(conf, rewrite(documented, dir, port, tlsPort, options.persistence === true, options.anonymous === true));
   for (const file of [...files, conf]) await chmod(file, 0o644);
 
   let child: ChildProcess | null = null;
