@@ -45,6 +45,8 @@ export interface LockOpsConfig {
   allowInsecureBroker: boolean;
   /** A device secret for `latchkey lock simulate` (LOCK_SECRET): off the command line, where `ps` shows it to everyone. */
   deviceSecret: string | null;
+  /** PEM CA whose client certificates the embedded broker's TLS listener accepts as locks (MQTT_TLS_CLIENT_CA_FILE; Latchkey's root, `ca.pem` of --cert-out). */
+  tlsClientCaFile: string | null;
 }
 
 export interface S3Config {
@@ -240,11 +242,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       // is a door in constant use; far more is a faulty or hostile lock filling its own trail.
       reportsPerLock: { points: integer(env, 'RATE_REPORTS_PER_LOCK', 300, 1, 1_000_000), durationSeconds: 60 },
     },
-    lockOps: lockOpsConfig(env),
+    lockOps: lockOpsConfig(env, cwd),
   };
 }
 
-function lockOpsConfig(env: Env): LockOpsConfig {
+function lockOpsConfig(env: Env, cwd: string): LockOpsConfig {
   const insecure = env.MQTT_ALLOW_INSECURE_BROKER || 'false';
   if (insecure !== 'true' && insecure !== 'false') throw new ConfigError('MQTT_ALLOW_INSECURE_BROKER must be true or false');
   return {
@@ -252,5 +254,6 @@ function lockOpsConfig(env: Env): LockOpsConfig {
     sweepSeconds: integer(env, 'MQTT_CONFIG_SWEEP_SECONDS', 3600, 0, 7 * 24 * 3600),
     allowInsecureBroker: insecure === 'true',
     deviceSecret: env.LOCK_SECRET || null,
+    tlsClientCaFile: env.MQTT_TLS_CLIENT_CA_FILE ? resolve(cwd, env.MQTT_TLS_CLIENT_CA_FILE) : null,
   };
 }

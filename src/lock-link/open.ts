@@ -33,7 +33,8 @@ interface LinkInfrastructure {
 
 async function startBroker(infra: LinkInfrastructure, port: number, service: { username: string; password: string }): Promise<EmbeddedBroker> {
   const { config } = infra;
-  const tls = config.mqttTls ? { key: await readFile(config.mqttTls.keyFile), cert: await readFile(config.mqttTls.certFile) } : undefined;
+  const clientCa = config.lockOps.tlsClientCaFile === null ? {} : { clientCa: await readFile(config.lockOps.tlsClientCaFile) };
+  const tls = config.mqttTls ? { key: await readFile(config.mqttTls.keyFile), cert: await readFile(config.mqttTls.certFile), ...clientCa } : undefined;
   return startLockBroker({
     port,
     host: config.host,
