@@ -47,6 +47,8 @@ export interface LockOpsConfig {
   deviceSecret: string | null;
   /** PEM CA whose client certificates the embedded broker's TLS listener accepts as locks (MQTT_TLS_CLIENT_CA_FILE; Latchkey's root, `ca.pem` of --cert-out). */
   tlsClientCaFile: string | null;
+  /** Shared secret of the broker authentication hook (MQTT_AUTH_HOOK_SECRET, ≥ 24 characters); null = the hook's routes do not exist. */
+  authHookSecret: string | null;
 }
 
 export interface S3Config {
@@ -249,11 +251,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 function lockOpsConfig(env: Env, cwd: string): LockOpsConfig {
   const insecure = env.MQTT_ALLOW_INSECURE_BROKER || 'false';
   if (insecure !== 'true' && insecure !== 'false') throw new ConfigError('MQTT_ALLOW_INSECURE_BROKER must be true or false');
+  const hookSecret = env.MQTT_AUTH_HOOK_SECRET || null;
+  if (hookSecret !== null && hookSecret.length < 24) throw new ConfigError('MQTT_AUTH_HOOK_SECRET must be at least 24 characters');
   return {
     republishPerSecond: integer(env, 'MQTT_CONFIG_REPUBLISH_PER_SECOND', 2000, 1, 1_000_000),
     sweepSeconds: integer(env, 'MQTT_CONFIG_SWEEP_SECONDS', 3600, 0, 7 * 24 * 3600),
     allowInsecureBroker: insecure === 'true',
     deviceSecret: env.LOCK_SECRET || null,
     tlsClientCaFile: env.MQTT_TLS_CLIENT_CA_FILE ? resolve(cwd, env.MQTT_TLS_CLIENT_CA_FILE) : null,
+    authHookSecret: hookSecret,
   };
 }
