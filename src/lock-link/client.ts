@@ -40,7 +40,7 @@ export interface LockLinkHandlers {
   /** After the link reconnects to the broker (not on the first connection): the broker may have forgotten retained configs. */
   onReconnected?(): void | Promise<void>;
   /** On a reply `ok` that no command of this instance waits for (late, or another instance's). */
-  onUnclaimedReply?(lockId: string, commandId: string): void | Promise<void>;
+  onUnclaimedReply?(lockId: string, commandId: string, timedOutHere: boolean): void | Promise<void>;
 }
 
 export interface LockLinkOptions {
@@ -200,7 +200,8 @@ class MqttLockLink implements LockLink {
   private receiveReply(handlers: LockLinkHandlers, lockId: string, reply: ReplyPayload): void {
     if (this.pending.settle(reply.id, lockId, outcomeOf(reply, this.options.logger, lockId))) return;
     this.options.logger.info({ lockId, commandId: reply.id }, 'lock reply for no pending command (late, duplicate or another instance\'s)');
-    if (reply.ok && handlers.onUnclaimedReply) this.invoke('onUnclaimedReply', lockId, () => handlers.onUnclaimedReply?.(lockId, reply.id));
+    const timedOutHere = this.pending.timedOutHere(reply.id);
+    if (reply.ok && handlers.onUnclaimedReply) this.invoke('onUnclaimedReply', lockId, () => handlers.onUnclaimedReply?.(lockId, reply.id, timedOutHere));
   }
 
   private ifValid<T>(lockId: string, kind: string, decoded: Decoded<T>, use: (value: T) => void): void {

@@ -30,7 +30,7 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
     },
     onReconnected: () => reconciler.republishAll('reconnected'),
     // Not throttled: only a command the service sent (its id on a late marker) changes anything.
-    onUnclaimedReply: (lockId, commandId) => record(lockId, 'late reply', () => confirmLateCommand(ctx, lockId, commandId))(),
+    onUnclaimedReply: (lockId, commandId, timedOutHere) => record(lockId, 'late reply', () => confirmLateCommand(ctx, lockId, commandId, timedOutHere))(),
   };
 }
 

@@ -68,13 +68,16 @@ function lateAudit(lockId: string, locked: boolean, actorUserId: string | null, 
 
 /**
  * A reply `ok` for a command nobody waits for any more: when it is the row's late command, its
- * state is stored and audited with the command's user. Returns the type audited, or null.
+ * state is stored and audited with the command's user. `timedOutHere`: the command timed out on
+ * this instance, so it is late even if its marker is not marked so yet (the reply overtook the
+ * 504's bookkeeping). Returns the type audited, or null.
  */
-export function confirmLateCommand(ctx: AppContext, lockId: string, commandId: string): Promise<AuditType | null> {
+export function confirmLateCommand(ctx: AppContext, lockId: string, commandId: string, timedOutHere = false): Promise<AuditType | null> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const row = await readLockedForUpdate(uow.db, uow.dialect, lockId);
-    if (!row || row.pending_command_id !== commandId || row.pending_late !== 1 || row.pending_target_locked === null) return null;
-    if (!(await takeLateMarker(uow.db, lockId, commandId))) return null;
+    if (!row || row.pending_command_id !== commandId || row.pending_target_locked === null) return null;
+    if (row.pending_late !== 1 && !timedOutHere) return null;
+    if (!(await takeLateMarker(uow.db, lockId, commandId, !timedOutHere))) return null;
     const locked = row.pending_target_locked === 1;
     await storeLocked(uow.db, uow.dialect, lockId, locked, ctx.now());
     const audit = lateAudit(lockId, locked, row.pending_actor_user_id, commandId);

@@ -101,15 +101,15 @@ export async function storeMarkerLate(db: Executor, marker: PendingMarker, until
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Clears the marker of command `commandId` if it is late; true when this call did (so exactly one caller audits it). */
-export async function takeLateMarker(db: Executor, lockId: string, commandId: string): Promise<boolean> {
-  const result = await db
+/** Clears the marker of command `commandId` (if `onlyLate`, only when late); true when this call did (so exactly one caller audits it). */
+export async function takeLateMarker(db: Executor, lockId: string, commandId: string, onlyLate = true): Promise<boolean> {
+  let update = db
     .updateTable('locks')
     .set({ pending_actor_user_id: null, pending_target_locked: null, pending_until: null, pending_command_id: null, pending_late: null })
     .where('id', '=', lockId)
-    .where('pending_command_id', '=', commandId)
-    .where('pending_late', '=', 1)
-    .executeTakeFirst();
+    .where('pending_command_id', '=', commandId);
+  if (onlyLate) update = update.where('pending_late', '=', 1);
+  const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 

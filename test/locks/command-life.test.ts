@@ -121,4 +121,14 @@ describe('a command\'s life: begin, confirm, abandon, late report', () => {
     assert.equal(await report(id, false), null);
     assert.deepEqual(await lateOf(id), [{ actor: t.user.userId, details: { commandId: command.commandId, late: true } }]);
   });
+
+  it('takes a reply that overtook the 504\'s bookkeeping when the command timed out on this instance', async () => {
+    const id = await lockedLock();
+    const command = unlockBy(id, t.user.userId);
+    await begin(command);
+    assert.equal(await confirmLateCommand(ctx(), id, command.commandId, true), 'DOOR_UNLOCK');
+    await markCommandLate(ctx(), command);
+    assert.equal((await row(id)).pending_actor_user_id, null, 'marking late after the fact finds no marker');
+    assert.deepEqual(await lateOf(id), [{ actor: t.user.userId, details: { commandId: command.commandId, late: true } }]);
+  });
 });
