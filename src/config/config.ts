@@ -200,6 +200,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const tlsCert = env.MQTT_TLS_CERT_FILE || '';
   if ((tlsKey === '') !== (tlsCert === '')) throw new ConfigError('MQTT_TLS_KEY_FILE and MQTT_TLS_CERT_FILE must be set together');
   const mqttTls = tlsKey === '' ? null : { keyFile: resolve(cwd, tlsKey), certFile: resolve(cwd, tlsCert) };
+  if (env.MQTT_TLS_CLIENT_CA_FILE && mqttTls === null) throw new ConfigError('MQTT_TLS_CLIENT_CA_FILE needs MQTT_TLS_KEY_FILE and MQTT_TLS_CERT_FILE (device certificates come over TLS)');
 
   return {
     port,
