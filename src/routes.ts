@@ -15,6 +15,7 @@ import { executeRoutes } from './execute/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { addRouteHook, type HttpApp } from './http/app.js';
 import { addressKey } from './http/rate-limiter.js';
+import { brokerAuthRoutes } from './lock-link/auth-hook.js';
 import { lockRoutes } from './locks/routes/index.js';
 import { systemRoutes } from './system/routes.js';
 
@@ -86,6 +87,7 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(lockRoutes(ctx));
     await api.register(certificateRoutes(ctx));
     await api.register(executeRoutes(ctx));
+    await api.register(brokerAuthRoutes(ctx));
   });
   // The web console's files, outside the API scope: no caller to identify, no request counted.
   await app.register(consoleRoutes());

@@ -20,6 +20,8 @@ export interface AuditInput {
   subjectUserId?: string | null;
   /** A refused attempt: `message` is then the reason only (the stored message reads "<attempt> refused: <reason>"). */
   rejected?: boolean;
+  /** A refusal because the lock gave no reply in time: the message reads "<attempt>: no reply in time". */
+  noReply?: boolean;
   /** For people; a default describing `type` when absent. */
   message?: string;
   /** Structured facts (operation, reason code); JSON values only. Never secrets. */
@@ -97,7 +99,7 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     actorUserId: input.actorUserId,
     subjectUserId: input.subjectUserId ?? null,
     rejected,
-    message: auditMessage(input.type, rejected, input.message),
+    message: auditMessage(input.type, rejected, input.noReply === true ? undefined : input.message, input.noReply === true),
     details,
   };
   const hash = auditEntryHash(previousHash, fields);

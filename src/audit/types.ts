@@ -66,10 +66,12 @@ const ATTEMPTS: Record<AuditType, string> = {
  * The stored message of an entry. For a refusal, `given` is the reason, and the message always
  * says "refused" (clients show `message`, and a refused DOOR_UNLOCK must never read as an unlock).
  */
-export function auditMessage(type: AuditType, rejected: boolean, given?: string): string {
+export function auditMessage(type: AuditType, rejected: boolean, given?: string, noReply = false): string {
   const detail = given?.trim() ? given.trim() : undefined;
   let message: string;
-  if (!rejected) message = detail ?? DESCRIPTIONS[type];
+  // Not "refused": the lock may still carry it out (then audited as the user's, src/locks/command-life.ts).
+  if (rejected && noReply) message = `${ATTEMPTS[type]}: no reply in time`;
+  else if (!rejected) message = detail ?? DESCRIPTIONS[type];
   else message = detail ? `${ATTEMPTS[type]} refused: ${detail}` : `${ATTEMPTS[type]} refused`;
   return message.length > MAX_MESSAGE_LENGTH ? message.slice(0, MAX_MESSAGE_LENGTH) : message;
 }

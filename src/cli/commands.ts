@@ -1,14 +1,14 @@
 import { auditVerifyCommand } from '../audit/cli.js';
 import { auditCheckpointCommand } from '../audit/cli-checkpoint.js';
 import { ConfigError } from '../config/config.js';
-import { lockProvisionCommand } from '../locks/cli.js';
+import { lockCertificateCommand, lockProvisionCommand } from '../locks/cli.js';
 import { siteCreateCommand } from '../sites/cli.js';
 import { lockSimulateCommand } from './simulate.js';
 import { UsageError, parseOptions, type Command } from './command.js';
 import { migrateCommand, serveCommand } from './serve.js';
 
 /** Every `latchkey` command; features add theirs here. */
-export const commands: Command[] = [serveCommand, migrateCommand, auditVerifyCommand(), auditCheckpointCommand(), siteCreateCommand(), lockProvisionCommand(), lockSimulateCommand];
+export const commands: Command[] = [serveCommand, migrateCommand, auditVerifyCommand(), auditCheckpointCommand(), siteCreateCommand(), lockProvisionCommand(), lockCertificateCommand(), lockSimulateCommand];
 
 function helpText(all: Command[]): string {
   const width = Math.max(...all.map((c) => c.path.join(' ').length));

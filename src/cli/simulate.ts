@@ -6,6 +6,7 @@ import { openDatabase } from '../db/database.js';
 import { isValidLockId } from '../device-protocol/topics.js';
 import { runSimulator } from '../simulator/run-simulator.js';
 import { UsageError, optionalNumber, requireString, type Command } from './command.js';
+import { deviceSecret } from './device-secret.js';
 
 /** Base64 DER from a file holding a PEM certificate or Base64 DER. */
 export function rootFromText(text: string): string {
@@ -39,10 +40,11 @@ async function rootFromDatabase(config: Config): Promise<string | undefined> {
 export const lockSimulateCommand: Command = {
   path: ['lock', 'simulate'],
   summary: 'Run a virtual lock on the lock link; reads open/close/offline/online/state lines on stdin',
-  usage: 'lock simulate --id ID --secret S [--mqtt URL] [--reply-delay MS] [--root-file PATH]',
+  usage: 'lock simulate --id ID [--secret-file PATH] [--mqtt URL] [--reply-delay MS] [--root-file PATH]  (secret: LOCK_SECRET or --secret-file)',
   options: {
     id: { type: 'string', description: 'the lock id printed by `latchkey lock provision` (required)' },
-    secret: { type: 'string', description: 'the device secret printed by `latchkey lock provision` (required)' },
+    'secret-file': { type: 'string', description: 'a file holding the device secret printed by `latchkey lock provision`; or set LOCK_SECRET' },
+    secret: { type: 'string', description: 'the device secret itself (deprecated: visible to every user in `ps`; use --secret-file or LOCK_SECRET)' },
     mqtt: { type: 'string', description: 'broker URL (mqtt:// or mqtts://); default: MQTT_URL, else the embedded broker at mqtt://127.0.0.1:$MQTT_PORT' },
     'reply-delay': { type: 'string', description: 'milliseconds to wait before answering each command, 0 to 600000; default 0' },
     'root-file': { type: 'string', description: 'the root CA to trust for certificate (EdDSA) tokens, PEM or Base64 DER; default: read from the service\'s database when this machine can' },
@@ -50,10 +52,10 @@ export const lockSimulateCommand: Command = {
   async run(values) {
     const id = requireString(values, 'id').toLowerCase();
     if (!isValidLockId(id)) throw new UsageError('--id must be a lock id');
-    const secret = requireString(values, 'secret');
     const replyDelayMs = optionalNumber(values, 'reply-delay') ?? 0;
     if (replyDelayMs < 0 || replyDelayMs > 600_000) throw new UsageError('--reply-delay must be 0 to 600000 milliseconds');
     const config = loadConfig();
+    const secret = await deviceSecret(values, config.lockOps.deviceSecret);
     // The broker the service uses: MQTT_URL when external, else the embedded one on this machine.
     const serviceBroker = config.mqtt.kind === 'external' ? config.mqtt.url : `mqtt://127.0.0.1:${config.mqtt.port}`;
     const mqttUrl = typeof values.mqtt === 'string' ? values.mqtt : serviceBroker;

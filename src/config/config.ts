@@ -34,6 +34,23 @@ export interface Config {
   limits: RateLimitConfig;
   /** Signed audit checkpoints (docs/audit-log.md): at most one per `intervalMs`; each also appended to `file`. */
   auditCheckpoint: { intervalMs: number; file: string };
+  /** The lock link in a real deployment (issue 16): reconciliation, broker checks, device certificates, auth hook. */
+  lockOps: LockOpsConfig;
+}
+
+export interface LockOpsConfig {
+  /** Configs republished a second at most, on each broker connection and sweep (MQTT_CONFIG_REPUBLISH_PER_SECOND). */
+  republishPerSecond: number;
+  /** Seconds between sweeps republishing every config; 0 = none (MQTT_CONFIG_SWEEP_SECONDS). */
+  sweepSeconds: number;
+  /** Start even when an external broker accepts anonymous clients or a wrong lock password (MQTT_ALLOW_INSECURE_BROKER). */
+  allowInsecureBroker: boolean;
+  /** A device secret for `latchkey lock simulate` (LOCK_SECRET): off the command line, where `ps` shows it to everyone. */
+  deviceSecret: string | null;
+  /** PEM CA whose client certificates the embedded broker's TLS listener accepts as locks (MQTT_TLS_CLIENT_CA_FILE; Latchkey's root, `ca.pem` of --cert-out). */
+  tlsClientCaFile: string | null;
+  /** Shared secret of the broker authentication hook (MQTT_AUTH_HOOK_SECRET, ≥ 24 characters); null = the hook's routes do not exist. */
+  authHookSecret: string | null;
 }
 
 export interface S3Config {
@@ -190,6 +207,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const tlsCert = env.MQTT_TLS_CERT_FILE || '';
   if ((tlsKey === '') !== (tlsCert === '')) throw new ConfigError('MQTT_TLS_KEY_FILE and MQTT_TLS_CERT_FILE must be set together');
   const mqttTls = tlsKey === '' ? null : { keyFile: resolve(cwd, tlsKey), certFile: resolve(cwd, tlsCert) };
+  if (env.MQTT_TLS_CLIENT_CA_FILE && mqttTls === null) throw new ConfigError('MQTT_TLS_CLIENT_CA_FILE needs MQTT_TLS_KEY_FILE and MQTT_TLS_CERT_FILE (device certificates come over TLS)');
 
   return {
     port,
@@ -240,5 +258,21 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       intervalMs: integer(env, 'AUDIT_CHECKPOINT_INTERVAL_MS', 1000, 0, 3_600_000),
       file: resolve(dataDir, env.AUDIT_CHECKPOINT_FILE || 'audit-checkpoints'),
     },
+    lockOps: lockOpsConfig(env, cwd),
+  };
+}
+
+function lockOpsConfig(env: Env, cwd: string): LockOpsConfig {
+  const insecure = env.MQTT_ALLOW_INSECURE_BROKER || 'false';
+  if (insecure !== 'true' && insecure !== 'false') throw new ConfigError('MQTT_ALLOW_INSECURE_BROKER must be true or false');
+  const hookSecret = env.MQTT_AUTH_HOOK_SECRET || null;
+  if (hookSecret !== null && hookSecret.length < 24) throw new ConfigError('MQTT_AUTH_HOOK_SECRET must be at least 24 characters');
+  return {
+    republishPerSecond: integer(env, 'MQTT_CONFIG_REPUBLISH_PER_SECOND', 2000, 1, 1_000_000),
+    sweepSeconds: integer(env, 'MQTT_CONFIG_SWEEP_SECONDS', 3600, 0, 7 * 24 * 3600),
+    allowInsecureBroker: insecure === 'true',
+    deviceSecret: env.LOCK_SECRET || null,
+    tlsClientCaFile: env.MQTT_TLS_CLIENT_CA_FILE ? resolve(cwd, env.MQTT_TLS_CLIENT_CA_FILE) : null,
+    authHookSecret: hookSecret,
   };
 }

@@ -116,16 +116,43 @@ export async function issueLeafCertificate(
   ca: CertificateAuthority,
   options: { userId: string; publicKey: KeyObject; now: number; lifetimeSeconds?: number },
 ): Promise<string[]> {
-  const { userId, publicKey, now } = options;
-  if (publicKey.type !== 'public' || publicKey.asymmetricKeyType !== 'ed25519') throw new TypeError('leaf key must be an Ed25519 public key');
+  const { userId } = options;
   if (typeof userId !== 'string' || userId.length === 0 || userId.length > MAX_COMMON_NAME) throw new TypeError('userId must be 1 to 64 characters');
+  const subject = new x509.Name([{ [OID.commonName]: [{ utf8String: userId }] }, { [OID.userId]: [{ utf8String: userId }] }]);
+  const leafDer = await issueClientLeaf(ca, subject, options.publicKey, options.now, options.lifetimeSeconds ?? DEFAULT_LEAF_LIFETIME_SECONDS);
+  return [leafDer, ca.intermediate.der, ca.root.der].map((der) => der.toString('base64'));
+}
+
+/** Subject OU of a lock's TLS client certificate: no user certificate has it (the embedded broker requires it). */
+export const DEVICE_OU = 'latchkey-lock';
+export const DEVICE_CERTIFICATE_LIFETIME_SECONDS = 2 * YEAR_SECONDS;
+
+/**
+ * A lock's MQTT client certificate (issue 16): CN=<lockId>, OU=latchkey-lock, clientAuth, from the
+ * intermediate. A broker taking the identity from the certificate (Mosquitto
+ * `use_identity_as_username`, the embedded broker) logs the lock in as its id. Returns the
+ * certificate chain `[leaf, intermediate]` as DER; the root is what brokers trust.
+ */
+export async function issueDeviceCertificate(
+  ca: CertificateAuthority,
+  options: { lockId: string; publicKey: KeyObject; now: number; lifetimeSeconds?: number },
+): Promise<Buffer[]> {
+  if (!/^[0-9a-f-]{1,64}$/.test(options.lockId)) throw new TypeError('lockId must be a lock id');
+  const subject = new x509.Name([{ [OID.commonName]: [{ utf8String: options.lockId }] }, { '2.5.4.11': [{ utf8String: DEVICE_OU }] }]);
+  const leaf = await issueClientLeaf(ca, subject, options.publicKey, options.now, options.lifetimeSeconds ?? DEVICE_CERTIFICATE_LIFETIME_SECONDS);
+  return [leaf, ca.intermediate.der];
+}
+
+/** An end-entity certificate for client authentication with an Ed25519 key, signed by the intermediate. */
+async function issueClientLeaf(ca: CertificateAuthority, subject: x509.Name, publicKey: KeyObject, now: number, lifetimeSeconds: number): Promise<Buffer> {
+  if (publicKey.type !== 'public' || publicKey.asymmetricKeyType !== 'ed25519') throw new TypeError('leaf key must be an Ed25519 public key');
   const crypto = x509Crypto();
   const spki = publicKey.export({ format: 'der', type: 'spki' });
-  const { notBefore, notAfter } = validity(now, options.lifetimeSeconds ?? DEFAULT_LEAF_LIFETIME_SECONDS);
+  const { notBefore, notAfter } = validity(now, lifetimeSeconds);
   const leaf = await x509.X509CertificateGenerator.create(
     {
       serialNumber: randomSerial(),
-      subject: new x509.Name([{ [OID.commonName]: [{ utf8String: userId }] }, { [OID.userId]: [{ utf8String: userId }] }]),
+      subject,
       issuer: ca.intermediate.certificate.subjectName,
       publicKey: spki,
       signingKey: ca.intermediate.privateKey,
@@ -147,5 +174,5 @@ export async function issueLeafCertificate(
   if (!parseCertificate(leafDer).issuer.equals(parseCertificate(ca.intermediate.der).subject)) {
     throw new Error('issued certificate does not name its issuer exactly');
   }
-  return [leafDer, ca.intermediate.der, ca.root.der].map((der) => der.toString('base64'));
+  return leafDer;
 }

@@ -1,5 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { BrokerPolicy, LoginDecision as BrokerLoginDecision } from '../mqtt/broker.js';
+import { DEVICE_OU } from '../crypto/pki.js';
+import type { BrokerPolicy, LoginDecision as BrokerLoginDecision, PeerCertificate } from '../mqtt/broker.js';
 import { LOCK_PUBLISHES, LOCK_SUBSCRIBES, isValidLockId, lockTopic } from './topics.js';
 
 /**
@@ -38,7 +39,13 @@ export async function decideLogin(
   password: Buffer | undefined,
   service: ServiceCredentials,
   verifyDevice: (lockId: string, secret: string) => Promise<boolean>,
+  peer?: PeerCertificate,
 ): Promise<LoginDecision> {
+  // A device certificate from Latchkey's CA (issue 16): its CN is the lock id, no password needed.
+  if (peer !== undefined && peer.organizationalUnit === DEVICE_OU && isValidLockId(peer.commonName) && peer.commonName === peer.commonName.toLowerCase()) {
+    if (clientId !== peer.commonName || (username !== undefined && username !== peer.commonName)) return { ok: false, reason: 'identifier_rejected' };
+    return { ok: true, identity: { kind: 'lock', lockId: peer.commonName } };
+  }
   if (username === undefined || password === undefined) return { ok: false, reason: 'bad_credentials' };
   const secret = password.toString('utf8');
   if (username === service.username) {
@@ -77,7 +84,7 @@ export function maySubscribe(identity: BrokerIdentity | undefined, topic: string
 /** The rules above for topics under `prefix`, as the broker asks for them. */
 export function lockBrokerPolicy(prefix: string, service: ServiceCredentials, verifyDevice: (lockId: string, secret: string) => Promise<boolean>): BrokerPolicy<BrokerIdentity> {
   return {
-    login: (clientId, username, password) => decideLogin(clientId, username, password, service, verifyDevice),
+    login: (clientId, username, password, peer) => decideLogin(clientId, username, password, service, verifyDevice, peer),
     mayPublish: (identity, topic) => mayPublish(identity, topic, prefix),
     mayRetain: (identity, topic) => mayRetain(identity, topic, prefix),
     maySubscribe: (identity, topic) => maySubscribe(identity, topic, prefix),

@@ -17,12 +17,16 @@ export const MAX_ERROR_LENGTH = 200;
 const Seconds = Type.Number({ minimum: 0 });
 const CommandId = Type.String({ minLength: 1, maxLength: 64 });
 
-export const OnlineSchema = Type.Object({ online: Type.Boolean() });
+/** The config version a lock holds (protocol 1.1; null or absent: none, or firmware that does not say). */
+const ConfigVersion = Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]));
+
+export const OnlineSchema = Type.Object({ online: Type.Boolean(), configVersion: ConfigVersion });
 
 export const StateSchema = Type.Object({
   locked: Type.Boolean(),
   doorOpen: Type.Optional(Type.Boolean()),
   ts: Seconds,
+  configVersion: ConfigVersion,
 });
 
 export const EventSchema = Type.Object({
@@ -30,8 +34,9 @@ export const EventSchema = Type.Object({
   ts: Seconds,
 });
 
+// `state` is checked apart (replyState): a malformed one must not cost the reply its outcome.
 export const ReplySchema = Type.Union([
-  Type.Object({ id: CommandId, ok: Type.Literal(true), state: Type.Optional(StateSchema) }),
+  Type.Object({ id: CommandId, ok: Type.Literal(true), state: Type.Optional(Type.Unknown()) }),
   Type.Object({ id: CommandId, ok: Type.Literal(false), error: Type.String({ maxLength: 1024 }) }),
 ]);
 
@@ -58,6 +63,7 @@ export const ConfigSchema = Type.Object({
 });
 
 export type LockState = Static<typeof StateSchema>;
+export type OnlinePayload = Static<typeof OnlineSchema>;
 export type LockEvent = Static<typeof EventSchema>;
 export type ReplyPayload = Static<typeof ReplySchema>;
 export type CommandPayload = Static<typeof CommandSchema>;
@@ -91,6 +97,16 @@ export const decodeEvent = decoder(EventSchema);
 export const decodeReply = decoder(ReplySchema);
 export const decodeCommand = decoder(CommandSchema);
 export const decodeConfig = decoder(ConfigSchema);
+
+const checkState = TypeCompiler.Compile(StateSchema);
+
+/** The `state` a reply carries: absent, valid, or malformed (then ignored, with the reason). */
+export function replyState(state: unknown): { state?: LockState; invalid?: string } {
+  if (state === undefined) return {};
+  if (checkState.Check(state)) return { state };
+  const first = checkState.Errors(state).First();
+  return { invalid: first === undefined ? 'bad shape' : `${first.path || '/'}: ${first.message}` };
+}
 
 /** A reason from a device made safe to show: printable, bounded. */
 export function safeReason(reason: string): string {

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { canUnlock } from '../access/member-policy.js';
 import type { AppContext } from '../context.js';
 import { inGroupCommit } from '../db/group-commit.js';
-import { abandonCommand, beginCommand, confirmCommand, pendingCommand } from '../locks/command-life.js';
+import { isAppError } from '../errors/catalogue.js';
+import { abandonCommand, beginCommand, confirmCommand, markCommandLate, pendingCommand } from '../locks/command-life.js';
 import { readPermittedAddresses, readUsageRequirements } from '../locks/json.js';
 import type { MutateLockOperation } from './claims.js';
 import type { VerifiedOperation } from './context.js';
@@ -18,7 +20,8 @@ import { consumeReplayKey } from './replay.js';
  */
 export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operation: MutateLockOperation): Promise<void> {
   const { lock, caller, now } = op;
-  const facts = { lockId: lock.id, type: operation.locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK', actorUserId: caller.userId, details: { jti: op.claims.jti ?? null } } as const;
+  const commandId = randomUUID();
+  const facts = { lockId: lock.id, type: operation.locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK', actorUserId: caller.userId, details: { jti: op.claims.jti ?? null, commandId } } as const;
   const decision = canUnlock({
     member: lock.member,
     requirements: readUsageRequirements(lock.usage_requirements),
@@ -31,7 +34,7 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   });
   if (!decision.allowed) throw await refuse(ctx, facts, decision);
 
-  const command = pendingCommand(lock.id, caller.userId, operation.locked, now, ctx.config.lockReplyTimeoutMs);
+  const command = pendingCommand(lock.id, caller.userId, operation.locked, now, ctx.config.lockReplyTimeoutMs, commandId);
   // One commit for both writes (shared with concurrent unlocks on SQLite: src/db/group-commit.ts);
   // a replayed token (409) leaves the marker of the first alone.
   await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
@@ -40,9 +43,11 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   });
 
   try {
-    await auditingRefusals(ctx, facts, () => ctx.link.sendCommand(lock.id, op.compact, operation as unknown as Record<string, unknown>));
+    await auditingRefusals(ctx, facts, () => ctx.link.sendCommand(lock.id, op.compact, operation as unknown as Record<string, unknown>, commandId));
   } catch (err) {
-    await abandonCommand(ctx, command);
+    // No reply is not no: the lock may still carry it out, attributed then to this user.
+    if (isAppError(err) && err.status === 504) await markCommandLate(ctx, command);
+    else await abandonCommand(ctx, command);
     throw err;
   }
   // Only a change is stored; a state report that got here first already did it.

@@ -18,9 +18,9 @@ export interface RefusalFacts {
   details?: Record<string, unknown>;
 }
 
-export async function auditRefusal(ctx: AppContext, facts: RefusalFacts, reason: string): Promise<void> {
+export async function auditRefusal(ctx: AppContext, facts: RefusalFacts, reason: string, noReply = false): Promise<void> {
   try {
-    await recordAuditNow(ctx, { ...facts, rejected: true, message: reason });
+    await recordAuditNow(ctx, { ...facts, rejected: true, message: reason, noReply });
   } catch (err) {
     // The refusal itself stands; losing its audit entry must not turn it into a 500.
     ctx.logger.error({ err, lockId: facts.lockId, type: facts.type }, 'could not audit a refused operation');
@@ -35,14 +35,15 @@ export async function refuse(ctx: AppContext, facts: RefusalFacts, denied: Denie
 
 /**
  * Runs `work`; a 403, 409, 503 or 504 it throws (a permission, a conflict, the lock offline or
- * silent) is audited as a refusal of `facts.type` before it goes on to the caller.
+ * silent) is audited as a refusal of `facts.type` before it goes on to the caller (a 504 as
+ * "no reply in time": the lock may still act on it).
  */
 export async function auditingRefusals<T>(ctx: AppContext, facts: RefusalFacts, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
     if (isAppError(err) && [403, 409, 503, 504].includes(err.status) && err.error !== 'jti_reused') {
-      await auditRefusal(ctx, facts, err.message);
+      await auditRefusal(ctx, facts, err.message, err.status === 504);
     }
     throw err;
   }

@@ -9,7 +9,7 @@ export interface LockBrokerOptions {
   port: number;
   host: string;
   /** PEM key and certificate: the listener then speaks MQTT over TLS (mqtts://). */
-  tls?: { key: string | Buffer; cert: string | Buffer };
+  tls?: { key: string | Buffer; cert: string | Buffer; clientCa?: string | Buffer };
   /** True when `secret` is the device secret of lock `lockId`. */
   authenticateDevice: (lockId: string, secret: string) => Promise<boolean>;
   /** The service's own login (random per process), allowed on every topic. */

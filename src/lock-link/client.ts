@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import {
-  decodeEvent, decodeOnline, decodeReply, decodeState, safeReason,
-  type Decoded, type LockConfig, type LockEvent, type LockState, type ReplyPayload,
+  decodeEvent, decodeOnline, decodeReply, decodeState, replyState, safeReason,
+  type Decoded, type LockConfig, type LockEvent, type LockState, type OnlinePayload, type ReplyPayload,
 } from '../device-protocol/payloads.js';
 import { allLocksTopic, DEFAULT_TOPIC_PREFIX, isValidLockId, lockTopic, parseLockTopic } from '../device-protocol/topics.js';
 import { errors } from '../errors/catalogue.js';
@@ -32,6 +32,15 @@ export interface LockLinkHandlers {
   /** On every state report (retained ones replayed on (re)subscribe included). */
   onState(lockId: string, state: LockState): void | Promise<void>;
   onEvent(lockId: string, event: LockEvent): void | Promise<void>;
+  /**
+   * The config version a lock says it holds: on each `online: true` (null when it names none, as
+   * old firmware does) and on each state report that names one (docs/device-protocol.md §3).
+   */
+  onConfigVersion?(lockId: string, version: number | null): void | Promise<void>;
+  /** After the link reconnects to the broker (not on the first connection): the broker may have forgotten retained configs. */
+  onReconnected?(): void | Promise<void>;
+  /** On a reply `ok` that no command of this instance waits for (late, or another instance's). */
+  onUnclaimedReply?(lockId: string, commandId: string, timedOutHere: boolean): void | Promise<void>;
 }
 
 export interface LockLinkOptions {
@@ -65,7 +74,7 @@ export interface LockLink {
    * (504) when no reply comes within replyTimeoutMs, errors.lockRefused(reason) (409) when the lock
    * answers `ok: false`.
    */
-  sendCommand(lockId: string, token: string, operation: Record<string, unknown>): Promise<CommandResult>;
+  sendCommand(lockId: string, token: string, operation: Record<string, unknown>, commandId?: string): Promise<CommandResult>;
   /** Publishes the lock's configuration, retained, QoS 1; resolves once the broker has it. */
   publishConfig(lockId: string, config: LockConfig): Promise<void>;
   /**
@@ -78,9 +87,12 @@ export interface LockLink {
 
 type Outcome = { value: CommandResult } | { error: Error };
 
-function outcomeOf(reply: ReplyPayload): Outcome {
-  if (reply.ok) return { value: reply.state === undefined ? {} : { state: reply.state } };
-  return { error: errors.lockRefused(safeReason(reply.error)) };
+function outcomeOf(reply: ReplyPayload, logger: Logger, lockId: string): Outcome {
+  if (!reply.ok) return { error: errors.lockRefused(safeReason(reply.error)) };
+  const { state, invalid } = replyState(reply.state);
+  // The outcome stands on `id` and `ok`; a malformed state only loses the state (its report follows).
+  if (invalid !== undefined) logger.warn({ lockId, commandId: reply.id, reason: invalid }, 'malformed state in a lock reply ignored');
+  return { value: state === undefined ? {} : { state } };
 }
 
 class MqttLockLink implements LockLink {
@@ -99,10 +111,9 @@ class MqttLockLink implements LockLink {
     return this.closing === undefined && this.client.connected && this.presence.get(lockId) === true;
   }
 
-  sendCommand(lockId: string, token: string, operation: Record<string, unknown>): Promise<CommandResult> {
+  sendCommand(lockId: string, token: string, operation: Record<string, unknown>, id: string = randomUUID()): Promise<CommandResult> {
     // Presence is only ever recorded for valid ids, so this also keeps odd ids out of topics.
     if (!this.isOnline(lockId)) return Promise.reject(errors.lockOffline());
-    const id = randomUUID();
     const reply = this.pending.wait(id, lockId, this.options.replyTimeoutMs, errors.lockTimeout);
     const payload = JSON.stringify({ id, token, operation });
     this.client.publish(lockTopic(this.prefix, lockId, 'command'), payload, { qos: 1 }, (err) => {
@@ -135,6 +146,12 @@ class MqttLockLink implements LockLink {
     this.options.logger.info({ prefix: this.prefix }, 'lock link listening');
   }
 
+  /** The client reconnected (mqtt.js resubscribes by itself). */
+  reconnected(): void {
+    const handlers = this.handlers;
+    if (handlers?.onReconnected && this.closing === undefined) this.invoke('onReconnected', '*', () => handlers.onReconnected?.());
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.pending.rejectAll(() => errors.lockOffline());
@@ -153,15 +170,16 @@ class MqttLockLink implements LockLink {
       case 'online': return this.receivePresence(handlers, lockId, payload);
       case 'state': return this.receiveState(handlers, lockId, payload);
       case 'event': return this.ifValid(lockId, kind, decodeEvent(payload), (event) => this.invoke('onEvent', lockId, () => handlers.onEvent(lockId, event)));
-      case 'reply': return this.ifValid(lockId, kind, decodeReply(payload), (reply) => this.receiveReply(lockId, reply));
+      case 'reply': return this.ifValid(lockId, kind, decodeReply(payload), (reply) => this.receiveReply(handlers, lockId, reply));
       default: return; // command/config: our own publications, not subscribed
     }
   }
 
   private receivePresence(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
     // An empty payload is a deleted retained message: presence unknown, which counts as offline.
-    const decoded: Decoded<{ online: boolean }> = payload.length === 0 ? { ok: true, value: { online: false } } : decodeOnline(payload);
-    this.ifValid(lockId, 'online', decoded, ({ online }) => {
+    const decoded: Decoded<OnlinePayload> = payload.length === 0 ? { ok: true, value: { online: false } } : decodeOnline(payload);
+    this.ifValid(lockId, 'online', decoded, ({ online, configVersion }) => {
+      if (online && handlers.onConfigVersion) this.invoke('onConfigVersion', lockId, () => handlers.onConfigVersion?.(lockId, configVersion ?? null));
       if (this.presence.get(lockId) === online) return;
       this.presence.set(lockId, online);
       this.invoke('onPresence', lockId, () => handlers.onPresence(lockId, online));
@@ -170,13 +188,20 @@ class MqttLockLink implements LockLink {
 
   private receiveState(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
     if (payload.length === 0) return;
-    this.ifValid(lockId, 'state', decodeState(payload), (state) => this.invoke('onState', lockId, () => handlers.onState(lockId, state)));
+    this.ifValid(lockId, 'state', decodeState(payload), (state) => {
+      if (typeof state.configVersion === 'number' && handlers.onConfigVersion) {
+        const version = state.configVersion;
+        this.invoke('onConfigVersion', lockId, () => handlers.onConfigVersion?.(lockId, version));
+      }
+      this.invoke('onState', lockId, () => handlers.onState(lockId, state));
+    });
   }
 
-  private receiveReply(lockId: string, reply: ReplyPayload): void {
-    if (!this.pending.settle(reply.id, lockId, outcomeOf(reply))) {
-      this.options.logger.info({ lockId, commandId: reply.id }, 'lock reply for no pending command dropped (late, duplicate or another instance\'s)');
-    }
+  private receiveReply(handlers: LockLinkHandlers, lockId: string, reply: ReplyPayload): void {
+    if (this.pending.settle(reply.id, lockId, outcomeOf(reply, this.options.logger, lockId))) return;
+    this.options.logger.info({ lockId, commandId: reply.id }, 'lock reply for no pending command (late, duplicate or another instance\'s)');
+    const timedOutHere = this.pending.timedOutHere(reply.id);
+    if (reply.ok && handlers.onUnclaimedReply) this.invoke('onUnclaimedReply', lockId, () => handlers.onUnclaimedReply?.(lockId, reply.id, timedOutHere));
   }
 
   private ifValid<T>(lockId: string, kind: string, decoded: Decoded<T>, use: (value: T) => void): void {
@@ -210,6 +235,7 @@ export async function connectLockLink(options: LockLinkOptions): Promise<LockLin
   const link = new MqttLockLink(client, prefix, options);
   const { logger } = options;
   client.on('message', (topic, payload) => link.receive(topic, payload));
+  client.on('connect', () => link.reconnected()); // the first connection is over before this listener exists
   client.on('error', (err) => logger.warn({ err: err.message }, 'MQTT client error'));
   client.on('offline', () => logger.warn('MQTT connection lost; reconnecting'));
   client.on('reconnect', () => logger.debug('MQTT reconnecting'));

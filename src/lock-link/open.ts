@@ -7,6 +7,7 @@ import { authenticateLockSecret } from '../locks/provision.js';
 import type { EmbeddedBroker } from '../mqtt/broker.js';
 import type { MqttTarget } from '../mqtt/connection.js';
 import { startLockBroker } from './broker.js';
+import { checkBrokerIsClosed } from './broker-check.js';
 import { connectLockLink, type LockLink } from './client.js';
 
 /**
@@ -32,7 +33,8 @@ interface LinkInfrastructure {
 
 async function startBroker(infra: LinkInfrastructure, port: number, service: { username: string; password: string }): Promise<EmbeddedBroker> {
   const { config } = infra;
-  const tls = config.mqttTls ? { key: await readFile(config.mqttTls.keyFile), cert: await readFile(config.mqttTls.certFile) } : undefined;
+  const clientCa = config.lockOps.tlsClientCaFile === null ? {} : { clientCa: await readFile(config.lockOps.tlsClientCaFile) };
+  const tls = config.mqttTls ? { key: await readFile(config.mqttTls.keyFile), cert: await readFile(config.mqttTls.certFile), ...clientCa } : undefined;
   return startLockBroker({
     port,
     host: config.host,
@@ -62,6 +64,7 @@ export async function openLockLink(infra: LinkInfrastructure): Promise<OpenedLoc
     credentials = service;
   } else {
     target = config.mqtt.url;
+    await checkBrokerIsClosed(config.mqtt.url, { allowInsecure: config.lockOps.allowInsecureBroker, logger: infra.logger });
   }
   const link = await connectLockLink({ broker: target, ...credentials, topicPrefix: config.topicPrefix, replyTimeoutMs: config.lockReplyTimeoutMs, logger: infra.logger });
   closers.push(() => link.close());

@@ -14,12 +14,15 @@ interface Pending<T> {
  */
 export class PendingCommands<T> {
   private readonly pending = new Map<string, Pending<T>>();
+  /** Ids that timed out here lately (a late reply to one is still this instance's command). */
+  private readonly timedOut = new Map<string, number>();
 
   /** Starts waiting for `id`; rejects with `onTimeout()` after `timeoutMs`. */
   wait(id: string, lockId: string, timeoutMs: number, onTimeout: () => AppError): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
+        this.rememberTimeout(id);
         reject(onTimeout());
       }, timeoutMs);
       this.pending.set(id, { lockId, resolve, reject, timer });
@@ -38,6 +41,19 @@ export class PendingCommands<T> {
     if ('error' in outcome) entry.reject(outcome.error);
     else entry.resolve(outcome.value);
     return true;
+  }
+
+  /** Whether `id` timed out on this instance within the last minute. */
+  timedOutHere(id: string): boolean {
+    const at = this.timedOut.get(id);
+    return at !== undefined && Date.now() - at < 60_000;
+  }
+
+  private rememberTimeout(id: string): void {
+    if (this.timedOut.size >= 10_000) {
+      for (const [old, at] of this.timedOut) if (Date.now() - at >= 60_000 || this.timedOut.size >= 10_000) this.timedOut.delete(old);
+    }
+    this.timedOut.set(id, Date.now());
   }
 
   rejectAll(error: () => Error): void {

@@ -1,7 +1,9 @@
 import type { AppContext } from '../context.js';
+import { confirmLateCommand } from '../locks/command-life.js';
 import type { LockLinkHandlers } from './client.js';
-import { republishAllConfigs, syncLockConfigs } from './config-sync.js';
+import { syncLockConfigs } from './config-sync.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
+import { ConfigReconciler } from './reconcile.js';
 import { ReportThrottle } from './report-throttle.js';
 import { recordAllDisconnected, recordDoorEvent, recordPresence, recordState } from './reports.js';
 
@@ -12,7 +14,7 @@ import { recordAllDisconnected, recordDoorEvent, recordPresence, recordState } f
  * broker.
  */
 
-function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle): LockLinkHandlers {
+function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle, reconciler: ConfigReconciler): LockLinkHandlers {
   const record = (lockId: string, what: string, task: () => Promise<unknown>) => (): void => {
     queue.run(lockId, task).catch((err: unknown) => {
       if (err instanceof QueueFullError) ctx.logger.warn({ lockId }, `lock ${what} dropped: the lock reports faster than they can be recorded`);
@@ -23,6 +25,12 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
     onPresence: (lockId, online) => throttle.latest(lockId, 'presence', record(lockId, 'presence', () => recordPresence(ctx, lockId, online))),
     onState: (lockId, state) => throttle.latest(lockId, 'state', record(lockId, 'state', () => recordState(ctx, lockId, state))),
     onEvent: (lockId, event) => throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event))),
+    onConfigVersion: (lockId, version) => {
+      reconciler.checkVersion(lockId, version).catch((err: unknown) => ctx.logger.error({ err, lockId }, 'reconciling a lock config failed'));
+    },
+    onReconnected: () => reconciler.republishAll('reconnected'),
+    // Not throttled: only a command the service sent (its id on a late marker) changes anything.
+    onUnclaimedReply: (lockId, commandId, timedOutHere) => record(lockId, 'late reply', () => confirmLateCommand(ctx, lockId, commandId, timedOutHere))(),
   };
 }
 
@@ -41,24 +49,24 @@ export async function startLockLinkSubscribers(ctx: AppContext): Promise<() => P
     windowMs: config.limits.reportsPerLock.durationSeconds * 1000,
     onThrottled: (lockId) => ctx.logger.warn({ lockId }, 'lock reports held back: the lock reports faster than its limit (RATE_REPORTS_PER_LOCK)'),
   });
+  const reconciler = new ConfigReconciler(ctx, {
+    pace: { pageSize: 200, perSecond: config.lockOps.republishPerSecond },
+    sweepSeconds: config.lockOps.sweepSeconds,
+  });
   try {
-    await link.listen(reportHandlers(ctx, queue, throttle));
+    await link.listen(reportHandlers(ctx, queue, throttle, reconciler));
   } catch (err) {
     throttle.close();
     throw err;
   }
 
-  let stopped = false;
   const unsubscribe = syncLockConfigs(ctx);
-  let republishing: Promise<unknown> = Promise.resolve();
-  if (broker) {
-    // In the background: start-up need not wait for every lock's config.
-    republishing = republishAllConfigs(ctx, () => stopped).catch((err: unknown) => ctx.logger.error({ err }, 'republishing lock configs failed'));
-  }
+  // In the background: start-up need not wait for every lock's config. With any broker, not only
+  // the embedded one: delivery must not depend on what the broker kept (issue 16).
+  reconciler.start();
   return async () => {
-    stopped = true;
     unsubscribe();
-    await republishing;
+    await reconciler.stop();
     await link.close();
     await queue.drain();
     throttle.close();

@@ -3,7 +3,8 @@ import type { AuditType } from '../audit/types.js';
 import type { AppContext } from '../context.js';
 import { inGroupCommit } from '../db/group-commit.js';
 import type { UnitOfWork } from '../db/transaction.js';
-import { clearPendingMarker, readLockedForUpdate, storeLocked, storePendingMarker, type PendingMarker } from './state.js';
+import { inTransaction } from '../db/transaction.js';
+import { clearPendingMarker, readLockedForUpdate, storeLocked, storeMarkerLate, storePendingMarker, takeLateMarker, type PendingMarker } from './state.js';
 
 /**
  * The life of a lock/unlock command on its lock row, decided here only (decisions §4):
@@ -11,19 +12,26 @@ import { clearPendingMarker, readLockedForUpdate, storeLocked, storePendingMarke
  * - begin: before the command goes out, the row is marked with its sender, target and deadline;
  * - confirm: the lock said yes: the state is stored (unless a report already did) and audited
  *   with the user as actor;
- * - abandon: no reply, offline or refused: the marker is withdrawn, if it is still this one's;
+ * - abandon: offline or refused: the marker is withdrawn, if it is still this one's;
+ * - late: no reply in time (504): the marker stays, marked late, for LATE_WINDOW_SECONDS, so a
+ *   lock carrying the command out afterwards (its reply or its state report, whichever comes
+ *   first, on any instance) is audited as the user's operation with the command's id;
  * - a state report (possibly late, possibly before the reply): stored, and audited without a user
- *   unless it is what a live marker asked for (the confirmation audits that one).
+ *   unless it is what a live marker asked for (the confirmation audits that one, or, for a late
+ *   marker, the report itself on the marker's behalf).
  */
 
 /** Seconds the pending marker outlives the reply timeout, for a state report that trails the reply. */
 const PENDING_GRACE_SECONDS = 2;
 
+/** Seconds after a 504 during which the lock carrying the command out is still the user's doing. */
+export const LATE_WINDOW_SECONDS = 300;
+
 export type PendingCommand = PendingMarker;
 
 /** The marker of `actorUserId`'s command to make lock `lockId` `targetLocked`, sent at `now`. */
-export function pendingCommand(lockId: string, actorUserId: string, targetLocked: boolean, now: number, replyTimeoutMs: number): PendingCommand {
-  return { lockId, actorUserId, targetLocked, until: now + replyTimeoutMs / 1000 + PENDING_GRACE_SECONDS };
+export function pendingCommand(lockId: string, actorUserId: string, targetLocked: boolean, now: number, replyTimeoutMs: number, commandId: string): PendingCommand {
+  return { lockId, actorUserId, targetLocked, commandId, until: now + replyTimeoutMs / 1000 + PENDING_GRACE_SECONDS };
 }
 
 /** Begin: marks the row, in the caller's unit of work (the one that consumes the command's token). */
@@ -48,6 +56,36 @@ export async function abandonCommand(ctx: Pick<AppContext, 'db' | 'logger'>, com
   await clearPendingMarker(ctx.db.kysely, command).catch((err: unknown) => ctx.logger.error({ err, lockId: command.lockId }, 'could not clear a pending command'));
 }
 
+/** Late: the request answered 504; the marker stays (marked late) in case the lock acts on it after all. */
+export async function markCommandLate(ctx: Pick<AppContext, 'db' | 'logger' | 'now'>, command: PendingCommand): Promise<void> {
+  await storeMarkerLate(ctx.db.kysely, command, ctx.now() + LATE_WINDOW_SECONDS)
+    .catch((err: unknown) => ctx.logger.error({ err, lockId: command.lockId }, 'could not mark a command late'));
+}
+
+function lateAudit(lockId: string, locked: boolean, actorUserId: string | null, commandId: string | null): AuditInput {
+  return { lockId, type: locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK', actorUserId, details: { commandId, late: true } };
+}
+
+/**
+ * A reply `ok` for a command nobody waits for any more: when it is the row's late command, its
+ * state is stored and audited with the command's user. `timedOutHere`: the command timed out on
+ * this instance, so it is late even if its marker is not marked so yet (the reply overtook the
+ * 504's bookkeeping). Returns the type audited, or null.
+ */
+export function confirmLateCommand(ctx: AppContext, lockId: string, commandId: string, timedOutHere = false): Promise<AuditType | null> {
+  return inTransaction(ctx.db, ctx.logger, async (uow) => {
+    const row = await readLockedForUpdate(uow.db, uow.dialect, lockId);
+    if (!row || row.pending_command_id !== commandId || row.pending_target_locked === null) return null;
+    if (row.pending_late !== 1 && !timedOutHere) return null;
+    if (!(await takeLateMarker(uow.db, lockId, commandId, !timedOutHere))) return null;
+    const locked = row.pending_target_locked === 1;
+    await storeLocked(uow.db, uow.dialect, lockId, locked, ctx.now());
+    const audit = lateAudit(lockId, locked, row.pending_actor_user_id, commandId);
+    await recordAudit(ctx, uow, audit);
+    return audit.type;
+  });
+}
+
 /**
  * A state report's `locked`, in the report's unit of work: stored; a change from a known value is
  * audited as DOOR_LOCK / DOOR_UNLOCK without a user, unless a live marker asked for exactly this
@@ -57,7 +95,15 @@ export async function reportLocked(ctx: AppContext, uow: UnitOfWork, lockId: str
   const row = await readLockedForUpdate(uow.db, uow.dialect, lockId);
   if (!row) return undefined;
   const changed = await storeLocked(uow.db, uow.dialect, lockId, locked, now);
-  if (!changed || row.locked === null || markerAwaits(row, locked, now)) return null;
+  if (!changed || row.locked === null) return null;
+  if (markerAwaits(row, locked, now)) {
+    // In flight: its confirmation audits it. Late: audited here, on the marker's behalf, once.
+    if (row.pending_late !== 1 || row.pending_command_id === null) return null;
+    if (!(await takeLateMarker(uow.db, lockId, row.pending_command_id))) return null;
+    const audit = lateAudit(lockId, locked, row.pending_actor_user_id, row.pending_command_id);
+    await recordAudit(ctx, uow, audit);
+    return audit.type;
+  }
   const type = locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK';
   await recordAudit(ctx, uow, { lockId, type, actorUserId: null });
   return type;

@@ -32,3 +32,34 @@ export async function lockConfig(db: Executor, lockId: string): Promise<LockConf
     users: users.map((u) => ({ userId: u.user_id, publicKey: u.public_key, role: u.role, start: u.starts_at, end: u.ends_at })),
   };
 }
+
+/** The configs of `lockIds` (those that exist), in two queries: for republishing every lock's. */
+export async function lockConfigs(db: Executor, lockIds: string[]): Promise<Map<string, LockConfigPayload>> {
+  const configs = new Map<string, LockConfigPayload>();
+  if (lockIds.length === 0) return configs;
+  const locks = await db.selectFrom('locks').select(['id', 'config_version', 'unlock_time', 'unlock_between']).where('id', 'in', lockIds).execute();
+  for (const lock of locks) {
+    configs.set(lock.id, {
+      version: lock.config_version,
+      unlockDuration: lock.unlock_time,
+      unlockBetween: readUnlockBetween(lock.unlock_between) as Required<UnlockBetweenWindow> | null,
+      users: [],
+    });
+  }
+  const members = await db
+    .selectFrom('lock_members')
+    .innerJoin('users', 'users.id', 'lock_members.user_id')
+    .select(['lock_members.lock_id', 'lock_members.user_id', 'users.public_key', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
+    .where('lock_members.lock_id', 'in', lockIds)
+    .orderBy('lock_members.lock_id')
+    .orderBy('lock_members.user_id')
+    .execute();
+  for (const m of members) configs.get(m.lock_id)?.users.push({ userId: m.user_id, publicKey: m.public_key, role: m.role, start: m.starts_at, end: m.ends_at });
+  return configs;
+}
+
+/** The config version the database holds for `lockId`; undefined for an unknown lock. */
+export async function currentConfigVersion(db: Executor, lockId: string): Promise<number | undefined> {
+  const row = await db.selectFrom('locks').select('config_version').where('id', '=', lockId).executeTakeFirst();
+  return row?.config_version;
+}

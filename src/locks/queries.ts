@@ -24,7 +24,7 @@ export interface Membership {
 }
 
 /** A lock as one member sees it: the lock's columns plus their membership and the site's colour. */
-export type MemberLock = Omit<LockRow, 'registration_key_hash' | 'secret_hash' | 'pending_actor_user_id' | 'pending_target_locked' | 'pending_until'> & {
+export type MemberLock = Omit<LockRow, 'registration_key_hash' | 'secret_hash' | 'pending_actor_user_id' | 'pending_target_locked' | 'pending_until' | 'pending_command_id' | 'pending_late'> & {
   member: Membership;
   site_colour: string | null;
 };

@@ -18,13 +18,18 @@ export interface PendingMarker {
   targetLocked: boolean;
   /** Unix seconds after which the marker no longer counts. */
   until: number;
+  /** The command's id on the wire (what the lock's reply names). */
+  commandId: string;
 }
 
 const flag = (value: boolean): Flag => (value ? 1 : 0);
 
 // The two lock-row writes of every lock/unlock, prepared (src/db/prepared.ts).
-const markPending = prepareQuery<{ lockId: string; actorUserId: string; target: Flag; until: number }>((db, slot) =>
-  db.updateTable('locks').set({ pending_actor_user_id: slot.actorUserId, pending_target_locked: slot.target, pending_until: slot.until }).where('id', '=', slot.lockId));
+const markPending = prepareQuery<{ lockId: string; actorUserId: string; target: Flag; until: number; commandId: string }>((db, slot) =>
+  db
+    .updateTable('locks')
+    .set({ pending_actor_user_id: slot.actorUserId, pending_target_locked: slot.target, pending_until: slot.until, pending_command_id: slot.commandId, pending_late: 0 })
+    .where('id', '=', slot.lockId));
 
 const storeLockedIfChanged = prepareQuery<{ lockId: string; locked: Flag; at: number }>((db, slot) =>
   db
@@ -74,22 +79,46 @@ export async function storeLocked(db: Executor, dialect: DialectName, lockId: st
  * instance recording the same report waits and then sees it stored.
  */
 export async function readLockedForUpdate(db: Executor, dialect: DialectName, lockId: string) {
-  const query = db.selectFrom('locks').select(['locked', 'pending_target_locked', 'pending_until']).where('id', '=', lockId);
+  const query = db
+    .selectFrom('locks')
+    .select(['locked', 'pending_actor_user_id', 'pending_target_locked', 'pending_until', 'pending_command_id', 'pending_late'])
+    .where('id', '=', lockId);
   return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function storePendingMarker(db: Executor, dialect: DialectName, marker: PendingMarker): Promise<void> {
-  await markPending.execute(db, dialect, { lockId: marker.lockId, actorUserId: marker.actorUserId, target: flag(marker.targetLocked), until: marker.until });
+  await markPending.execute(db, dialect, { lockId: marker.lockId, actorUserId: marker.actorUserId, target: flag(marker.targetLocked), until: marker.until, commandId: marker.commandId });
+}
+
+/** Marks `marker` (if still the row's) as answered 504, live until `until`; true when it was. */
+export async function storeMarkerLate(db: Executor, marker: PendingMarker, until: number): Promise<boolean> {
+  const result = await db
+    .updateTable('locks')
+    .set({ pending_late: 1, pending_until: until })
+    .where('id', '=', marker.lockId)
+    .where('pending_command_id', '=', marker.commandId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Clears the marker of command `commandId` (if `onlyLate`, only when late); true when this call did (so exactly one caller audits it). */
+export async function takeLateMarker(db: Executor, lockId: string, commandId: string, onlyLate = true): Promise<boolean> {
+  let update = db
+    .updateTable('locks')
+    .set({ pending_actor_user_id: null, pending_target_locked: null, pending_until: null, pending_command_id: null, pending_late: null })
+    .where('id', '=', lockId)
+    .where('pending_command_id', '=', commandId);
+  if (onlyLate) update = update.where('pending_late', '=', 1);
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Clears the marker if it is still exactly `marker` (not a later command's, written meanwhile). */
 export async function clearPendingMarker(db: Executor, marker: PendingMarker): Promise<void> {
   await db
     .updateTable('locks')
-    .set({ pending_actor_user_id: null, pending_target_locked: null, pending_until: null })
+    .set({ pending_actor_user_id: null, pending_target_locked: null, pending_until: null, pending_command_id: null, pending_late: null })
     .where('id', '=', marker.lockId)
-    .where('pending_actor_user_id', '=', marker.actorUserId)
-    .where('pending_target_locked', '=', flag(marker.targetLocked))
-    .where('pending_until', '=', marker.until)
+    .where('pending_command_id', '=', marker.commandId)
     .execute();
 }

@@ -42,6 +42,9 @@ export interface LocksTable {
   pending_actor_user_id: string | null;
   pending_target_locked: Flag | null;
   pending_until: number | null;
+  /** The pending command's id, and 1 once its request answered 504 (migration 0012). */
+  pending_command_id: string | null;
+  pending_late: Flag | null;
   created: number;
   updated: number;
 }

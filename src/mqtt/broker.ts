@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createServer as createTlsServer } from 'node:tls';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Aedes, AuthenticateError, Client } from 'aedes';
 import type { Logger } from 'pino';
 import { inMemoryPipe } from './in-memory-pipe.js';
@@ -15,9 +15,15 @@ export type LoginDecision<Identity> =
  * Who may do what on the broker, decided by whoever runs it (the lock link: its device protocol's
  * rules, src/device-protocol/broker-policy.ts). The broker knows MQTT, not what the topics carry.
  */
+/** The subject of a client certificate the TLS listener verified against its client CA. */
+export interface PeerCertificate {
+  commonName: string;
+  organizationalUnit: string | null;
+}
+
 export interface BrokerPolicy<Identity> {
-  /** Decides a CONNECT; a rejection is answered "server unavailable". */
-  login(clientId: string, username: string | undefined, password: Buffer | undefined): Promise<LoginDecision<Identity>>;
+  /** Decides a CONNECT; a rejection is answered "server unavailable". `peer`: a verified client certificate's subject. */
+  login(clientId: string, username: string | undefined, password: Buffer | undefined, peer?: PeerCertificate): Promise<LoginDecision<Identity>>;
   /** `identity` is undefined for a client that never logged in (or a will of one). */
   mayPublish(identity: Identity | undefined, topic: string): boolean;
   /** Whether a publish the client may make may also be retained; when not, the broker keeps it unretained. */
@@ -29,8 +35,12 @@ export interface EmbeddedBrokerOptions<Identity> {
   /** 0 picks a free port. */
   port: number;
   host: string;
-  /** PEM key and certificate: the listener then speaks MQTT over TLS (mqtts://). */
-  tls?: { key: string | Buffer; cert: string | Buffer };
+  /**
+   * PEM key and certificate: the listener then speaks MQTT over TLS (mqtts://). With `clientCa`
+   * it asks for client certificates and passes a verified one's subject to the policy; clients
+   * without one still log in with a password.
+   */
+  tls?: { key: string | Buffer; cert: string | Buffer; clientCa?: string | Buffer };
   policy: BrokerPolicy<Identity>;
   /** The largest packets a network client may send (the in-process clients are not limited). */
   packetLimits: PacketLimits;
@@ -63,11 +73,11 @@ function short(topic: string): string {
 }
 
 /** Wires a policy into an aedes instance. */
-function guard<Identity>(broker: Aedes, policy: BrokerPolicy<Identity>, logger: Logger): void {
+function guard<Identity>(broker: Aedes, policy: BrokerPolicy<Identity>, logger: Logger, peers: WeakMap<object, PeerCertificate>): void {
   const identities = new WeakMap<Client, Identity>();
 
   broker.authenticate = (client, username, password, done) => {
-    policy.login(client.id, username, password).then(
+    policy.login(client.id, username, password, peers.get(client.conn as object)).then(
       (decision) => {
         if (decision.ok) {
           identities.set(client, decision.identity);
@@ -104,6 +114,16 @@ function guard<Identity>(broker: Aedes, policy: BrokerPolicy<Identity>, logger: 
   };
 }
 
+/** The subject of the client certificate a TLS socket verified, if any. */
+function verifiedPeer(socket: Duplex): PeerCertificate | undefined {
+  const tls = socket as Partial<TLSSocket>;
+  if (tls.authorized !== true || typeof tls.getPeerCertificate !== 'function') return undefined;
+  const subject = tls.getPeerCertificate().subject as Record<string, string | string[] | undefined> | undefined;
+  const one = (value: string | string[] | undefined): string | null => (typeof value === 'string' ? value : null);
+  const commonName = one(subject?.CN);
+  return commonName === null ? undefined : { commonName, organizationalUnit: one(subject?.OU) };
+}
+
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -123,7 +143,8 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function startEmbeddedBroker<Identity>(options: EmbeddedBrokerOptions<Identity>): Promise<EmbeddedBroker> {
   const { Aedes } = await import('aedes');
   const broker = await Aedes.createBroker({ heartbeatInterval: 60_000, connectTimeout: 10_000, drainTimeout: 30_000 });
-  guard(broker, options.policy, options.logger);
+  const peers = new WeakMap<object, PeerCertificate>();
+  guard(broker, options.policy, options.logger, peers);
   // aedes emits 'error' on itself (a failed will sweep, an enqueue failure; its typings omit it): unheard, it would end the process.
   (broker as EventEmitter).on('error', (err: Error) => options.logger.error({ err }, 'embedded MQTT broker error'));
   broker.on('clientError', (client, err) => options.logger.debug({ clientId: short(client.id), err: err.message }, 'mqtt client error'));
@@ -136,9 +157,17 @@ export async function startEmbeddedBroker<Identity>(options: EmbeddedBrokerOptio
     socket.once('close', () => sockets.delete(socket));
   };
   // Network clients (locks) pass the packet-size guard; the service's in-process client does not.
-  const handle = (socket: Duplex): void => void broker.handle(guardPacketSizes(socket, options.packetLimits));
+  const handle = (socket: Duplex): void => {
+    const guarded = guardPacketSizes(socket, options.packetLimits);
+    const peer = verifiedPeer(socket);
+    if (peer) peers.set(guarded, peer);
+    broker.handle(guarded);
+  };
+  const clientCa = options.tls?.clientCa;
+  // Without rejectUnauthorized a client with no (or a foreign) certificate still connects, and logs in by password or not at all.
+  const clientAuth = clientCa === undefined ? {} : { ca: clientCa, requestCert: true, rejectUnauthorized: false };
   const server: Server = options.tls
-    ? createTlsServer({ key: options.tls.key, cert: options.tls.cert, noDelay: true }, handle)
+    ? createTlsServer({ key: options.tls.key, cert: options.tls.cert, noDelay: true, ...clientAuth }, handle)
     : createTcpServer({ noDelay: true }, handle);
   // 'connection' carries the raw TCP socket for TLS servers too.
   server.on('connection', onSocket);

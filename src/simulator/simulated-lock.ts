@@ -121,12 +121,13 @@ export class SimulatedLock {
     this.client.publish(this.topic(kind), JSON.stringify(body), { qos: 1, retain });
   }
 
+  /** The state, with the config version held (protocol 1.1: the service re-sends a newer config). */
   private publishState(): void {
-    this.publish('state', this.mechanism.state, true);
+    this.publish('state', { ...this.mechanism.state, configVersion: this.configVersion }, true);
   }
 
   private announce(): void {
-    this.publish('online', { online: true }, true);
+    this.publish('online', { online: true, configVersion: this.configVersion }, true);
     this.publishState();
     this.options.log('connected', { url: withoutCredentials(this.options.mqttUrl) });
   }
@@ -151,8 +152,10 @@ export class SimulatedLock {
     if (this.config !== null && config.version < this.config.version) {
       return this.options.log('config_ignored', { reason: `version ${config.version} older than ${this.config.version}` });
     }
+    const changed = this.config?.version !== config.version;
     this.config = config;
     this.mechanism.setWindow(config.unlockBetween);
+    if (changed) this.publishState();
     this.options.log('config', { version: config.version, users: config.users.length, unlockDuration: config.unlockDuration, unlockBetween: config.unlockBetween !== null });
   }
 

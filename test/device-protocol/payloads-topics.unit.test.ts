@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideLogin, mayPublish, mayRetain, maySubscribe } from '../../src/device-protocol/broker-policy.js';
-import { decodeConfig, decodeReply, decodeState, MAX_PAYLOAD_BYTES, safeReason } from '../../src/device-protocol/payloads.js';
+import { decodeConfig, decodeReply, decodeState, MAX_PAYLOAD_BYTES, replyState, safeReason } from '../../src/device-protocol/payloads.js';
 import { isValidLockId, parseLockTopic } from '../../src/device-protocol/topics.js';
 import { ReplayMemory } from '../../src/simulator/replay-memory.js';
 
@@ -85,7 +85,12 @@ describe('payload decoders', () => {
     assert.deepEqual(decodeState(Buffer.from('{')), { ok: false, reason: 'payload is not JSON' });
     const bad = decodeState(bytes({ locked: 'yes', ts: 1 }));
     assert.equal(bad.ok, false);
-    assert.equal(decodeReply(bytes({ id: 'c', ok: true, state: { locked: 1 } })).ok, false);
+    // A malformed state does not void the reply (its outcome stands); replyState sets it aside.
+    const oddState = decodeReply(bytes({ id: 'c', ok: true, state: { locked: false } }));
+    assert.equal(oddState.ok, true);
+    assert.match(replyState(oddState.ok && oddState.value.ok ? oddState.value.state : undefined).invalid ?? '', /ts/);
+    assert.deepEqual(replyState({ locked: false, ts: 1 }), { state: { locked: false, ts: 1 } });
+    assert.deepEqual(replyState(undefined), {});
     assert.equal(decodeReply(bytes({ id: 'c', ok: false })).ok, false);
     assert.equal(decodeConfig(bytes({ version: 1.5, unlockDuration: 5, unlockBetween: null, users: [] })).ok, false);
     assert.deepEqual(decodeState(Buffer.alloc(MAX_PAYLOAD_BYTES + 1, 0x20)), { ok: false, reason: 'payload too large' });

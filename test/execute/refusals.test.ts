@@ -199,22 +199,73 @@ describe('execute: refusals', () => {
     }
   });
 
-  it('audits an unlock the lock carries out after the request timed out (504)', async () => {
+  /** Waits until `lockId` has an unlock that was not refused, and returns the lock's trail. */
+  async function untilUnlocked(lockId: string) {
+    let entries = await auditOf(t, lockId);
+    for (let i = 0; i < 150 && !entries.some((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      entries = await auditOf(t, lockId);
+    }
+    return entries;
+  }
+  const detailsOf = (entry: { details: unknown }) => (typeof entry.details === 'string' ? JSON.parse(entry.details) : entry.details) as Record<string, unknown>;
+
+  it('audits an unlock the lock carries out after the request timed out (504) as the user\'s: state report first', async () => {
     const late = await freshLock();
     const device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: late.id, secret: late.secret, behaviour: { kind: 'silent' } });
     try {
       await waitUntilOnline(t, late.id);
       assert.equal((await execute(t, admin, late.id, signed(admin, late.id, unlock))).status, 504);
-      // The door opens after all: nobody waits for it any more, so the report is audited.
+      // The door opens after all: the state report comes, then (even later) the reply.
       await device.client.publishAsync(`locks/${late.id}/state`, JSON.stringify({ locked: false, ts: Date.now() / 1000 }), { qos: 1, retain: true });
-      let entries = await auditOf(t, late.id);
-      for (let i = 0; i < 100 && !entries.some((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        entries = await auditOf(t, late.id);
-      }
-      const opened = entries.filter((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0);
-      assert.equal(opened.length, 1, JSON.stringify(entries.map((e) => [e.type, e.rejected])));
-      assert.equal(opened[0]!.actor_user_id, null);
+      const entries = await untilUnlocked(late.id);
+      await device.client.publishAsync(`locks/${late.id}/reply`, JSON.stringify({ id: device.commands[0]!.id, ok: true }), { qos: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const unlocks = (await auditOf(t, late.id)).filter((e) => e.type === 'DOOR_UNLOCK');
+      assert.equal(unlocks.length, 2, JSON.stringify(entries.map((e) => [e.type, e.rejected, e.message])));
+      const [unanswered, opened] = unlocks;
+      assert.equal(unanswered!.rejected, 1);
+      assert.equal(unanswered!.message, 'unlock: no reply in time');
+      assert.equal(opened!.rejected, 0);
+      assert.equal(opened!.actor_user_id, admin.userId);
+      assert.equal(detailsOf(opened!).commandId, device.commands[0]!.id);
+      assert.equal(detailsOf(unanswered!).commandId, device.commands[0]!.id);
+    } finally {
+      await device.close();
+    }
+  });
+
+  it('audits a late reply (after the 504) as the user\'s unlock, once, even with its state report after it', async () => {
+    const late = await freshLock();
+    const device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: late.id, secret: late.secret, behaviour: { kind: 'late', delayMs: 600 } });
+    try {
+      await waitUntilOnline(t, late.id);
+      assert.equal((await execute(t, admin, late.id, signed(admin, late.id, unlock))).status, 504);
+      const entries = await untilUnlocked(late.id);
+      await device.client.publishAsync(`locks/${late.id}/state`, JSON.stringify({ locked: false, ts: Date.now() / 1000 }), { qos: 1, retain: true });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const opened = (await auditOf(t, late.id)).filter((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0);
+      assert.equal(opened.length, 1, JSON.stringify(entries.map((e) => [e.type, e.rejected, e.actor_user_id])));
+      assert.equal(opened[0]!.actor_user_id, admin.userId);
+      assert.equal(detailsOf(opened[0]!).commandId, device.commands[0]!.id);
+    } finally {
+      await device.close();
+    }
+  });
+
+  it('honours a reply whose state is malformed for its outcome (200), ignoring the state', async () => {
+    const odd = await freshLock();
+    const device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: odd.id, secret: odd.secret, behaviour: { kind: 'silent' } });
+    device.client.on('message', (topic, payload) => {
+      if (!topic.endsWith('/command')) return;
+      const { id } = JSON.parse(payload.toString()) as { id: string };
+      void device.client.publishAsync(`locks/${odd.id}/reply`, JSON.stringify({ id, ok: true, state: { locked: false } }), { qos: 1 });
+    });
+    try {
+      await waitUntilOnline(t, odd.id);
+      assert.equal((await execute(t, admin, odd.id, signed(admin, odd.id, unlock))).status, 200);
+      const opened = (await auditOf(t, odd.id)).filter((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0);
+      assert.equal(opened[0]?.actor_user_id, admin.userId);
     } finally {
       await device.close();
     }

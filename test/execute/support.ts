@@ -48,7 +48,7 @@ export function hs256Token(claims: object, secret: string): string {
 export async function auditOf(t: TestService, lockId: string) {
   return t.service.ctx.db.kysely
     .selectFrom('audit_entries')
-    .select(['type', 'actor_user_id', 'subject_user_id', 'rejected', 'message'])
+    .select(['type', 'actor_user_id', 'subject_user_id', 'rejected', 'message', 'details'])
     .where('lock_id', '=', lockId)
     .orderBy('seq')
     .execute();

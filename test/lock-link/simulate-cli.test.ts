@@ -29,9 +29,10 @@ describe('latchkey lock simulate', () => {
     lock = await claimLock(t, owner);
     child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'lock', 'simulate', '--id', lock.id, '--secret', lock.secret, '--mqtt', `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`],
+      ['--import', 'tsx', 'src/cli/main.ts', 'lock', 'simulate', '--id', lock.id, '--mqtt', `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`],
       // The same database and data directory: the simulator reads the root CA from there.
-      { env: { ...process.env, DATABASE_URL: t.database.url, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' } },
+      // The secret in the environment, not on the command line (where `ps` shows it to everyone).
+      { env: { ...process.env, DATABASE_URL: t.database.url, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent', LOCK_SECRET: lock.secret } },
     );
     let pending = '';
     child.stdout.on('data', (chunk: Buffer) => {

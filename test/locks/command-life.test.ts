@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { inTransaction } from '../../src/db/transaction.js';
-import { abandonCommand, beginCommand, confirmCommand, pendingCommand, reportLocked, type PendingCommand } from '../../src/locks/command-life.js';
+import { randomUUID } from 'node:crypto';
+import { abandonCommand, beginCommand, confirmCommand, confirmLateCommand, markCommandLate, pendingCommand, reportLocked, type PendingCommand } from '../../src/locks/command-life.js';
 import { claimLock } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
 import { UNKNOWN_ID } from './support.js';
@@ -17,7 +18,7 @@ describe('a command\'s life: begin, confirm, abandon, late report', () => {
 
   const report = (lockId: string, locked: boolean, now = ctx().now()) => inTransaction(ctx().db, ctx().logger, (uow) => reportLocked(ctx(), uow, lockId, locked, now));
   const begin = (command: PendingCommand) => inTransaction(ctx().db, ctx().logger, (uow) => beginCommand(uow, command));
-  const unlockBy = (lockId: string, userId: string, now = ctx().now()) => pendingCommand(lockId, userId, false, now, ctx().config.lockReplyTimeoutMs);
+  const unlockBy = (lockId: string, userId: string, now = ctx().now()) => pendingCommand(lockId, userId, false, now, ctx().config.lockReplyTimeoutMs, randomUUID());
   const auditOf = async (lockId: string) => {
     const rows = await ctx().db.kysely.selectFrom('audit_entries').select(['type', 'actor_user_id']).where('lock_id', '=', lockId).where('type', 'in', ['DOOR_LOCK', 'DOOR_UNLOCK']).orderBy('seq').execute();
     return rows.map((row) => `${row.type}:${row.actor_user_id ?? 'nobody'}`);
@@ -90,5 +91,44 @@ describe('a command\'s life: begin, confirm, abandon, late report', () => {
     await begin(command);
     assert.equal(await report(id, false, command.until + 0.001), 'DOOR_UNLOCK');
     assert.deepEqual(await auditOf(id), ['DOOR_UNLOCK:nobody']);
+  });
+
+  const lateOf = async (lockId: string) => {
+    const rows = await ctx().db.kysely.selectFrom('audit_entries').select(['type', 'actor_user_id', 'details']).where('lock_id', '=', lockId).where('type', '=', 'DOOR_UNLOCK').orderBy('seq').execute();
+    return rows.map((r) => ({ actor: r.actor_user_id, details: typeof r.details === 'string' ? JSON.parse(r.details) as unknown : r.details }));
+  };
+
+  it('audits a late command\'s state report as the user\'s, with the command id, once', async () => {
+    const id = await lockedLock();
+    const command = unlockBy(id, t.user.userId);
+    await begin(command);
+    await markCommandLate(ctx(), command);
+    assert.equal(await report(id, false, command.until + 10), 'DOOR_UNLOCK', 'a late marker outlives the reply timeout');
+    assert.deepEqual(await lateOf(id), [{ actor: t.user.userId, details: { commandId: command.commandId, late: true } }]);
+    assert.equal(await confirmLateCommand(ctx(), id, command.commandId), null, 'the reply that follows audits nothing more');
+    assert.equal((await row(id)).pending_actor_user_id, null);
+  });
+
+  it('audits a late command\'s reply as the user\'s; the state report then changes nothing', async () => {
+    const id = await lockedLock();
+    const command = unlockBy(id, t.user.userId);
+    await begin(command);
+    assert.equal(await confirmLateCommand(ctx(), id, command.commandId), null, 'not late yet: its own request confirms it');
+    await markCommandLate(ctx(), command);
+    assert.equal(await confirmLateCommand(ctx(), id, randomUUID()), null, 'another command id');
+    assert.equal(await confirmLateCommand(ctx(), id, command.commandId), 'DOOR_UNLOCK');
+    assert.equal((await row(id)).locked, 0);
+    assert.equal(await report(id, false), null);
+    assert.deepEqual(await lateOf(id), [{ actor: t.user.userId, details: { commandId: command.commandId, late: true } }]);
+  });
+
+  it('takes a reply that overtook the 504\'s bookkeeping when the command timed out on this instance', async () => {
+    const id = await lockedLock();
+    const command = unlockBy(id, t.user.userId);
+    await begin(command);
+    assert.equal(await confirmLateCommand(ctx(), id, command.commandId, true), 'DOOR_UNLOCK');
+    await markCommandLate(ctx(), command);
+    assert.equal((await row(id)).pending_actor_user_id, null, 'marking late after the fact finds no marker');
+    assert.deepEqual(await lateOf(id), [{ actor: t.user.userId, details: { commandId: command.commandId, late: true } }]);
   });
 });

@@ -10,6 +10,7 @@ import { heldInviteSharesMigration } from './0007_held_invite_shares.js';
 import { auditTreeMigration } from './0008_audit_tree.js';
 import { passwordResetMigration } from './0009_password_reset.js';
 import { sdkShapesMigration } from './0010_sdk_shapes.js';
+import { lateCommandsMigration } from './0012_late_commands.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -27,5 +28,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0008_audit_tree': auditTreeMigration(dialect),
     '0009_password_reset': passwordResetMigration(dialect),
     '0010_sdk_shapes': sdkShapesMigration(dialect),
+    '0012_late_commands': lateCommandsMigration(),
   };
 }

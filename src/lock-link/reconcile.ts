@@ -1,0 +1,80 @@
+import type { AppContext } from '../context.js';
+import { currentConfigVersion } from '../locks/config.js';
+import { publishLockConfig, republishAllConfigs, type RepublishPace } from './config-sync.js';
+
+/**
+ * Reconciliation (issue 16, docs/device-protocol.md §3): a lock's config reaches it whatever the
+ * broker forgets. Three paths, each enough alone for most cases:
+ *
+ * - a lock coming online states the config version it holds; older or none → its config again;
+ * - on every (re)connection to the broker, every lock's config again (paced);
+ * - a periodic sweep, the same, for whatever the two above missed (a lost publish, a broker
+ *   restored from a snapshot while we stayed connected to a peer of its cluster).
+ */
+
+type ReconcileContext = Pick<AppContext, 'db' | 'logger' | 'bus' | 'link'>;
+
+export interface ReconcileOptions {
+  pace: RepublishPace;
+  /** Seconds between sweeps; 0 = none. */
+  sweepSeconds: number;
+  /** One lock's config is re-sent at most once in this many milliseconds on its own say-so (a lock repeating a stale version cannot flood the broker). */
+  perLockCooldownMs?: number;
+}
+
+export class ConfigReconciler {
+  private running: Promise<void> | null = null;
+  private pendingReason: string | null = null;
+  private stopped = false;
+  private sweep: NodeJS.Timeout | null = null;
+  private readonly lastSent = new Map<string, number>();
+
+  constructor(private readonly ctx: ReconcileContext, private readonly options: ReconcileOptions) {}
+
+  start(): void {
+    this.republishAll('connected');
+    if (this.options.sweepSeconds > 0) {
+      this.sweep = setInterval(() => this.republishAll('sweep'), this.options.sweepSeconds * 1000);
+      this.sweep.unref();
+    }
+  }
+
+  /** Republishes every config; one run at a time (a request during a run starts one more after it). */
+  republishAll(reason: string): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.pendingReason = reason;
+      return;
+    }
+    const started = Date.now();
+    this.running = republishAllConfigs(this.ctx, () => this.stopped, this.options.pace)
+      .then((count) => this.ctx.logger.info({ reason, count, ms: Date.now() - started }, 'lock configs republished'))
+      .catch((err: unknown) => this.ctx.logger.error({ err, reason }, 'republishing lock configs failed'))
+      .finally(() => {
+        this.running = null;
+        const next = this.pendingReason;
+        this.pendingReason = null;
+        if (next !== null) this.republishAll(next);
+      });
+  }
+
+  /** A lock said it holds `version` (null: none or unsaid): its config again when the database's is newer. */
+  async checkVersion(lockId: string, version: number | null): Promise<boolean> {
+    if (this.stopped) return false;
+    const current = await currentConfigVersion(this.ctx.db.kysely, lockId);
+    if (current === undefined || (version !== null && version >= current)) return false;
+    const now = Date.now();
+    const last = this.lastSent.get(lockId);
+    if (last !== undefined && now - last < (this.options.perLockCooldownMs ?? 2000)) return false;
+    if (this.lastSent.size > 100_000) this.lastSent.clear();
+    this.lastSent.set(lockId, now);
+    this.ctx.logger.info({ lockId, lockVersion: version, version: current }, 'lock holds an older config or none: republishing it');
+    return publishLockConfig(this.ctx, lockId);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.sweep) clearInterval(this.sweep);
+    await this.running;
+  }
+}
