@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { inTransaction } from '../db/transaction.js';
 import { removeMembers } from '../locks/membership.js';
+import { lockRowsForUpdate } from '../locks/queries.js';
 import type { Caller } from './caller.js';
 import { accountWriter } from './live-sessions.js';
 import { deleteUser } from './queries.js';
@@ -15,6 +16,8 @@ export async function deleteAccount(ctx: AppContext, caller: Caller): Promise<vo
   await inTransaction(ctx.db, ctx.logger, async (uow) => {
     // In id order, so two transactions touching the same locks take their row locks in one order.
     const enrolments = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', caller.userId).orderBy('lock_id').execute();
+    // Every row lock before the first audit entry (the audit tree's head is taken then).
+    await lockRowsForUpdate(uow, enrolments.map((row) => row.lock_id));
     for (const { lock_id: lockId } of enrolments) {
       await removeMembers(ctx, uow, { lockId, actorUserId: caller.userId, userIds: [caller.userId] });
     }

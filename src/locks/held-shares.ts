@@ -2,6 +2,7 @@ import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { Executor, UnitOfWork } from '../db/transaction.js';
 import { configChanged } from './config-changes.js';
+import { lockRowsForUpdate } from './queries.js';
 
 /**
  * The shares of a pending invite, held while nobody has proved they own its email (decisions §2
@@ -10,16 +11,6 @@ import { configChanged } from './config-changes.js';
  * invite's lock_members rows wait in held_invite_shares, where no query for access finds them.
  * Verifying the email puts them back. Revoking the invitee meanwhile drops them.
  */
-
-/**
- * Takes the row lock of each of these locks (PostgreSQL; SQLite runs one write transaction at a
- * time), in id order, so that no membership change of theirs (a revocation) runs meanwhile: the
- * rows moved below are then the rows as they stand, and none comes back once revoked.
- */
-async function lockTheLocks(uow: UnitOfWork, lockIds: readonly string[]): Promise<void> {
-  if (uow.dialect !== 'postgres' || lockIds.length === 0) return;
-  await uow.db.selectFrom('locks').select('id').where('id', 'in', [...lockIds]).orderBy('id').forUpdate().execute();
-}
 
 /**
  * Audits a move of the user's access on each lock as the removal or share it amounts to (issue 15:
@@ -35,7 +26,7 @@ async function accessMoved(ctx: AppContext, uow: UnitOfWork, lockIds: readonly s
 /** Moves the user's shares aside (LOCK_REVOKED on each lock, by the registrant); each lock's config loses them. */
 export async function holdInviteShares(ctx: AppContext, uow: UnitOfWork, userId: string): Promise<void> {
   const shared = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', userId).execute();
-  await lockTheLocks(uow, shared.map((row) => row.lock_id));
+  await lockRowsForUpdate(uow, shared.map((row) => row.lock_id));
   const rows = await uow.db.deleteFrom('lock_members').where('user_id', '=', userId).returningAll().execute();
   if (rows.length === 0) return;
   await uow.db.insertInto('held_invite_shares').values(rows).execute();
@@ -50,7 +41,7 @@ export async function holdInviteShares(ctx: AppContext, uow: UnitOfWork, userId:
 export async function revokeDiscardedInvite(ctx: AppContext, uow: UnitOfWork, inviteId: string, registrantId: string): Promise<void> {
   const shared = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', inviteId).execute();
   const lockIds = shared.map((row) => row.lock_id);
-  await lockTheLocks(uow, lockIds);
+  await lockRowsForUpdate(uow, lockIds);
   const removed = await uow.db.deleteFrom('lock_members').where('user_id', '=', inviteId).returning('lock_id').execute();
   await uow.db.deleteFrom('held_invite_shares').where('user_id', '=', inviteId).execute();
   const message = 'pending invite discarded by a registration of its email';
@@ -61,7 +52,7 @@ export async function revokeDiscardedInvite(ctx: AppContext, uow: UnitOfWork, in
 export async function releaseInviteShares(ctx: AppContext, uow: UnitOfWork, userId: string): Promise<void> {
   const waiting = await uow.db.selectFrom('held_invite_shares').select('lock_id').where('user_id', '=', userId).execute();
   if (waiting.length === 0) return;
-  await lockTheLocks(uow, waiting.map((row) => row.lock_id));
+  await lockRowsForUpdate(uow, waiting.map((row) => row.lock_id));
   const held = await uow.db.deleteFrom('held_invite_shares').where('user_id', '=', userId).returningAll().execute();
   const enrolled = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', userId).execute();
   const already = new Set(enrolled.map((row) => row.lock_id));

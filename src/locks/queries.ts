@@ -231,3 +231,14 @@ export async function bumpConfigVersion(db: Executor, lockId: string, now: numbe
     .where('id', '=', lockId)
     .execute();
 }
+
+/**
+ * Takes the row lock of each of these locks (PostgreSQL; SQLite runs one write transaction at a
+ * time), in id order, before anything else of the transaction: no membership change of theirs
+ * runs meanwhile, and a transaction that then records audit entries (which serialise on the audit
+ * tree's head) holds every row lock it needs first, so it cannot deadlock with another writer.
+ */
+export async function lockRowsForUpdate(uow: { db: Executor; dialect: 'sqlite' | 'postgres' }, lockIds: readonly string[]): Promise<void> {
+  if (uow.dialect !== 'postgres' || lockIds.length === 0) return;
+  await uow.db.selectFrom('locks').select('id').where('id', 'in', [...lockIds]).orderBy('id').forUpdate().execute();
+}
