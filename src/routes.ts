@@ -16,6 +16,7 @@ import { addRouteHook, type HttpApp } from './http/app.js';
 import { addressKey } from './http/rate-limiter.js';
 import { lockRoutes } from './locks/routes/index.js';
 import { systemRoutes } from './system/routes.js';
+import { probeRoutes } from './system/probes.js';
 
 /** Counts one request of `key`: undefined when it was counted at once (in this process), else the count under way. */
 function countRequest(ctx: AppContext, key: string): Promise<void> | undefined {
@@ -67,6 +68,7 @@ function admissionHook(admit: (request: FastifyRequest) => Promise<void> | undef
  * unless the route says `auth: 'none'` (secure by default).
  */
 export async function registerRoutes(app: HttpApp, ctx: AppContext, applications: ApplicationsPlatform = createApplicationsPlatform(ctx)): Promise<void> {
+  await app.register(probeRoutes(ctx));
   await app.register(async (api) => {
     api.decorateRequest('caller', undefined as never);
     // Each route gets the hook its `auth` calls for, decided once when the route is declared.

@@ -52,7 +52,7 @@ export interface Mosquitto {
 }
 
 /** Starts a private Mosquitto on a free port with a password file of `users` and the documented ACL. */
-export async function startMosquitto(users: Array<{ username: string; password: string }>, serviceUser: string): Promise<Mosquitto> {
+export async function startMosquitto(users: Array<{ username: string; password: string }>, serviceUser: string, onPort?: number): Promise<Mosquitto> {
   const dir = await mkdtemp(join(tmpdir(), 'latchkey-mosquitto-'));
   // Mosquitto started as root drops to its own user, which must still read these files.
   await chmod(dir, 0o755);
@@ -62,7 +62,7 @@ export async function startMosquitto(users: Array<{ username: string; password: 
   }
   const acl = join(dir, 'acl');
   await writeFile(acl, aclFile(serviceUser));
-  const port = await freePort();
+  const port = onPort ?? (await freePort());
   const conf = join(dir, 'mosquitto.conf');
   await writeFile(conf, [
     `listener ${port} 127.0.0.1`,
