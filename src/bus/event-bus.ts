@@ -57,6 +57,13 @@ export function createRedisBus(url: string, logger: Logger, prefix = 'latchkey:b
   const local = createInProcessBus();
   const counts = new Map<string, number>();
   const link = subscriberLink(subscriber, () => [...counts].filter(([, count]) => count > 0).map(([channel]) => prefix + channel), logger);
+  let warnedAlone = false;
+  const alone = async (channel: string, message: unknown, err?: unknown) => {
+    if (!warnedAlone) logger.warn({ err, channel }, 'bus publish not shared: Redis unreachable; delivered on this instance only');
+    warnedAlone = true;
+    await local.publish(channel, message);
+  };
+  link.listeners.push((connected) => void (warnedAlone &&= !connected));
   subscriber.on('message', (channel: string, payload: string) => {
     try {
       void local.publish(channel.slice(prefix.length), JSON.parse(payload));
@@ -66,7 +73,14 @@ export function createRedisBus(url: string, logger: Logger, prefix = 'latchkey:b
   });
   return {
     async publish(channel, message) {
-      await publisher.publish(prefix + channel, JSON.stringify(message));
+      // Redis down: other instances cannot hear it (they empty what they hold when their link
+      // returns), but this instance's own subscribers still do.
+      if (publisher.status !== 'ready') return alone(channel, message);
+      try {
+        await publisher.publish(prefix + channel, JSON.stringify(message));
+      } catch (err) {
+        await alone(channel, message, err);
+      }
     },
     subscribe(channel, handler) {
       const count = counts.get(channel) ?? 0;

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { authenticate, bearerToken, type ExternalTokenVerifier } from '../accounts/authenticate.js';
 import type { AppContext } from '../context.js';
+import { errors } from '../errors/catalogue.js';
 import { errorResponses } from '../http/schemas.js';
 import { AuditFeed } from './feed.js';
 import { currentAccess, MAX_STREAM_LOCKS, startingCursor, streamLocks } from './open-stream.js';
@@ -24,6 +25,11 @@ export function eventRoutes(ctx: AppContext, external: ExternalTokenVerifier | n
     const feed = new AuditFeed(ctx.db.kysely, ctx.bus, ctx.logger);
     const streams = new OpenStreams(ctx.bus);
     // Open streams would keep the HTTP server from closing: end them first.
+    // The bus lost: streams here would miss other instances' events; they end, and clients resume
+    // from their Last-Event-ID once it is back (the feed replays from the database).
+    ctx.bus.onConnectionChange((connected) => {
+      if (!connected) for (const stream of streams.all()) stream.close();
+    });
     app.addHook('preClose', async () => {
       streams.close();
       feed.close();
@@ -36,9 +42,10 @@ export function eventRoutes(ctx: AppContext, external: ExternalTokenVerifier | n
         summary: 'Live audit entries of the listed locks (text/event-stream)',
         querystring: EventsQuery,
         headers: EventsHeaders,
-        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 403, 404, 406) },
+        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 403, 404, 406, 503) },
       },
       handler: async (request, reply) => {
+        if (!ctx.bus.status().connected) throw errors.sharedStateUnavailable();
         const { userId, applicationId } = request.caller;
         const token = bearerToken(request);
         const access = await streamLocks(ctx, userId, request.query.device);
