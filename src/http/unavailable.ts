@@ -1,4 +1,5 @@
-import { AppError, errors } from '../errors/catalogue.js';
+import type { AppError} from '../errors/catalogue.js';
+import { errors } from '../errors/catalogue.js';
 
 /**
  * A thrown Redis connection failure (not a reply from Redis): the shared state is unreachable for
