@@ -19,6 +19,7 @@ import type { EmbeddedBroker } from './mqtt/broker.js';
 import type { Branding } from './messaging/branding.js';
 import { loadCertificateAuthority, type Pki } from './certificates/ca.js';
 import { createMailer, type Mailer } from './messaging/mailer.js';
+import { createMetrics, type Metrics } from './metrics/registry.js';
 import { createTextSender, type TextSender } from './messaging/sms.js';
 
 export interface RateLimits {
@@ -56,6 +57,8 @@ export interface AppContext {
   link: LockLink;
   /** The embedded MQTT broker (its actual `port`), or null when MQTT_URL names an external one. */
   broker: EmbeddedBroker | null;
+  /** Prometheus metrics of this instance (GET /metrics, src/metrics). */
+  metrics: Metrics;
   /** Resources to release on shutdown, closed in reverse order of creation. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -122,7 +125,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     // (an open event stream) must find the cache already without it.
     closers.push(startSessionRevocation({ bus, liveSessions }));
     const { link, broker } = await startupStep(config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST', 'cannot start the lock link', () => openLockLink({ config, logger, db, closers }));
-    return { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, brandingFor, now, link, broker, closers };
+    const metrics = createMetrics();
+    metrics.attach({ locksOnline: () => link.brokerStatus().locksOnline, brokerReconnects: () => link.brokerStatus().reconnects, busReconnects: () => bus.status().reconnects });
+    return { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, brandingFor, now, link, broker, metrics, closers };
   } catch (err) {
     await closeAll(closers);
     throw err;

@@ -73,9 +73,13 @@ export function eventRoutes(ctx: AppContext, external: ExternalTokenVerifier | n
           access: (lockId) => currentAccess(ctx, lockId, userId),
           stillSignedIn: () => authenticate(ctx, external, token).then(() => true, () => false),
           applicationId,
-          onClose: (closed) => streams.delete(closed),
+          onClose: (closed) => {
+            streams.delete(closed);
+            ctx.metrics.sseStreamsOpen.dec();
+          },
         });
         streams.add(stream);
+        ctx.metrics.sseStreamsOpen.inc();
         stream.start();
       },
     });

@@ -74,7 +74,7 @@ export interface LockLink {
    */
   listen(handlers: LockLinkHandlers): Promise<void>;
   /** Whether this instance is connected to the broker now, and how often it has reconnected (readiness, metrics). */
-  brokerStatus(): { connected: boolean; reconnects: number };
+  brokerStatus(): { connected: boolean; reconnects: number; locksOnline: number };
   close(): Promise<void>;
 }
 
@@ -99,8 +99,11 @@ class MqttLockLink implements LockLink {
     private readonly options: LockLinkOptions,
   ) {}
 
-  brokerStatus(): { connected: boolean; reconnects: number } {
-    return { connected: this.closing === undefined && this.client.connected, reconnects: this.reconnects };
+  brokerStatus(): { connected: boolean; reconnects: number; locksOnline: number } {
+    const connected = this.closing === undefined && this.client.connected;
+    let locksOnline = 0;
+    if (connected) for (const online of this.presence.values()) if (online) locksOnline += 1;
+    return { connected, reconnects: this.reconnects, locksOnline };
   }
 
   isOnline(lockId: string): boolean {
