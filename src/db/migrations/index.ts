@@ -7,6 +7,7 @@ import { applicationsMigration } from './0004_applications.js';
 import { lockCommandsMigration } from './0005_lock_commands.js';
 import { certificatesMigration } from './0006_certificates.js';
 import { heldInviteSharesMigration } from './0007_held_invite_shares.js';
+import { cdnObjectsMigration } from './0013_cdn_objects.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -21,5 +22,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0005_lock_commands': lockCommandsMigration(dialect),
     '0006_certificates': certificatesMigration(dialect),
     '0007_held_invite_shares': heldInviteSharesMigration(dialect),
+    '0013_cdn_objects': cdnObjectsMigration(dialect),
   };
 }
