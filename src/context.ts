@@ -9,6 +9,7 @@ import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/
 import { ServiceKeys } from './crypto/service-keys.js';
 import { ServiceTokens } from './crypto/service-tokens.js';
 import { LiveSessions } from './accounts/live-sessions.js';
+import { startSessionRevocation } from './accounts/session-revocation.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { createRateLimit, type RateLimit } from './http/rate-limiter.js';
@@ -18,6 +19,7 @@ import type { EmbeddedBroker } from './mqtt/broker.js';
 import type { Branding } from './messaging/branding.js';
 import { loadCertificateAuthority, type Pki } from './certificates/ca.js';
 import { createMailer, type Mailer } from './messaging/mailer.js';
+import { createMetrics, type Metrics } from './metrics/registry.js';
 import { createTextSender, type TextSender } from './messaging/sms.js';
 
 export interface RateLimits {
@@ -38,7 +40,7 @@ export interface AppContext {
   box: SecretBox;
   keys: ServiceKeys;
   tokens: ServiceTokens;
-  /** Users of live sessions held in memory (one instance only; null with a Redis bus). */
+  /** Users of live sessions held in memory (bypassed while the bus is disconnected); null: none held. */
   liveSessions: LiveSessions | null;
   /** Our CA (decisions §3): issues ephemeral-key certificates; its root verifies `x5c` chains. */
   pki: Pki;
@@ -56,6 +58,8 @@ export interface AppContext {
   link: LockLink;
   /** The embedded MQTT broker (its actual `port`), or null when MQTT_URL names an external one. */
   broker: EmbeddedBroker | null;
+  /** Prometheus metrics of this instance (GET /metrics, src/metrics). */
+  metrics: Metrics;
   /** Resources to release on shutdown, closed in reverse order of creation. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -107,20 +111,25 @@ export async function createContext(config: Config, options: ContextOptions = {}
 
     const { limits: l } = config;
     const limits: RateLimits = {
-      loginFailuresPerAccount: createRateLimit({ name: 'login-fail', ...l.loginFailuresPerAccount, redis }),
-      authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis }),
-      requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis }),
-      verificationPerUser: createRateLimit({ name: 'verify', ...l.verificationPerUser, redis }),
-      invitationsPerUser: createRateLimit({ name: 'invite', ...l.invitationsPerUser, redis }),
-      executePerUser: createRateLimit({ name: 'execute-user', ...l.executePerUser, redis }),
-      executePerLock: createRateLimit({ name: 'execute-lock', ...l.executePerLock, redis }),
+      loginFailuresPerAccount: createRateLimit({ name: 'login-fail', ...l.loginFailuresPerAccount, redis, logger }),
+      authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis, logger }),
+      requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis, sharing: 'batched', logger }),
+      verificationPerUser: createRateLimit({ name: 'verify', ...l.verificationPerUser, redis, logger }),
+      invitationsPerUser: createRateLimit({ name: 'invite', ...l.invitationsPerUser, redis, logger }),
+      executePerUser: createRateLimit({ name: 'execute-user', ...l.executePerUser, redis, sharing: 'batched', logger }),
+      executePerLock: createRateLimit({ name: 'execute-lock', ...l.executePerLock, redis, sharing: 'batched', logger }),
     };
 
     const brandingFor = (namespace: string) => applicationBranding(db.kysely, namespace);
-    // Another instance's logout could not reach this cache at once, so several instances read the database.
-    const liveSessions = config.redisUrl ? null : new LiveSessions();
+    // Several instances: another's changes reach this cache over the bus (src/accounts/session-revocation.ts).
+    const liveSessions = new LiveSessions();
+    // Before any route subscribes to the same channel: whatever rechecks a session on a change
+    // (an open event stream) must find the cache already without it.
+    closers.push(startSessionRevocation({ bus, liveSessions }));
     const { link, broker } = await startupStep(config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST', 'cannot start the lock link', () => openLockLink({ config, logger, db, closers }));
-    return { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, brandingFor, now, link, broker, closers };
+    const metrics = createMetrics();
+    metrics.attach({ locksOnline: () => link.brokerStatus().locksOnline, brokerReconnects: () => link.brokerStatus().reconnects, busReconnects: () => bus.status().reconnects });
+    return { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, brandingFor, now, link, broker, metrics, closers };
   } catch (err) {
     await closeAll(closers);
     throw err;

@@ -18,6 +18,8 @@ import { addressKey } from './http/rate-limiter.js';
 import { brokerAuthRoutes } from './lock-link/auth-hook.js';
 import { lockRoutes } from './locks/routes/index.js';
 import { systemRoutes } from './system/routes.js';
+import { probeRoutes } from './system/probes.js';
+import { observeHttp, serveMetrics } from './metrics/serve.js';
 
 /** Counts one request of `key`: undefined when it was counted at once (in this process), else the count under way. */
 function countRequest(ctx: AppContext, key: string): Promise<void> | undefined {
@@ -69,6 +71,10 @@ function admissionHook(admit: (request: FastifyRequest) => Promise<void> | undef
  * unless the route says `auth: 'none'` (secure by default).
  */
 export async function registerRoutes(app: HttpApp, ctx: AppContext, applications: ApplicationsPlatform = createApplicationsPlatform(ctx)): Promise<void> {
+  observeHttp(app, ctx.metrics);
+  await app.register(probeRoutes(ctx));
+  const metricsListener = await serveMetrics(app, { metrics: ctx.metrics, config: ctx.config.metrics, host: ctx.config.host, logger: ctx.logger });
+  if (metricsListener) ctx.closers.push(() => new Promise<void>((resolve) => metricsListener.close(() => resolve())));
   await app.register(async (api) => {
     api.decorateRequest('caller', undefined as never);
     // Each route gets the hook its `auth` calls for, decided once when the route is declared.

@@ -6,6 +6,7 @@ import { errors } from '../errors/catalogue.js';
 import { callerFromUser, type Caller } from './caller.js';
 import type { AuthClaims } from '../crypto/service-tokens.js';
 import { heldSessionUser, liveSessionUser } from './live-sessions.js';
+import { warnIfSignedByUs } from './foreign-issuer.js';
 
 /** Verifies tokens of a registered third-party issuer (the applications feature provides it). */
 export interface ExternalTokenVerifier {
@@ -54,8 +55,14 @@ export function heldCaller(ctx: AppContext, known: AuthClaims | null): Caller | 
 export async function authenticate(ctx: AppContext, external: ExternalTokenVerifier | null, token: string, known = ctx.tokens.cachedAuth(token)): Promise<Caller> {
   const issuer = known ? ctx.tokens.issuer : unverifiedIssuer(token);
   if (issuer !== ctx.tokens.issuer) {
-    const caller = external ? await external.authenticate(token, issuer) : null;
-    if (!caller) throw errors.unauthenticated();
+    const caller = external ? await external.authenticate(token, issuer).catch(async (err: unknown) => {
+      await warnIfSignedByUs(ctx, token, issuer);
+      throw err;
+    }) : null;
+    if (!caller) {
+      await warnIfSignedByUs(ctx, token, issuer);
+      throw errors.unauthenticated();
+    }
     return caller;
   }
   const claims = known ?? (await ctx.tokens.verifyAuth(token));

@@ -19,12 +19,14 @@ interface KnownUser {
  * Logout and revocation still take effect at once because every change to a user's row or
  * sessions in this process calls `forget` as soon as it has committed (see `accountWriter`).
  * A read that was under way when a change was forgotten is not kept (the generation check), so
- * a stale row cannot slip in behind the change. Only one instance can know of every change; the
- * composition root makes no cache when instances share a Redis bus (docs/decisions.md).
+ * a stale row cannot slip in behind the change. Several instances hear each other's changes on
+ * the bus (`accounts.changed`, src/accounts/session-revocation.ts); while the bus is disconnected
+ * a change could go unheard, so the cache is emptied and bypassed (`trust(false)`) until it is back.
  */
 export class LiveSessions {
   private readonly users: LRUCache<string, KnownUser>;
   private generation = 0;
+  private trusted = true;
 
   constructor(maxUsers = 50_000) {
     this.users = new LRUCache({ max: maxUsers });
@@ -32,6 +34,7 @@ export class LiveSessions {
 
   /** The user of a session known to be live until after `now`, if it was read before. */
   find(userId: string, sessionId: string, now: number): CallerUser | undefined {
+    if (!this.trusted) return undefined;
     const known = this.users.get(userId);
     const until = known?.sessionsUntil.get(sessionId);
     return until !== undefined && until > now ? known!.user : undefined;
@@ -44,7 +47,7 @@ export class LiveSessions {
 
   /** Keeps a session read from the database, unless something changed since the read started. */
   keep(readStarted: number, sessionId: string, expiresAt: number, user: CallerUser): void {
-    if (readStarted !== this.generation) return;
+    if (readStarted !== this.generation || !this.trusted) return;
     const known = this.users.get(user.id);
     if (known) {
       known.user = user;
@@ -52,6 +55,16 @@ export class LiveSessions {
     } else {
       this.users.set(user.id, { user, sessionsUntil: new Map([[sessionId, expiresAt]]) });
     }
+  }
+
+  /**
+   * Whether every change is heard now. Either way what is held is dropped: entering distrust,
+   * changes may be missed from here on; leaving it, some may have been missed meanwhile.
+   */
+  trust(heard: boolean): void {
+    this.trusted = heard;
+    this.generation += 1;
+    this.users.clear();
   }
 
   /** Drops the user and all their sessions: the next request of theirs reads the database. */

@@ -2,8 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 
+/** Where the embedded storage keeps uploaded objects: files (one instance) or database rows (several). */
+export interface ObjectStore {
+  put(key: string, bytes: Buffer): Promise<void>;
+  get(key: string): Promise<Buffer | null>;
+  removeDirectory(prefix: string): Promise<void>;
+}
+
 /** Objects as files under one directory (DATA_DIR/cdn). Keys are checked by the caller; paths are confined here too. */
-export class LocalObjectStore {
+export class LocalObjectStore implements ObjectStore {
   private readonly root: string;
 
   constructor(root: string) {

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
 import { isLogoContentType, newLogoKey, type LogoContentType } from './content-types.js';
-import { LocalObjectStore } from './local-store.js';
+import { DatabaseObjectStore } from './database-store.js';
+import { LocalObjectStore, type ObjectStore } from './local-store.js';
 import type { LogoStorage, LogoUpload } from './logo-storage.js';
 import { S3LogoStorage } from './s3-storage.js';
 import { loadUploadSecret } from './signing-secret.js';
@@ -21,11 +22,12 @@ export function requireLogoContentType(value: string): LogoContentType {
  * files in DATA_DIR/cdn served under CDN_URL (GET /cdn/{key}).
  */
 export class EmbeddedLogoStorage implements LogoStorage {
-  readonly files: LocalObjectStore;
+  readonly files: ObjectStore;
   private secret: Promise<Buffer> | null = null;
 
   constructor(private readonly ctx: AppContext) {
-    this.files = new LocalObjectStore(join(ctx.config.dataDir, 'cdn'));
+    // PostgreSQL may be shared by several instances, which share no disk (issue 17 §5).
+    this.files = ctx.config.database.kind === 'postgres' ? new DatabaseObjectStore(ctx.db, ctx.now) : new LocalObjectStore(join(ctx.config.dataDir, 'cdn'));
   }
 
   uploadSecret(): Promise<Buffer> {

@@ -32,6 +32,8 @@ export interface Config {
   keyEncryptionKey: string | null;
   tokens: { authTtlSeconds: number; refreshTtlSeconds: number };
   limits: RateLimitConfig;
+  /** GET /metrics (issue 17): on its own listener (METRICS_PORT) and/or behind a bearer token (METRICS_TOKEN); neither: not served. */
+  metrics: { port: number | null; token: string | null };
   /** Signed audit checkpoints (docs/audit-log.md): at most one per `intervalMs`; each also appended to `file`. */
   auditCheckpoint: { intervalMs: number; file: string };
   /** The lock link in a real deployment (issue 16): reconciliation, broker checks, device certificates, auth hook. */
@@ -254,6 +256,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       // is a door in constant use; far more is a faulty or hostile lock filling its own trail.
       reportsPerLock: { points: integer(env, 'RATE_REPORTS_PER_LOCK', 300, 1, 1_000_000), durationSeconds: 60 },
     },
+    metrics: metricsConfig(env),
     auditCheckpoint: {
       intervalMs: integer(env, 'AUDIT_CHECKPOINT_INTERVAL_MS', 1000, 0, 3_600_000),
       file: resolve(dataDir, env.AUDIT_CHECKPOINT_FILE || 'audit-checkpoints'),
@@ -275,4 +278,12 @@ function lockOpsConfig(env: Env, cwd: string): LockOpsConfig {
     tlsClientCaFile: env.MQTT_TLS_CLIENT_CA_FILE ? resolve(cwd, env.MQTT_TLS_CLIENT_CA_FILE) : null,
     authHookSecret: hookSecret,
   };
+}
+
+/** METRICS_PORT (a listener of its own, 0 = any free port) and METRICS_TOKEN (a bearer token of 16 characters or more). */
+function metricsConfig(env: Env): Config['metrics'] {
+  const port = env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 0, 65535) : null;
+  const token = env.METRICS_TOKEN || null;
+  if (token !== null && token.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
+  return { port, token };
 }

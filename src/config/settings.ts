@@ -50,6 +50,8 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'MQTT_TLS_CLIENT_CA_FILE', default: '-', meaning: "PEM CA whose device certificates the embedded broker's TLS listener accepts as locks" },
   { name: 'MQTT_AUTH_HOOK_SECRET', default: '- (no hook)', meaning: 'at least 24 characters: enables the broker authentication hook /mqtt-auth/* (EMQX, mosquitto-go-auth)' },
   { name: 'LOCK_SECRET', default: '-', meaning: 'the device secret for `latchkey lock simulate` (or --secret-file)' },
+  { name: 'METRICS_TOKEN', default: '-', meaning: 'bearer token (16+ characters) for GET /metrics (Prometheus text) on the API listener' },
+  { name: 'METRICS_PORT', default: '- (no metrics endpoint unless METRICS_TOKEN)', meaning: 'serve GET /metrics on a listener of its own' },
   { name: 'AUDIT_CHECKPOINT_INTERVAL_MS', default: '1000', meaning: 'at most one signed audit checkpoint per interval (0: after every commit)' },
   { name: 'AUDIT_CHECKPOINT_FILE', default: 'DATA_DIR/audit-checkpoints', meaning: 'file outside the database to which every signed audit checkpoint is appended' },
   { name: 'RATE_INVITES_PER_USER', default: '50', meaning: 'invitations (emails to new invitees) an admin may send per day' },

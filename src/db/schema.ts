@@ -1,6 +1,7 @@
 import type { AccountTables } from '../accounts/tables.js';
 import type { ApplicationTables } from '../applications/tables.js';
 import type { AuditTables } from '../audit/tables.js';
+import type { CdnTables } from '../cdn/tables.js';
 import type { CertificateTables } from '../certificates/tables.js';
 import type { ExecuteTables } from '../execute/tables.js';
 import type { LockTables } from '../locks/tables.js';
@@ -8,4 +9,4 @@ import type { SiteTables } from '../sites/tables.js';
 import type { TileTables } from '../tiles/tables.js';
 
 /** Every table of the service, composed from the features that own them. */
-export interface DatabaseSchema extends AccountTables, SiteTables, LockTables, TileTables, AuditTables, ApplicationTables, CertificateTables, ExecuteTables {}
+export interface DatabaseSchema extends AccountTables, SiteTables, LockTables, TileTables, AuditTables, ApplicationTables, CertificateTables, ExecuteTables, CdnTables {}

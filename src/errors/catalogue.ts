@@ -34,6 +34,8 @@ export const errors = {
   lockRefused: (reason: string) => new AppError(409, 'lock_refused', `the lock refused the operation: ${reason}`),
   lockOffline: () => new AppError(503, 'lock_offline', 'lock offline'),
   shuttingDown: () => new AppError(503, 'shutting_down', 'the service is shutting down; try again', { headers: { connection: 'close', 'retry-after': '1' } }),
+  /** A dependency shared between instances (Redis) is unreachable and this route needs it; it comes back by itself. */
+  sharedStateUnavailable: () => new AppError(503, 'shared_state_unavailable', 'temporarily unavailable; try again shortly', { headers: { 'retry-after': '5' } }),
   lockTimeout: () => new AppError(504, 'lock_timeout', 'the lock did not respond in time'),
 } as const;
 

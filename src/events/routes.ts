@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { authenticate, bearerToken, type ExternalTokenVerifier } from '../accounts/authenticate.js';
 import type { AppContext } from '../context.js';
+import { errors } from '../errors/catalogue.js';
 import { errorResponses } from '../http/schemas.js';
 import { AuditFeed } from './feed.js';
 import { currentAccess, MAX_STREAM_LOCKS, startingCursor, streamLocks } from './open-stream.js';
@@ -24,6 +25,11 @@ export function eventRoutes(ctx: AppContext, external: ExternalTokenVerifier | n
     const feed = new AuditFeed(ctx.db.kysely, ctx.bus, ctx.logger);
     const streams = new OpenStreams(ctx.bus);
     // Open streams would keep the HTTP server from closing: end them first.
+    // The bus lost: streams here would miss other instances' events; they end, and clients resume
+    // from their Last-Event-ID once it is back (the feed replays from the database).
+    ctx.bus.onConnectionChange((connected) => {
+      if (!connected) for (const stream of streams.all()) stream.close();
+    });
     app.addHook('preClose', async () => {
       streams.close();
       feed.close();
@@ -41,10 +47,11 @@ export function eventRoutes(ctx: AppContext, external: ExternalTokenVerifier | n
             description: 'server-sent events: each audit entry as `event: <type>`, `id: <cursor>` and `data: <entry JSON>`, keep-alive comments in between; resume with Last-Event-ID',
             content: { 'text/event-stream': { schema: Type.String({ description: 'an endless text/event-stream' }) } },
           },
-          ...errorResponses(400, 401, 403, 404, 406),
+          ...errorResponses(400, 401, 403, 404, 406, 503),
         },
       },
       handler: async (request, reply) => {
+        if (!ctx.bus.status().connected) throw errors.sharedStateUnavailable();
         const { userId, applicationId } = request.caller;
         const token = bearerToken(request);
         const access = await streamLocks(ctx, userId, request.query.device);
@@ -72,9 +79,13 @@ export function eventRoutes(ctx: AppContext, external: ExternalTokenVerifier | n
           access: (lockId) => currentAccess(ctx, lockId, userId),
           stillSignedIn: () => authenticate(ctx, external, token).then(() => true, () => false),
           applicationId,
-          onClose: (closed) => streams.delete(closed),
+          onClose: (closed) => {
+            streams.delete(closed);
+            ctx.metrics.sseStreamsOpen.dec();
+          },
         });
         streams.add(stream);
+        ctx.metrics.sseStreamsOpen.inc();
         stream.start();
       },
     });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { secondsSince } from '../metrics/registry.js';
 import { canUnlock } from '../access/member-policy.js';
 import type { AppContext } from '../context.js';
 import { inGroupCommit } from '../db/group-commit.js';
@@ -37,10 +38,13 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   const command = pendingCommand(lock.id, caller.userId, operation.locked, now, ctx.config.lockReplyTimeoutMs, commandId);
   // One commit for both writes (shared with concurrent unlocks on SQLite: src/db/group-commit.ts);
   // a replayed token (409) leaves the marker of the first alone.
+  const writing = process.hrtime.bigint();
   await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
     await consumeReplayKey(uow.db, uow.dialect, { lockId: lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now });
     await beginCommand(uow, command);
   });
+  const sending = process.hrtime.bigint();
+  ctx.metrics.unlockPhase.observe({ phase: 'database' }, secondsSince(writing));
 
   try {
     await auditingRefusals(ctx, facts, () => ctx.link.sendCommand(lock.id, op.compact, operation as unknown as Record<string, unknown>, commandId));
@@ -50,6 +54,7 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
     else await abandonCommand(ctx, command);
     throw err;
   }
+  ctx.metrics.unlockPhase.observe({ phase: 'lock' }, secondsSince(sending));
   // Only a change is stored; a state report that got here first already did it.
   await confirmCommand(ctx, command, facts);
 }

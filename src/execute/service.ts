@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { Caller } from '../accounts/caller.js';
 import { findUserById } from '../accounts/queries.js';
 import type { AppContext } from '../context.js';
+import { secondsSince } from '../metrics/registry.js';
 import { errors, isAppError } from '../errors/catalogue.js';
 import { loadLockForMember } from '../locks/queries.js';
 import { extractCompactJws } from './body.js';
@@ -74,10 +75,12 @@ export async function executeOperation(ctx: AppContext, request: ExecuteRequest,
   const compact = extractCompactJws(request.body, request.contentType);
   const decoded = decodeOperationToken(compact);
   const now = ctx.now();
+  const verifying = process.hrtime.bigint();
   const claims = await auditingUntrusted(ctx, { lockId, caller, payload: decoded.payload }, async () => {
     await verifyOperationSignature(decoded, { legacyPublicKey: await legacyKeyFor(ctx, caller, decoded, readLegacyKey), trustedRoot: ctx.pki.anchor, now });
     return checkOperationClaims(decoded.payload, { lockId, callerUserId: caller.userId, now });
   });
+  ctx.metrics.unlockPhase.observe({ phase: 'verification' }, secondsSince(verifying));
   const op: VerifiedOperation = { caller, lock, claims, compact, replayKey: replayKey(decoded.payload, compact, claims.iss), callerIp: request.callerIp, now };
 
   if (shouldPrune()) await pruneUsedTokens(ctx.db.kysely, now);

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseErrorToAppError } from '../db/errors.js';
 import { AppError, errors, isAppError } from '../errors/catalogue.js';
+import { unreachableDependencyToAppError } from './unavailable.js';
 
 /** The error body every client parses: `{code, message}`, plus a stable `error` string. */
 export function errorBody(err: AppError): { code: number; message: string; error: string } {
@@ -27,7 +28,7 @@ function fromFastifyError(err: FastifyError): AppError | null {
 
 /** One place turns any thrown value into the documented error format; a 500 says nothing about internals. */
 export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const known = isAppError(err) ? err : (databaseErrorToAppError(err) ?? fromFastifyError(err as FastifyError));
+  const known = isAppError(err) ? err : (databaseErrorToAppError(err) ?? unreachableDependencyToAppError(err) ?? fromFastifyError(err as FastifyError));
   const appError = known ?? errors.internal();
   // Only a 500 (the unexpected) is an error with its stack; another 5xx (lock offline, no reply,
   // shutting down) is the state of things, worth a warning the operator can read at a glance.

@@ -1,28 +1,25 @@
 import type { Redis } from 'ioredis';
 import ipaddr from 'ipaddr.js';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Logger } from 'pino';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { createBatchedRateLimit } from './batched-rate-limit.js';
+import type { RateLimit } from './rate-limit.js';
 import { errors } from '../errors/catalogue.js';
 import { LocalWindows } from '../limits/local-windows.js';
 
-export interface RateLimit {
-  /** Counts one event for `key`; throws 429 with Retry-After when the limit is exceeded. */
-  consume(key: string, points?: number): Promise<void>;
-  /**
-   * Counts one event for `key` at once when the counts are this process's own (throwing 429 like
-   * `consume`); false, counting nothing, when they are shared through Redis and `consume` must be awaited.
-   */
-  consumeHere(key: string): boolean;
-  /** Forgets `key` (e.g. failed logins after a successful one). */
-  reset(key: string): Promise<void>;
-  /** Throws 429 if `key` is already over the limit, without counting. */
-  check(key: string): Promise<void>;
-}
 
 export interface RateLimitOptions {
   name: string;
   points: number;
   durationSeconds: number;
   redis: Redis | null;
+  /**
+   * With Redis: 'exact' asks Redis on every count (rare, security-relevant events: failed logins);
+   * 'batched' counts here and adds to Redis in batches (every request; issue 17).
+   */
+  sharing?: 'exact' | 'batched';
+  /** Told when Redis is unreachable and the counts fall back to this instance's own. */
+  logger?: Logger;
 }
 
 /**
@@ -39,7 +36,11 @@ export function addressKey(ip: string): string {
 
 /** A fixed-window limiter, in memory or shared across instances through Redis. */
 export function createRateLimit(options: RateLimitOptions): RateLimit {
-  return options.redis ? sharedRateLimit(options, options.redis) : localRateLimit(options);
+  if (!options.redis) return localRateLimit(options);
+  if (options.sharing === 'batched' && options.logger) {
+    return createBatchedRateLimit({ ...options, redis: options.redis, logger: options.logger, fallback: new LocalWindows(options.points, options.durationSeconds * 1000) });
+  }
+  return sharedRateLimit(options, options.redis);
 }
 
 function localRateLimit(options: RateLimitOptions): RateLimit {
@@ -71,10 +72,20 @@ function sharedRateLimit(options: RateLimitOptions, redis: Redis): RateLimit {
     duration: options.durationSeconds,
     storeClient: redis,
     useRedisPackage: false,
+    // Redis down: count in this process at once rather than wait for the connection (issue 17).
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({ points: options.points, duration: options.durationSeconds }),
   });
+  let warned = false;
+  const warnWhenAlone = () => {
+    const alone = redis.status !== 'ready';
+    if (alone && !warned) options.logger?.warn({ limit: options.name }, 'Redis unreachable: rate limits counted by this instance alone until it is back');
+    warned = alone;
+  };
   return {
     consumeHere: () => false,
     async consume(key, points = 1) {
+      warnWhenAlone();
       try {
         await limiter.consume(key, points);
       } catch (err) {
@@ -91,3 +102,5 @@ function sharedRateLimit(options: RateLimitOptions, redis: Redis): RateLimit {
     },
   };
 }
+
+export type { RateLimit } from './rate-limit.js';

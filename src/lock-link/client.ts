@@ -82,6 +82,8 @@ export interface LockLink {
    * resolves once subscribed (retained reports follow). Until then no lock is online. Once only.
    */
   listen(handlers: LockLinkHandlers): Promise<void>;
+  /** Whether this instance is connected to the broker now, and how often it has reconnected (readiness, metrics). */
+  brokerStatus(): { connected: boolean; reconnects: number; locksOnline: number };
   close(): Promise<void>;
 }
 
@@ -100,12 +102,21 @@ class MqttLockLink implements LockLink {
   private readonly pending = new PendingCommands<CommandResult>();
   private handlers: LockLinkHandlers | undefined;
   private closing: Promise<void> | undefined;
+  /** Connections made after the first one (counted by `connectLockLink`). */
+  reconnects = 0;
 
   constructor(
     private readonly client: MqttClient,
     private readonly prefix: string,
     private readonly options: LockLinkOptions,
   ) {}
+
+  brokerStatus(): { connected: boolean; reconnects: number; locksOnline: number } {
+    const connected = this.closing === undefined && this.client.connected;
+    let locksOnline = 0;
+    if (connected) for (const online of this.presence.values()) if (online) locksOnline += 1;
+    return { connected, reconnects: this.reconnects, locksOnline };
+  }
 
   isOnline(lockId: string): boolean {
     return this.closing === undefined && this.client.connected && this.presence.get(lockId) === true;
@@ -239,6 +250,7 @@ export async function connectLockLink(options: LockLinkOptions): Promise<LockLin
   client.on('error', (err) => logger.warn({ err: err.message }, 'MQTT client error'));
   client.on('offline', () => logger.warn('MQTT connection lost; reconnecting'));
   client.on('reconnect', () => logger.debug('MQTT reconnecting'));
+  client.on('connect', () => void (link.reconnects += 1));
   logger.info({ prefix }, 'lock link connected');
   return link;
 }

@@ -6,6 +6,8 @@ import { claimLock, shareLock } from '../helpers/locks.js';
 import { startInstanceBeside, startTestService, TEST_REDIS_URL, type TestService } from '../helpers/service.js';
 import { openStream, type SseStream } from '../events/sse-client.js';
 
+const sessionIdOf = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid;
+
 /**
  * Two instances of the service on one database and one Redis, as a scaled-out deployment runs
  * them: what one does, the other sees at once.
@@ -46,6 +48,45 @@ describe('two instances sharing the database and Redis', () => {
     assert.equal((await first.api.post('/auth/token/destroy', { token: user.authToken })).status, 204);
     const outcome = await Promise.race([stream.ended.then(() => 'ended'), new Promise((resolve) => setTimeout(() => resolve('still open'), 5000))]);
     assert.equal(outcome, 'ended');
+  });
+
+  it('a logout on one instance is refused on the other, though the other held the session in memory', async () => {
+    const user = await createUser(first.api);
+    assert.equal((await second.api.get('/account', { token: user.authToken })).status, 200);
+    // Held: the second instance answers this session without the database from here on.
+    assert.ok(second.service.ctx.liveSessions?.find(user.userId, sessionIdOf(user.authToken), Date.now() / 1000));
+    assert.equal((await first.api.post('/auth/token/destroy', { token: user.authToken })).status, 204);
+    const loggedOutAt = performance.now();
+    for (;;) {
+      const status = (await second.api.get('/account', { token: user.authToken })).status;
+      if (status === 401) break;
+      assert.equal(status, 200);
+      // Issue 17 asks for 100 ms; the bound here is looser (a busy machine), yet without the push
+      // over the bus the held session would answer 200 until it expires.
+      assert.ok(performance.now() - loggedOutAt < 2000, 'still signed in on the other instance');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  });
+
+  it('requests are counted against one limit across both instances', async () => {
+    const user = await createUser(first.api);
+    const limited = await startInstanceBeside({ ...first, config: { ...first.config, limits: { ...first.config.limits, requestsPerCaller: { points: 6, durationSeconds: 60 } } } });
+    const alsoLimited = await startInstanceBeside({ ...first, config: { ...first.config, limits: { ...first.config.limits, requestsPerCaller: { points: 6, durationSeconds: 60 } } } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i += 1) {
+        statuses.push((await (i % 2 === 0 ? limited : alsoLimited).api.get('/account', { token: user.authToken })).status);
+        await new Promise((resolve) => setTimeout(resolve, 60)); // past a batch: each instance has heard the other's counts
+      }
+      // Counted apart, each instance would admit six (all ten). Batches let an instance admit one
+      // the other counted since its last flush: at most one over, then refused on both.
+      assert.deepEqual(statuses.slice(0, 6), [200, 200, 200, 200, 200, 200]);
+      assert.ok(statuses.slice(6, 7).every((status) => status === 200 || status === 429), String(statuses));
+      assert.deepEqual(statuses.slice(7), [429, 429, 429]);
+    } finally {
+      await limited.close();
+      await alsoLimited.close();
+    }
   });
 
   it('failed logins count against the account on both instances together', async () => {

@@ -11,6 +11,7 @@ import { auditTreeMigration } from './0008_audit_tree.js';
 import { passwordResetMigration } from './0009_password_reset.js';
 import { sdkShapesMigration } from './0010_sdk_shapes.js';
 import { lateCommandsMigration } from './0012_late_commands.js';
+import { cdnObjectsMigration } from './0013_cdn_objects.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -29,5 +30,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0009_password_reset': passwordResetMigration(dialect),
     '0010_sdk_shapes': sdkShapesMigration(dialect),
     '0012_late_commands': lateCommandsMigration(),
+    '0013_cdn_objects': cdnObjectsMigration(dialect),
   };
 }

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { createUser } from '../helpers/factories.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const TOKEN = 'metrics-token-0123456789';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+describe('GET /metrics behind a bearer token', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ METRICS_TOKEN: TOKEN, RATE_REQUESTS_PER_CALLER: '3' });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('refuses a scrape without the token, or with a user token', async () => {
+    assert.equal((await fetch(`${t.service.url}/metrics`)).status, 401);
+    const user = await createUser(t.api);
+    assert.equal((await fetch(`${t.service.url}/metrics`, { headers: { authorization: `Bearer ${user.authToken}` } })).status, 401);
+    assert.equal((await fetch(`${t.service.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}x` } })).status, 401);
+  });
+
+  it('counts requests by route pattern and status, and rate-limit refusals', async () => {
+    const user = await createUser(t.api);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i += 1) statuses.push((await t.api.get('/account', { token: user.authToken })).status);
+    assert.ok(statuses.includes(429), String(statuses));
+    const res = await fetch(`${t.service.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+    const text = await res.text();
+    assert.match(text, /^latchkey_http_requests_total\{method="GET",route="\/account",status="200"\} \d+$/m);
+    assert.match(text, /^latchkey_http_requests_total\{method="GET",route="\/account",status="429"\} \d+$/m);
+    assert.match(text, /^latchkey_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/account",status="200"\} \d+$/m);
+    assert.match(text, /^latchkey_rate_limit_refusals_total\{route="\/account"\} [1-9]\d*$/m);
+    for (const name of ['latchkey_unlock_phase_seconds', 'latchkey_lock_commands_timed_out_total', 'latchkey_locks_online', 'latchkey_sse_streams_open', 'latchkey_broker_reconnects', 'latchkey_bus_reconnects', 'latchkey_audit_checkpoint_lag_seconds']) {
+      assert.match(text, new RegExp(`^# TYPE ${name} `, 'm'), name);
+    }
+    assert.match(text, /^latchkey_locks_online 0$/m);
+  });
+});
+
+describe('GET /metrics on a listener of its own (METRICS_PORT)', () => {
+  let t: TestService;
+  let port: number;
+  before(async () => {
+    port = await freePort();
+    t = await startTestService({ METRICS_PORT: String(port) });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('is served there, not on the API listener', async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /^# TYPE latchkey_http_requests_total counter$/m);
+    assert.equal((await fetch(`${t.service.url}/metrics`)).status, 404);
+  });
+});
