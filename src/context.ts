@@ -22,6 +22,7 @@ import { createTextSender, type TextSender } from './messaging/sms.js';
 
 export interface RateLimits {
   loginFailuresPerAccount: RateLimit;
+  loginFailuresPerAccountAll: RateLimit;
   authPerIp: RateLimit;
   requestsPerCaller: RateLimit;
   verificationPerUser: RateLimit;
@@ -108,6 +109,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const { limits: l } = config;
     const limits: RateLimits = {
       loginFailuresPerAccount: createRateLimit({ name: 'login-fail', ...l.loginFailuresPerAccount, redis }),
+      loginFailuresPerAccountAll: createRateLimit({ name: 'login-fail-all', ...l.loginFailuresPerAccountAll, redis }),
       authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis }),
       requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis }),
       verificationPerUser: createRateLimit({ name: 'verify', ...l.verificationPerUser, redis }),

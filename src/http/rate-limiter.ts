@@ -14,6 +14,8 @@ export interface RateLimit {
   consumeHere(key: string): boolean;
   /** Forgets `key` (e.g. failed logins after a successful one). */
   reset(key: string): Promise<void>;
+  /** Gives back `points` counted for `key` (an attempt counted beforehand that proved harmless). */
+  refund(key: string, points?: number): Promise<void>;
   /** Throws 429 if `key` is already over the limit, without counting. */
   check(key: string): Promise<void>;
 }
@@ -57,6 +59,9 @@ function localRateLimit(options: RateLimitOptions): RateLimit {
     async reset(key) {
       windows.forget(key);
     },
+    async refund(key, points = 1) {
+      windows.refund(key, points);
+    },
     async check(key) {
       const msBeforeNext = windows.exhausted(key);
       if (msBeforeNext !== null) throw errors.tooManyRequests(msBeforeNext / 1000);
@@ -84,6 +89,9 @@ function sharedRateLimit(options: RateLimitOptions, redis: Redis): RateLimit {
     },
     async reset(key) {
       await limiter.delete(key);
+    },
+    async refund(key, points = 1) {
+      await limiter.reward(key, points);
     },
     async check(key) {
       const res = await limiter.get(key);
