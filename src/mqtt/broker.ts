@@ -9,7 +9,7 @@ import { guardPacketSizes, type PacketLimits } from './packet-size-guard.js';
 
 export type LoginDecision<Identity> =
   | { ok: true; identity: Identity }
-  | { ok: false; reason: 'bad_credentials' | 'identifier_rejected' };
+  | { ok: false; reason: 'bad_credentials' | 'identifier_rejected' | 'throttled' };
 
 /**
  * Who may do what on the broker, decided by whoever runs it (the lock link: its device protocol's
@@ -17,7 +17,7 @@ export type LoginDecision<Identity> =
  */
 export interface BrokerPolicy<Identity> {
   /** Decides a CONNECT; a rejection is answered "server unavailable". */
-  login(clientId: string, username: string | undefined, password: Buffer | undefined): Promise<LoginDecision<Identity>>;
+  login(clientId: string, username: string | undefined, password: Buffer | undefined, address?: string): Promise<LoginDecision<Identity>>;
   /** `identity` is undefined for a client that never logged in (or a will of one). */
   mayPublish(identity: Identity | undefined, topic: string): boolean;
   /** Whether a publish the client may make may also be retained; when not, the broker keeps it unretained. */
@@ -52,6 +52,7 @@ export interface EmbeddedBroker {
 const IDENTIFIER_REJECTED = 2;
 const SERVER_UNAVAILABLE = 3;
 const BAD_USERNAME_OR_PASSWORD = 4;
+const NOT_AUTHORIZED = 5;
 
 function authError(message: string, returnCode: number): AuthenticateError {
   return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
@@ -67,14 +68,16 @@ function guard<Identity>(broker: Aedes, policy: BrokerPolicy<Identity>, logger: 
   const identities = new WeakMap<Client, Identity>();
 
   broker.authenticate = (client, username, password, done) => {
-    policy.login(client.id, username, password).then(
+    // A network client's address (undefined for the in-process clients), for login throttling.
+    const address = (client.conn as Partial<Socket>).remoteAddress;
+    policy.login(client.id, username, password, address).then(
       (decision) => {
         if (decision.ok) {
           identities.set(client, decision.identity);
           return done(null, true);
         }
         logger.warn({ clientId: short(client.id), reason: decision.reason }, 'mqtt login refused');
-        const code = decision.reason === 'identifier_rejected' ? IDENTIFIER_REJECTED : BAD_USERNAME_OR_PASSWORD;
+        const code = decision.reason === 'identifier_rejected' ? IDENTIFIER_REJECTED : decision.reason === 'throttled' ? NOT_AUTHORIZED : BAD_USERNAME_OR_PASSWORD;
         done(authError(decision.reason, code), false);
       },
       (err: unknown) => {
