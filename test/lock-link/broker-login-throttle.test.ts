@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createConnection } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { MqttClient } from 'mqtt';
-import { provisionLock, type ProvisionedLock } from '../helpers/locks.js';
+import { provisionLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 // CONNACK return codes of MQTT 3.1.1.
@@ -38,7 +38,7 @@ function connectFrom(port: number, from: string, login: { id: string; secret: st
 describe('wrong device secrets on the embedded broker are throttled', () => {
   let t: TestService;
   let port: number;
-  let lock: ProvisionedLock;
+  let lock: Awaited<ReturnType<typeof provisionLock>>;
   before(async () => {
     t = await startTestService();
     port = t.service.ctx.broker!.port;
