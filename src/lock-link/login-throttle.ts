@@ -28,7 +28,11 @@ export interface BrokerLoginLimits {
 export const BROKER_LOGIN_LIMITS: BrokerLoginLimits = { perAddress: 30, perLock: 10, windowMs: 60_000, delayMs: 1000, maxDelayMs: 8000 };
 
 /** `policy` with its logins throttled as described above. */
-export function throttleLogins<Identity>(policy: BrokerPolicy<Identity>, limits: BrokerLoginLimits = BROKER_LOGIN_LIMITS): BrokerPolicy<Identity> {
+export function throttleLogins<Identity>(
+  policy: BrokerPolicy<Identity>,
+  limits: BrokerLoginLimits = BROKER_LOGIN_LIMITS,
+  wait: (ms: number) => Promise<unknown> = sleep,
+): BrokerPolicy<Identity> {
   const addresses = new LocalWindows(limits.perAddress, limits.windowMs);
   const lockFailures = new LocalWindows(limits.perLock, limits.windowMs);
   const backOff = (lockKey: string): number => {
@@ -41,7 +45,7 @@ export function throttleLogins<Identity>(policy: BrokerPolicy<Identity>, limits:
       if (address === undefined) return policy.login(clientId, username, password);
       const from = addressKey(address);
       if (addresses.consume(from, 1) !== null) {
-        await sleep(limits.delayMs);
+        await wait(limits.delayMs);
         return { ok: false, reason: 'throttled' };
       }
       let decision: Awaited<ReturnType<typeof policy.login>>;
@@ -57,7 +61,7 @@ export function throttleLogins<Identity>(policy: BrokerPolicy<Identity>, limits:
       }
       const lockKey = (username ?? '').slice(0, 64);
       lockFailures.consume(lockKey, 1);
-      await sleep(backOff(lockKey));
+      await wait(backOff(lockKey));
       return decision;
     },
   };
