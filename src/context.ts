@@ -24,6 +24,7 @@ import { createTextSender, type TextSender } from './messaging/sms.js';
 
 export interface RateLimits {
   loginFailuresPerAccount: RateLimit;
+  loginFailuresPerAccountAll: RateLimit;
   authPerIp: RateLimit;
   requestsPerCaller: RateLimit;
   verificationPerUser: RateLimit;
@@ -112,6 +113,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const { limits: l } = config;
     const limits: RateLimits = {
       loginFailuresPerAccount: createRateLimit({ name: 'login-fail', ...l.loginFailuresPerAccount, redis, logger }),
+      loginFailuresPerAccountAll: createRateLimit({ name: 'login-fail-all', ...l.loginFailuresPerAccountAll, redis, logger }),
       authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis, logger }),
       requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis, sharing: 'batched', logger }),
       verificationPerUser: createRateLimit({ name: 'verify', ...l.verificationPerUser, redis, logger }),

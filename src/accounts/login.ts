@@ -3,7 +3,8 @@ import { decoyPasswordHash, verifyPassword } from '../crypto/passwords.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { createLegacyKey, openLegacyPrivateKey, storeLegacyKeyIfMissing } from './legacy-key.js';
-import { DIRECT_NAMESPACE, findUserByEmail, findUserById, normaliseEmail, type UserRow } from './queries.js';
+import { clearLoginAttempt, countLoginAttempt, loginAttempt } from './login-limits.js';
+import { DIRECT_NAMESPACE, findUserByEmail, findUserById, type UserRow } from './queries.js';
 import { issueTokenPair, openSession, type TokenPair } from './sessions.js';
 
 export interface LoggedIn extends TokenPair {
@@ -12,19 +13,19 @@ export interface LoggedIn extends TokenPair {
 }
 
 /**
- * Password login for direct users. Failures count against the account (not only the IP), and
- * an unknown email costs the same time as a wrong password.
+ * Password login for direct users. Failures count against the account from the caller's address
+ * (`address`: its addressKey), with a looser ceiling across addresses (login-limits.ts); an
+ * unknown email costs the same time as a wrong password.
  */
-export async function login(ctx: AppContext, input: { email: string; password: string; withKeys: boolean }): Promise<LoggedIn> {
-  const accountKey = normaliseEmail(input.email);
-  // Every attempt counts before the password is checked, so parallel guesses cannot all slip in
-  // under the limit; a success clears the count, which leaves only failures counted.
-  await ctx.limits.loginFailuresPerAccount.consume(accountKey);
+export async function login(ctx: AppContext, input: { email: string; password: string; withKeys: boolean; address: string }): Promise<LoggedIn> {
+  const attempt = loginAttempt(input.email, input.address);
+  // A success clears the count, which leaves only failures counted.
+  await countLoginAttempt(ctx, attempt);
   const user = await findUserByEmail(ctx.db.kysely, DIRECT_NAMESPACE, input.email);
   const hash = user?.password_hash ?? (await decoyPasswordHash());
   const valid = (await verifyPassword(hash, input.password)) && user !== undefined && user.password_hash !== null && user.orphan === 0;
   if (!valid) throw errors.badCredentials();
-  await ctx.limits.loginFailuresPerAccount.reset(accountKey);
+  await clearLoginAttempt(ctx, attempt);
 
   const key = input.withKeys ? await legacyKeyFor(ctx, user) : null;
   const session = await inTransaction(ctx.db, ctx.logger, ({ db }) => openSession(ctx, db, user.id));

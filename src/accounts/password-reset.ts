@@ -5,6 +5,7 @@ import { inTransaction } from '../db/transaction.js';
 import { errors, isAppError } from '../errors/catalogue.js';
 import { renderEmail } from '../messaging/branding.js';
 import { accountWriter } from './live-sessions.js';
+import { forgetLoginFailures, loginAttempt } from './login-limits.js';
 import { DIRECT_NAMESPACE, findUserByEmail, findUserById, normaliseEmail, revokeOtherSessions, updateUser, type UserRow } from './queries.js';
 
 /** How long an emailed reset token works. */
@@ -58,7 +59,7 @@ const invalidToken = () => errors.badRequest('password reset token is invalid, u
  * POST /account/password/reset/verify: the token (once, unexpired, of that user) sets the new
  * password, and every session of the account ends. A failed login count is cleared too.
  */
-export async function completePasswordReset(ctx: AppContext, input: { userId: string; token: string; password: string }): Promise<void> {
+export async function completePasswordReset(ctx: AppContext, input: { userId: string; token: string; password: string; address: string }): Promise<void> {
   const hash = await hashPassword(input.password);
   const userId = input.userId.toLowerCase();
   const user = await inTransaction(ctx.db, ctx.logger, async (uow) => {
@@ -77,6 +78,6 @@ export async function completePasswordReset(ctx: AppContext, input: { userId: st
     await revokeOtherSessions(writer, userId, null, now);
     return owner;
   });
-  // The login limiter counts failures per address (src/accounts/login.ts): the owner starts afresh.
-  if (user.email) await ctx.limits.loginFailuresPerAccount.reset(normaliseEmail(user.email));
+  // The owner proved the mailbox: the account's failed-login ceiling and this address start afresh.
+  if (user.email) await forgetLoginFailures(ctx, loginAttempt(user.email, input.address));
 }

@@ -68,8 +68,10 @@ export interface S3Config {
 }
 
 export interface RateLimitConfig {
-  /** Failed logins per account in the window. */
+  /** Failed logins per account from one address in the window. */
   loginFailuresPerAccount: { points: number; durationSeconds: number };
+  /** Failed logins per account from all addresses together, in the same window. */
+  loginFailuresPerAccountAll: { points: number; durationSeconds: number };
   /** Reports (presence, state, events) one lock may have recorded per minute. */
   reportsPerLock: { points: number; durationSeconds: number };
   /** Verification messages a user may ask for per hour. */
@@ -210,6 +212,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if ((tlsKey === '') !== (tlsCert === '')) throw new ConfigError('MQTT_TLS_KEY_FILE and MQTT_TLS_CERT_FILE must be set together');
   const mqttTls = tlsKey === '' ? null : { keyFile: resolve(cwd, tlsKey), certFile: resolve(cwd, tlsCert) };
   if (env.MQTT_TLS_CLIENT_CA_FILE && mqttTls === null) throw new ConfigError('MQTT_TLS_CLIENT_CA_FILE needs MQTT_TLS_KEY_FILE and MQTT_TLS_CERT_FILE (device certificates come over TLS)');
+  const loginFailuresWindow = integer(env, 'RATE_LOGIN_FAILURES_WINDOW_SECONDS', 15 * 60, 1, 7 * 24 * 3600);
 
   return {
     port,
@@ -239,7 +242,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     limits: {
       loginFailuresPerAccount: {
         points: integer(env, 'RATE_LOGIN_FAILURES_PER_ACCOUNT', 10, 1, 1_000_000),
-        durationSeconds: integer(env, 'RATE_LOGIN_FAILURES_WINDOW_SECONDS', 15 * 60, 1, 7 * 24 * 3600),
+        durationSeconds: loginFailuresWindow,
+      },
+      // Guessing spread over many addresses: reaching it locks the owner out too, so it sits far
+      // above what one address may try (decisions.md "Failed logins").
+      loginFailuresPerAccountAll: {
+        points: integer(env, 'RATE_LOGIN_FAILURES_PER_ACCOUNT_ALL', 100, 1, 1_000_000),
+        durationSeconds: loginFailuresWindow,
       },
       // Verification messages (email, SMS) a user may ask for in an hour: each one costs a message.
       verificationPerUser: { points: integer(env, 'RATE_VERIFY_PER_USER', 10, 1, 1_000_000), durationSeconds: 3600 },

@@ -117,6 +117,11 @@ export function createBatchedRateLimit(options: BatchedRateLimitOptions): RateLi
     async consume(key, points) {
       consumeHere(key, points);
     },
+    async refund(key, points = 1) {
+      options.fallback.refund(key, points);
+      const window = windows.get(key);
+      if (window) window.pending = Math.max(0, window.pending - points);
+    },
     async reset(key) {
       windows.delete(key);
       options.fallback.forget(key);

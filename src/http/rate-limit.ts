@@ -9,6 +9,8 @@ export interface RateLimit {
   consumeHere(key: string): boolean;
   /** Forgets `key` (e.g. failed logins after a successful one). */
   reset(key: string): Promise<void>;
+  /** Gives back `points` counted for `key` (an attempt counted beforehand that proved harmless). */
+  refund(key: string, points?: number): Promise<void>;
   /** Throws 429 if `key` is already over the limit, without counting. */
   check(key: string): Promise<void>;
 }

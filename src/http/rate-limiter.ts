@@ -58,6 +58,9 @@ function localRateLimit(options: RateLimitOptions): RateLimit {
     async reset(key) {
       windows.forget(key);
     },
+    async refund(key, points = 1) {
+      windows.refund(key, points);
+    },
     async check(key) {
       const msBeforeNext = windows.exhausted(key);
       if (msBeforeNext !== null) throw errors.tooManyRequests(msBeforeNext / 1000);
@@ -95,6 +98,9 @@ function sharedRateLimit(options: RateLimitOptions, redis: Redis): RateLimit {
     },
     async reset(key) {
       await limiter.delete(key);
+    },
+    async refund(key, points = 1) {
+      await limiter.reward(key, points);
     },
     async check(key) {
       const res = await limiter.get(key);

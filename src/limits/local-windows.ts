@@ -40,6 +40,18 @@ export class LocalWindows {
     return window !== undefined && window.endsAt > now && window.count >= this.points ? window.endsAt - now : null;
   }
 
+  /** What `key` has counted in its current window. */
+  count(key: string): number {
+    const window = this.windows.get(key);
+    return window !== undefined && window.endsAt > this.now() ? window.count : 0;
+  }
+
+  /** Gives back `points` counted for `key` in its current window (an attempt that turned out not to be abuse). */
+  refund(key: string, points: number): void {
+    const window = this.windows.get(key);
+    if (window !== undefined) window.count = Math.max(0, window.count - points);
+  }
+
   forget(key: string): void {
     this.windows.delete(key);
   }

@@ -3,6 +3,7 @@ import { LOCK_PACKET_LIMITS, lockBrokerPolicy, type ServiceCredentials } from '.
 import { DEFAULT_TOPIC_PREFIX } from '../device-protocol/topics.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from '../mqtt/broker.js';
 import { isValidTopicPrefix } from '../mqtt/topic-names.js';
+import { throttleLogins } from './login-throttle.js';
 
 export interface LockBrokerOptions {
   /** 0 picks a free port. */
@@ -26,7 +27,7 @@ export async function startLockBroker(options: LockBrokerOptions): Promise<Embed
     port: options.port,
     host: options.host,
     ...(options.tls ? { tls: options.tls } : {}),
-    policy: lockBrokerPolicy(prefix, options.serviceCredentials, options.authenticateDevice),
+    policy: throttleLogins(lockBrokerPolicy(prefix, options.serviceCredentials, options.authenticateDevice)),
     packetLimits: LOCK_PACKET_LIMITS,
     logger: options.logger,
   });

@@ -9,7 +9,7 @@ import { guardPacketSizes, type PacketLimits } from './packet-size-guard.js';
 
 export type LoginDecision<Identity> =
   | { ok: true; identity: Identity }
-  | { ok: false; reason: 'bad_credentials' | 'identifier_rejected' };
+  | { ok: false; reason: 'bad_credentials' | 'identifier_rejected' | 'throttled' };
 
 /**
  * Who may do what on the broker, decided by whoever runs it (the lock link: its device protocol's
@@ -22,8 +22,11 @@ export interface PeerCertificate {
 }
 
 export interface BrokerPolicy<Identity> {
-  /** Decides a CONNECT; a rejection is answered "server unavailable". `peer`: a verified client certificate's subject. */
-  login(clientId: string, username: string | undefined, password: Buffer | undefined, peer?: PeerCertificate): Promise<LoginDecision<Identity>>;
+  /**
+   * Decides a CONNECT; a rejection is answered "server unavailable". `peer`: a verified client
+   * certificate's subject; `address`: a network client's address (for login throttling).
+   */
+  login(clientId: string, username: string | undefined, password: Buffer | undefined, peer?: PeerCertificate, address?: string): Promise<LoginDecision<Identity>>;
   /** `identity` is undefined for a client that never logged in (or a will of one). */
   mayPublish(identity: Identity | undefined, topic: string): boolean;
   /** Whether a publish the client may make may also be retained; when not, the broker keeps it unretained. */
@@ -62,6 +65,7 @@ export interface EmbeddedBroker {
 const IDENTIFIER_REJECTED = 2;
 const SERVER_UNAVAILABLE = 3;
 const BAD_USERNAME_OR_PASSWORD = 4;
+const NOT_AUTHORIZED = 5;
 
 function authError(message: string, returnCode: number): AuthenticateError {
   return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
@@ -77,14 +81,16 @@ function guard<Identity>(broker: Aedes, policy: BrokerPolicy<Identity>, logger: 
   const identities = new WeakMap<Client, Identity>();
 
   broker.authenticate = (client, username, password, done) => {
-    policy.login(client.id, username, password, peers.get(client.conn as object)).then(
+    // A network client's address (undefined for the in-process clients), for login throttling.
+    const address = (client.conn as Partial<Socket>).remoteAddress;
+    policy.login(client.id, username, password, peers.get(client.conn as object), address).then(
       (decision) => {
         if (decision.ok) {
           identities.set(client, decision.identity);
           return done(null, true);
         }
         logger.warn({ clientId: short(client.id), reason: decision.reason }, 'mqtt login refused');
-        const code = decision.reason === 'identifier_rejected' ? IDENTIFIER_REJECTED : BAD_USERNAME_OR_PASSWORD;
+        const code = decision.reason === 'identifier_rejected' ? IDENTIFIER_REJECTED : decision.reason === 'throttled' ? NOT_AUTHORIZED : BAD_USERNAME_OR_PASSWORD;
         done(authError(decision.reason, code), false);
       },
       (err: unknown) => {

@@ -38,6 +38,7 @@ describe('loadConfig', () => {
     assert.equal(config.tokens.authTtlSeconds, 7 * 24 * 3600);
     assert.equal(config.tokens.refreshTtlSeconds, 90 * 24 * 3600);
     assert.deepEqual(config.limits.loginFailuresPerAccount, { points: 10, durationSeconds: 900 });
+    assert.deepEqual(config.limits.loginFailuresPerAccountAll, { points: 100, durationSeconds: 900 });
     assert.deepEqual(config.limits.verificationPerUser, { points: 10, durationSeconds: 3600 });
     assert.equal(config.limits.authPerIp.points, 300);
     assert.deepEqual(config.limits.executePerUser, { points: 600, durationSeconds: 60 });

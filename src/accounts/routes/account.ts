@@ -103,7 +103,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         response: { 204: NoContent, ...errorResponses(400, 429) },
       },
       handler: async (request, reply) => {
-        await completePasswordReset(ctx, request.body);
+        await completePasswordReset(ctx, { ...request.body, address: addressKey(request.ip) });
         return reply.code(204).send(null);
       },
     });

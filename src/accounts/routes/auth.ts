@@ -43,7 +43,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         body: Credentials,
         response: { 200: TokenPairResponse, ...errorResponses(400, 401, 406, 429) },
       },
-      handler: async (request) => login(ctx, { ...request.body, withKeys: pickVersion(request.apiVersion, [1, 2] as const) === 1 }),
+      handler: async (request) => login(ctx, { ...request.body, withKeys: pickVersion(request.apiVersion, [1, 2] as const) === 1, address: addressKey(request.ip) }),
     });
 
     app.post('/auth/token/refresh', {
