@@ -49,6 +49,8 @@ async function sendResetEmail(ctx: AppContext, user: UserRow, token: string): Pr
       `Reset token: ${token}`,
       'If it was not you, ignore this message: your password stays as it is.',
     ],
+    // The web console's reset page takes both from the link (apps may read them from the text).
+    action: { url: `${ctx.config.baseUrl}/console/reset?userId=${encodeURIComponent(user.id)}&token=${encodeURIComponent(token)}`, text: 'Choose a new password' },
   });
   await ctx.mailer.send({ to: user.email!, ...message });
 }

@@ -67,6 +67,7 @@ describe('password reset as the SDK sends it (AccountlessClient.passwordResetReq
     const userId = /User id: ([0-9a-f-]{36})/.exec(mail.text)?.[1];
     const token = /Reset token: ([\w-]+)/.exec(mail.text)?.[1];
     assert.ok(userId && token, mail.text);
+    assert.ok(mail.text.includes(`/console/reset?userId=${userId}&token=${encodeURIComponent(token)}`), 'the link opens the console\'s reset page');
     return { userId, token };
   }
 
