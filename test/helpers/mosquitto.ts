@@ -1,10 +1,10 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { accepting, freePort } from './ports.js';
 
 const run = promisify(execFile);
 
@@ -20,24 +20,7 @@ export async function aclFile(serviceUser: string): Promise<string> {
   return (await readFile(join(DOCS, 'mosquitto.acl'), 'utf8')).replace('user latchkey-service', `user ${serviceUser}`);
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
-function accepting(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 export interface MosquittoOptions {
   /** A configuration of docs/deployment/ (default: password authentication). */

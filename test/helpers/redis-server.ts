@@ -1,26 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { accepting, freePort } from './ports.js';
 
 export const redisServerInstalled = !spawnSync('redis-server', ['--version']).error;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
-function accepting(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 /** A private Redis (no persistence) a test may stop and start again on the same port: an outage. */
 export interface PrivateRedis {

@@ -102,6 +102,11 @@ describe('reconciliation through Mosquitto', { skip: !mosquittoInstalled && 'mos
       await mosquitto.start();
       simulator = await simulate(mosquitto, lock);
       await until('latest config after the restore', () => (simulator.lock.configVersion === latest ? true : undefined));
+      // The config reaches the lock and its presence reaches the service on separate paths: wait for both.
+      await until('the lock online again', async () => {
+        const row = await ext.running.ctx.db.kysely.selectFrom('locks').select('connected').where('id', '=', lock.id).executeTakeFirstOrThrow();
+        return row.connected === 1 ? true : undefined;
+      });
       const res = await execute(ext, member, lock.id, signed(member, lock.id, unlock));
       assert.equal(res.status, 200, res.text);
     } finally {

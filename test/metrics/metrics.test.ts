@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createUser } from '../helpers/factories.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { freePort } from '../helpers/ports.js';
 
 const TOKEN = 'metrics-token-0123456789';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
 describe('GET /metrics behind a bearer token', () => {
   let t: TestService;
