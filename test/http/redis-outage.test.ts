@@ -4,16 +4,10 @@ import { createUser } from '../helpers/factories.js';
 import { claimLock } from '../helpers/locks.js';
 import { redisServerInstalled, startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { eventually as poll } from '../helpers/eventually.js';
 
-async function eventually<T>(check: () => Promise<T | undefined>, what: string, withinMs = 15_000): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const eventually = <T>(check: () => Promise<T | undefined>, what: string, withinMs = 15_000) => poll(check, what, withinMs);
+
 
 /**
  * A scaled-out instance while its Redis (a private one, stopped and started again by the test)

@@ -1,15 +1,7 @@
 import type { TestService } from '../helpers/service.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** Polls `check` until it returns a value other than undefined; fails after 5 s. */
-export async function eventually<T>(check: () => Promise<T | undefined>, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not met within 5 s`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The audit types of a lock, oldest first, read straight from the database. */
 export async function auditTypes(t: TestService, lockId: string): Promise<Array<{ type: string; actor: string | null }>> {
@@ -22,3 +14,5 @@ export function count(entries: Array<{ type: string }>, type: string): number {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export { eventually };

@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
 import { startService } from '../../src/server.js';
+import { eventually as poll } from '../helpers/eventually.js';
+
+const eventually = <T>(check: () => Promise<T | undefined>, what: string, withinMs = 15_000) => poll(check, what, withinMs);
 
 describe('health and readiness probes', () => {
   let t: TestService;
@@ -61,12 +64,3 @@ describe('health and readiness probes', () => {
   });
 });
 
-async function eventually<T>(check: () => Promise<T | undefined>, what: string, withinMs = 5000): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
