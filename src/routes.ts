@@ -10,6 +10,7 @@ import { certificateRoutes } from './certificates/routes.js';
 import { consoleRoutes } from './console/routes.js';
 import type { AppContext } from './context.js';
 import type { AuthClaims } from './crypto/service-tokens.js';
+import { isAppError } from './errors/catalogue.js';
 import { directoryRoutes } from './directory/routes.js';
 import { executeRoutes } from './execute/routes.js';
 import { eventRoutes } from './events/routes.js';
@@ -50,6 +51,23 @@ async function identifyCallerSlowly(ctx: AppContext, applications: ApplicationsP
 }
 
 /**
+ * `auth: 'optional'`: the caller when the request names one, else anonymous (counted by IP). A
+ * token that does not verify counts as none: the route decides what an anonymous call may do.
+ */
+function identifyOptionalCaller(ctx: AppContext, applications: ApplicationsPlatform, request: FastifyRequest): Promise<void> | undefined {
+  const anonymous = (err: unknown): Promise<void> | undefined => {
+    if (!isAppError(err) || err.status !== 401) throw err;
+    return countRequest(ctx, `ip:${addressKey(request.ip)}`);
+  };
+  if (request.headers.authorization === undefined) return countRequest(ctx, `ip:${addressKey(request.ip)}`);
+  try {
+    return identifyCaller(ctx, applications, request)?.catch(anonymous);
+  } catch (err) {
+    return anonymous(err);
+  }
+}
+
+/**
  * A callback hook running `admit`: what can be decided from memory (the common case: undefined)
  * goes on without a promise.
  */
@@ -80,7 +98,13 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     // Each route gets the hook its `auth` calls for, decided once when the route is declared.
     api.addHook('onRoute', (route) => {
       const auth = (route.config as FastifyContextConfig | undefined)?.auth ?? 'user';
-      addRouteHook(route, admissionHook(auth === 'user' ? (request) => identifyCaller(ctx, applications, request) : (request) => countRequest(ctx, `ip:${addressKey(request.ip)}`)));
+      const admit =
+        auth === 'user'
+          ? (request: FastifyRequest) => identifyCaller(ctx, applications, request)
+          : auth === 'optional'
+            ? (request: FastifyRequest) => identifyOptionalCaller(ctx, applications, request)
+            : (request: FastifyRequest) => countRequest(ctx, `ip:${addressKey(request.ip)}`);
+      addRouteHook(route, admissionHook(admit));
     });
     await api.register(systemRoutes(ctx));
     await api.register(authRoutes(ctx));

@@ -20,7 +20,8 @@ export async function prepareVerificationEmail(ctx: AppContext, db: Executor, us
     const link = `${ctx.config.baseUrl}/console/verify?code=${encodeURIComponent(code)}`;
     const message = renderEmail(branding, {
       subject: `Verify your email for ${branding.senderName}`,
-      heading: user.displayName ? `Hello ${user.displayName}` : 'Hello',
+      // Never the account's own free text: nobody has proved this address belongs to whoever typed it (issue 15).
+      heading: 'Hello',
       paragraphs: ['Please confirm that this is your email address. The link works once and expires in 24 hours.', `Verification code: ${code}`],
       action: { url: link, text: 'Verify email' },
     });

@@ -42,7 +42,8 @@ async function sendResetEmail(ctx: AppContext, user: UserRow, token: string): Pr
   const branding = await ctx.brandingFor(user.namespace);
   const message = renderEmail(branding, {
     subject: `Reset your ${branding.senderName} password`,
-    heading: user.display_name ? `Hello ${user.display_name}` : 'Hello',
+    // Never the account's own free text: nobody has proved this address belongs to whoever typed it (issue 15).
+    heading: 'Hello',
     paragraphs: [
       `Someone asked to reset the password of your account. The token below works once and expires in ${RESET_TOKEN_TTL_SECONDS / 60} minutes.`,
       `User id: ${user.id}`,

@@ -14,6 +14,7 @@ export const errors = {
   tokenNotYetValid: (message = 'token not yet valid') => new AppError(401, 'token_not_yet_valid', message),
   forbidden: (message = 'caller lacks permission') => new AppError(403, 'forbidden', message),
   wrongPassword: () => new AppError(403, 'wrong_password', 'old password is incorrect'),
+  signInRequired: () => new AppError(403, 'sign_in_required', 'sign in as the account this address was registered with to accept its invitations'),
   notFound: (what = 'resource') => new AppError(404, 'not_found', `${what} not found`),
   methodNotAllowed: () => new AppError(405, 'method_not_allowed', 'method not allowed for the resource'),
   notAcceptable: () => new AppError(406, 'not_acceptable', 'requested format is not JSON'),

@@ -14,8 +14,8 @@ declare module 'fastify' {
     readonly serviceLog: Logger;
   }
   interface FastifyContextConfig {
-    /** Who may call the route: a signed-in user (default), anyone, or a refresh token's holder. */
-    auth?: 'user' | 'none' | 'refresh';
+    /** Who may call the route: a signed-in user (default), anyone, anyone who may be signed in (`request.caller` set when so), or a refresh token's holder. */
+    auth?: 'user' | 'none' | 'optional' | 'refresh';
     /** The route answers text/event-stream instead of JSON. */
     eventStream?: boolean;
     /** The route serves files (e.g. /cdn logos), whatever the Accept header says: no 406. */

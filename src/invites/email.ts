@@ -6,7 +6,8 @@ import { renderEmail } from '../messaging/branding.js';
 export function invitationSender(ctx: AppContext, inviter: Caller, email: string): () => Promise<void> {
   return async () => {
     const branding = await ctx.brandingFor(inviter.namespace);
-    const who = inviter.displayName ?? inviter.email ?? `A ${branding.senderName} user`;
+    // Nobody has proved this address: it gets no free text of the inviter's (their display name), only an address they proved.
+    const who = inviter.emailVerified && inviter.email ? inviter.email : `A ${branding.senderName} user`;
     const message = renderEmail(branding, {
       subject: `${who} invited you to ${branding.senderName}`,
       heading: 'You have been invited',

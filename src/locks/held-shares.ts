@@ -1,3 +1,5 @@
+import type { MemberRole } from '../access/types.js';
+import { DIRECT_NAMESPACE, type UserRow } from '../accounts/queries.js';
 import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { Executor, UnitOfWork } from '../db/transaction.js';
@@ -72,4 +74,70 @@ export async function dropHeldShares(db: Executor, lockId: string, userIds?: rea
   }
   const rows = await query.returning('user_id').execute();
   return rows.map((row) => row.user_id);
+}
+
+/**
+ * Whether a share to this user must wait for their email to be verified (issue 15): a direct
+ * account whose address nobody has proved may have been registered by anyone, so whoever holds
+ * the mailbox must first verify it. A pending invite (orphan) cannot sign in; its shares are held
+ * when a registration takes it over. An application's users are vouched for by their application.
+ */
+export function shareWaitsForVerification(user: Pick<UserRow, 'namespace' | 'email_verified' | 'orphan'>): boolean {
+  return user.namespace === DIRECT_NAMESPACE && user.email_verified === 0 && user.orphan === 0;
+}
+
+export interface HeldShare {
+  lockId: string;
+  actorUserId: string;
+  userId: string;
+  role: MemberRole;
+  start: number | null;
+  end: number | null;
+}
+
+/**
+ * ADD_USER to an account whose email is not verified: the share waits in held_invite_shares
+ * (a re-share replaces its role and window) until verification releases it. The lock's config
+ * does not change: the lock must not know the user yet.
+ */
+export async function holdShare(ctx: AppContext, uow: UnitOfWork, share: HeldShare): Promise<void> {
+  const { lockId, userId, role, start, end } = share;
+  const now = ctx.now();
+  const held = await uow.db.selectFrom('held_invite_shares').select('user_id').where('lock_id', '=', lockId).where('user_id', '=', userId).executeTakeFirst();
+  if (held) {
+    await uow.db.updateTable('held_invite_shares').set({ role, starts_at: start, ends_at: end, updated: now }).where('lock_id', '=', lockId).where('user_id', '=', userId).execute();
+  } else {
+    await uow.db.insertInto('held_invite_shares').values({ lock_id: lockId, user_id: userId, role, starts_at: start, ends_at: end, alias: null, favourite: 0, colour: null, created: now, updated: now }).execute();
+  }
+  const message = 'held until the email is verified';
+  await recordAudit(ctx, uow, { lockId, type: 'LOCK_SHARED', actorUserId: share.actorUserId, subjectUserId: userId, message, details: { role, start, end, held: true } });
+}
+
+/** The users of a lock whose shares are held, for the admin's users list (shown `pending`). */
+export function listHeldUsers(db: Executor, lockId: string) {
+  return db
+    .selectFrom('held_invite_shares')
+    .innerJoin('users', 'users.id', 'held_invite_shares.user_id')
+    .leftJoin('certified_keys', 'certified_keys.user_id', 'held_invite_shares.user_id')
+    .select([
+      'users.id as user_id',
+      'users.email',
+      'users.public_key',
+      'certified_keys.public_key as certified_key',
+      'users.namespace',
+      'users.display_name',
+      'users.orphan',
+      'held_invite_shares.role',
+      'held_invite_shares.starts_at',
+      'held_invite_shares.ends_at',
+    ])
+    .where('held_invite_shares.lock_id', '=', lockId)
+    .orderBy('held_invite_shares.created')
+    .orderBy('held_invite_shares.user_id')
+    .execute();
+}
+
+/** Whether any share waits for this user's email to be verified. */
+export async function hasHeldShares(db: Executor, userId: string): Promise<boolean> {
+  return (await db.selectFrom('held_invite_shares').select('lock_id').where('user_id', '=', userId).limit(1).executeTakeFirst()) !== undefined;
 }

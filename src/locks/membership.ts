@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { configChanged } from './config-changes.js';
-import { dropHeldShares } from './held-shares.js';
+import { dropHeldShares, holdShare, shareWaitsForVerification } from './held-shares.js';
 import { accessWindowError, canAddMember, demotesLastAdmin, membershipChange, outlastsGranter, type MembershipChange } from './policy.js';
 import { countMembers, findLockForUpdate, findMembership, findMemberships, insertMember, type LockRow, type Membership } from './queries.js';
 
@@ -54,9 +54,14 @@ export async function addMember(ctx: AppContext, uow: UnitOfWork, input: AddMemb
   const windowError = accessWindowError(start, end);
   if (windowError !== null) throw errors.validation(windowError);
   if (outlastsGranter(actor, { end })) throw errors.forbidden('an admin whose access ends cannot grant access that ends later');
-  if (!(await findUserById(uow.db, userId))) throw errors.notFound('user');
+  const user = await findUserById(uow.db, userId);
+  if (!user) throw errors.notFound('user');
 
   const existing = await findMembership(uow.db, lockId, userId);
+  if (existing === undefined && shareWaitsForVerification(user)) {
+    await holdShare(ctx, uow, { lockId, actorUserId, userId, role, start, end });
+    return { change: 'LOCK_SHARED' };
+  }
   const change = membershipChange(existing?.role, role);
   // An ADMIN whose access ends must not lift the end themselves, nor by stepping down; stepping down with the same window and leaving stay open.
   if (existing !== undefined && userId === actorUserId && (change === 'WINDOW_UPDATED' || start !== existing.start || end !== existing.end)) {

@@ -97,7 +97,7 @@ export function presentSiteLock(lock: MemberLock, tiles: readonly string[]): Sit
   };
 }
 
-export function presentLockUser(row: LockUserRow): LockUserResponse {
+export function presentLockUser(row: LockUserRow & { pending: boolean }): LockUserResponse {
   return {
     userId: row.user_id,
     email: row.email,
@@ -108,6 +108,7 @@ export function presentLockUser(row: LockUserRow): LockUserResponse {
     role: row.role,
     start: row.starts_at,
     end: row.ends_at,
+    pending: row.pending,
   };
 }
 

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
 import { tileIdsByLockForMember, type TileFilter } from '../tiles/queries.js';
 import { listAdministeredLocks } from './admin-queries.js';
+import { listHeldUsers } from './held-shares.js';
 import { canListLockUsers } from './policy.js';
 import { findMembership, listLocksForMember, listLockUsers, loadLockForMember, type LockUserRow, type MemberLock } from './queries.js';
 
@@ -40,11 +41,12 @@ export async function listShareableLocks(ctx: AppContext, caller: Caller): Promi
   return rows.map((row) => ({ id: row.id, name: row.alias ?? row.default_name ?? row.name }));
 }
 
-/** GET /device/{id}/users: 404 for a non-member, 403 unless an active ADMIN. */
-export async function listUsersOfLock(ctx: AppContext, caller: Caller, lockId: string): Promise<LockUserRow[]> {
+/** GET /device/{id}/users: 404 for a non-member, 403 unless an active ADMIN. Held shares (src/locks/held-shares.ts) come last, `pending`. */
+export async function listUsersOfLock(ctx: AppContext, caller: Caller, lockId: string): Promise<Array<LockUserRow & { pending: boolean }>> {
   const db = ctx.db.kysely;
   const member = await findMembership(db, lockId, caller.userId);
   if (!member) throw errors.notFound('lock');
   assertAllowed(canListLockUsers(member, ctx.now()));
-  return listLockUsers(db, lockId);
+  const [enrolled, held] = await Promise.all([listLockUsers(db, lockId), listHeldUsers(db, lockId)]);
+  return [...enrolled.map((row) => ({ ...row, pending: false })), ...held.map((row) => ({ ...row, pending: true }))];
 }

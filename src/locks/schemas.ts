@@ -114,6 +114,7 @@ export const LockUserResponse = Type.Object({
   role: Role,
   start: NullableSeconds,
   end: NullableSeconds,
+  pending: Type.Boolean({ description: 'true while the share waits for the user to verify their email (held: no access yet, the lock does not know them)' }),
 });
 export type LockUserResponse = Static<typeof LockUserResponse>;
 

@@ -1,7 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createUser } from '../helpers/factories.js';
-import { claimLock } from '../helpers/locks.js';
+import { claimLock, createVerifiedUser } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { certify, execute, signed, type Operation, type Signer } from './support.js';
 
@@ -13,7 +12,7 @@ describe('execute: an operation with explicit nulls and unknown members', () => 
 
   before(async () => {
     t = await startTestService({ CERT_CHECK: 'never' });
-    admin = await certify(t, await createUser(t.api));
+    admin = await certify(t, await createVerifiedUser(t));
   });
   after(async () => t?.close());
 
@@ -35,7 +34,7 @@ describe('execute: an operation with explicit nulls and unknown members', () => 
 
   it('ADD_USER: null role, start and end share as a USER without bounds', async () => {
     const lock = await claimLock(t, admin);
-    const invitee = await createUser(t.api);
+    const invitee = await createVerifiedUser(t);
     const bytes = `{"type":"ADD_USER","user":"${invitee.userId}","publicKey":"${invitee.publicKey}","role":null,"start":null,"end":null,"location":null}`;
     const res = await execute(t, admin, lock.id, signed(admin, lock.id, operation(bytes)));
     assert.equal(res.status, 200, res.text);

@@ -2,8 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { runSimulator } from '../../src/simulator/run-simulator.js';
-import { createUser } from '../helpers/factories.js';
-import { claimLock, shareLock } from '../helpers/locks.js';
+import { claimLock, shareLock, createVerifiedUser } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { connectTestLock } from '../helpers/test-lock.js';
 import { auditOf, certify, execute, signed, unlock, waitUntilOnline, type Signer } from './support.js';
@@ -14,7 +13,7 @@ describe('execute: operations', () => {
 
   before(async () => {
     t = await startTestService({ CERT_CHECK: 'never', LOCK_REPLY_TIMEOUT_MS: '3000' });
-    admin = await certify(t, await createUser(t.api));
+    admin = await certify(t, await createVerifiedUser(t));
   });
   after(async () => t?.close());
 
@@ -24,7 +23,7 @@ describe('execute: operations', () => {
 
   it('ADD_USER shares as USER (LOCK_SHARED), then promotes (USER_PROMOTED)', async () => {
     const lock = await claimLock(t, admin);
-    const invitee = await createUser(t.api);
+    const invitee = await createVerifiedUser(t);
     const share = signed(admin, lock.id, { type: 'ADD_USER', user: invitee.userId, publicKey: invitee.publicKey });
     const res = await execute(t, admin, lock.id, share);
     assert.equal(res.status, 200, res.text);
@@ -48,7 +47,7 @@ describe('execute: operations', () => {
 
   it('REMOVE_USER revokes (LOCK_REVOKED), lets a USER leave, and keeps the last admin while others remain (409)', async () => {
     const lock = await claimLock(t, admin);
-    const [a, b] = [await certify(t, await createUser(t.api)), await certify(t, await createUser(t.api))];
+    const [a, b] = [await certify(t, await createVerifiedUser(t)), await certify(t, await createVerifiedUser(t))];
     await shareLock(t, lock.id, admin, a.userId);
     await shareLock(t, lock.id, admin, b.userId);
 
@@ -57,7 +56,7 @@ describe('execute: operations', () => {
     assert.equal((await execute(t, b, lock.id, signed(b, lock.id, { type: 'REMOVE_USER', users: [b.userId] }))).status, 200);
     assert.equal(await role(lock.id, b.userId), undefined);
 
-    const c = await createUser(t.api);
+    const c = await createVerifiedUser(t);
     await shareLock(t, lock.id, admin, c.userId);
     const lastAdmin = await execute(t, admin, lock.id, signed(admin, lock.id, { type: 'REMOVE_USER', users: [admin.userId] }));
     assert.equal(lastAdmin.status, 409);
@@ -124,7 +123,7 @@ describe('execute: operations', () => {
 
   it('MUTATE_LOCK through the simulator, which verifies the token itself; a USER may unlock too', async () => {
     const lock = await claimLock(t, admin);
-    const user = await certify(t, await createUser(t.api));
+    const user = await certify(t, await createVerifiedUser(t));
     await shareLock(t, lock.id, admin, user.userId);
     const stdin = new PassThrough();
     const stdout = new PassThrough();

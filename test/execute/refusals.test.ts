@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { createCertificateAuthority, issueLeafCertificate } from '../../src/crypto/pki.js';
 import { signOperation } from '../../src/client/index.js';
-import { createUser, type TestUser } from '../helpers/factories.js';
-import { claimLock, shareLock, type ClaimedLock } from '../helpers/locks.js';
+import type { TestUser } from '../helpers/factories.js';
+import { claimLock, shareLock, type ClaimedLock, createVerifiedUser } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { connectTestLock } from '../helpers/test-lock.js';
 import {
@@ -21,8 +21,8 @@ describe('execute: refusals', () => {
 
   before(async () => {
     t = await startTestService({ CERT_CHECK: 'never', LOCK_REPLY_TIMEOUT_MS: '300' });
-    admin = await certify(t, await createUser(t.api));
-    member = await certify(t, await createUser(t.api));
+    admin = await certify(t, await createVerifiedUser(t));
+    member = await certify(t, await createVerifiedUser(t));
     lock = await claimLock(t, admin);
     await shareLock(t, lock.id, admin, member.userId);
   });
@@ -36,7 +36,7 @@ describe('execute: refusals', () => {
   }
 
   it('answers 404 to non-members and for unknown or malformed lock ids', async () => {
-    const outsider = await certify(t, await createUser(t.api));
+    const outsider = await certify(t, await createVerifiedUser(t));
     assert.equal((await execute(t, outsider, lock.id, signed(outsider, lock.id, unlock))).status, 404);
     const unknown = crypto.randomUUID();
     assert.equal((await execute(t, admin, unknown, signed(admin, unknown, unlock))).status, 404);
@@ -62,7 +62,7 @@ describe('execute: refusals', () => {
 
   it('keeps the jti of each sender apart: two admins of one lock may pick the same one', async () => {
     const fresh = await claimLock(t, admin);
-    const second = await certify(t, await createUser(t.api));
+    const second = await certify(t, await createVerifiedUser(t));
     await shareLock(t, fresh.id, admin, second.userId, { role: 'ADMIN' });
     const jti = 'request-1';
     assert.equal((await execute(t, admin, fresh.id, signed(admin, fresh.id, settingDuration(10), { jti }))).status, 200);
@@ -136,7 +136,7 @@ describe('execute: refusals', () => {
 
   it('keeps USERs from ADD_USER, MUTATE_SETTING and REMOVE_USER of others (403, audited)', async () => {
     const fresh = await freshLock();
-    const invitee = await createUser(t.api);
+    const invitee = await createVerifiedUser(t);
     const add = signed(member, fresh.id, { type: 'ADD_USER', user: invitee.userId, publicKey: invitee.publicKey });
     assert.equal((await execute(t, member, fresh.id, add)).status, 403);
     assert.equal((await execute(t, member, fresh.id, signed(member, fresh.id, settingDuration(5)))).status, 403);
@@ -147,7 +147,7 @@ describe('execute: refusals', () => {
 
   it('refuses MUTATE_LOCK outside the member window, the time requirement or the permitted addresses (403)', async () => {
     const fresh = await freshLock();
-    const later = await certify(t, await createUser(t.api));
+    const later = await certify(t, await createVerifiedUser(t));
     await shareLock(t, fresh.id, admin, later.userId, { start: Date.now() / 1000 + 3600 });
     assert.equal((await execute(t, later, fresh.id, signed(later, fresh.id, unlock))).status, 403);
 

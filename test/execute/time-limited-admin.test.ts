@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createUser } from '../helpers/factories.js';
-import { claimLock, shareLock } from '../helpers/locks.js';
+import { claimLock, shareLock, createVerifiedUser } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { auditOf, certify, execute, signed, type Signer } from './support.js';
 
@@ -15,8 +14,8 @@ describe('execute: a time-limited ADMIN stays time-limited', () => {
 
   before(async () => {
     t = await startTestService({ CERT_CHECK: 'never' });
-    owner = await certify(t, await createUser(t.api));
-    temp = await certify(t, await createUser(t.api));
+    owner = await certify(t, await createVerifiedUser(t));
+    temp = await certify(t, await createVerifiedUser(t));
     lockId = (await claimLock(t, owner)).id;
     ownEnd = Math.floor(Date.now() / 1000) + 3600;
     await shareLock(t, lockId, owner, temp.userId, { role: 'ADMIN', end: ownEnd });
@@ -27,7 +26,7 @@ describe('execute: a time-limited ADMIN stays time-limited', () => {
     (await t.service.ctx.db.kysely.selectFrom('lock_members').select(['role', 'ends_at']).where('lock_id', '=', lockId).where('user_id', '=', userId).executeTakeFirst()) ?? null;
 
   it('refuses to grant its second account lasting ADMIN, or a window ending after its own (403, audited as rejected)', async () => {
-    const second = await createUser(t.api); // the attacker's other account
+    const second = await createVerifiedUser(t); // the attacker's other account
     for (const grant of [{ role: 'ADMIN' as const }, { role: 'USER' as const }, { role: 'ADMIN' as const, end: ownEnd + 1 }, { role: 'USER' as const, start: 0, end: ownEnd + 86_400 }]) {
       const res = await execute(t, temp, lockId, signed(temp, lockId, { type: 'ADD_USER', user: second.userId, publicKey: second.publicKey, ...grant }));
       assert.equal(res.status, 403, `${JSON.stringify(grant)}: ${res.text}`);
@@ -39,14 +38,14 @@ describe('execute: a time-limited ADMIN stays time-limited', () => {
   });
 
   it('may grant access ending at or before its own end', async () => {
-    const guest = await createUser(t.api);
+    const guest = await createVerifiedUser(t);
     const res = await execute(t, temp, lockId, signed(temp, lockId, { type: 'ADD_USER', user: guest.userId, publicKey: guest.publicKey, role: 'ADMIN', end: ownEnd }));
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(await roleOf(guest.userId), { role: 'ADMIN', ends_at: ownEnd });
   });
 
   it('cannot lift the end of an account it already shared with', async () => {
-    const guest = await createUser(t.api);
+    const guest = await createVerifiedUser(t);
     await shareLock(t, lockId, temp, guest.userId, { end: ownEnd - 60 });
     const res = await execute(t, temp, lockId, signed(temp, lockId, { type: 'ADD_USER', user: guest.userId, publicKey: guest.publicKey, role: 'USER', end: null }));
     assert.equal(res.status, 403, res.text);
@@ -54,7 +53,7 @@ describe('execute: a time-limited ADMIN stays time-limited', () => {
   });
 
   it('leaves a lasting ADMIN free to grant lasting access', async () => {
-    const guest = await createUser(t.api);
+    const guest = await createVerifiedUser(t);
     const res = await execute(t, owner, lockId, signed(owner, lockId, { type: 'ADD_USER', user: guest.userId, publicKey: guest.publicKey, role: 'ADMIN' }));
     assert.equal(res.status, 200, res.text);
   });

@@ -5,7 +5,7 @@ import { addMember, removeMembers } from '../../src/locks/membership.js';
 import { provisionLock as provision, type ProvisionedLock } from '../../src/locks/provision.js';
 import { createSite as create, type SiteInput } from '../../src/sites/service.js';
 import type { SiteRow } from '../../src/sites/queries.js';
-import type { TestUser } from './factories.js';
+import { createUser, type TestUser } from './factories.js';
 import type { TestService } from './service.js';
 
 /**
@@ -36,16 +36,37 @@ export async function claimLock(t: TestService, user: TestUser, options: { name?
   return { ...provisioned, lock: res.body };
 }
 
-/** Enrols `userId` on the lock as `actor` would with ADD_USER (audited, config version bumped). */
+/**
+ * Marks the user's email verified, as following the emailed link does (without the link): a share
+ * to a registered user whose email is not verified is held until they verify it (issue 15).
+ * Pending invites (orphans) stay as they are.
+ */
+export async function verifyEmailDirectly(t: TestService, userId: string): Promise<void> {
+  await t.service.ctx.db.kysely.updateTable('users').set({ email_verified: 1 }).where('id', '=', userId).where('orphan', '=', 0).execute();
+}
+
+/** A user registered through the API whose email is verified: shares to them take effect at once. */
+export async function createVerifiedUser(t: TestService, overrides: Parameters<typeof createUser>[1] = {}): Promise<TestUser> {
+  const user = await createUser(t.api, overrides);
+  await verifyEmailDirectly(t, user.userId);
+  return user;
+}
+
+/**
+ * Enrols `userId` on the lock as `actor` would with ADD_USER (audited, config version bumped).
+ * The user's email is verified first unless `unverified` (then the share of a registered user is held).
+ */
 export async function shareLock(
   t: TestService,
   lockId: string,
   actor: { userId: string },
   userId: string,
-  options: { role?: MemberRole; start?: number | null; end?: number | null } = {},
+  options: { role?: MemberRole; start?: number | null; end?: number | null; unverified?: boolean } = {},
 ): Promise<void> {
   const ctx = t.service.ctx;
-  await inTransaction(ctx.db, ctx.logger, (uow) => addMember(ctx, uow, { lockId, actorUserId: actor.userId, userId, ...options }));
+  const { unverified, ...share } = options;
+  if (!unverified) await verifyEmailDirectly(t, userId);
+  await inTransaction(ctx.db, ctx.logger, (uow) => addMember(ctx, uow, { lockId, actorUserId: actor.userId, userId, ...share }));
 }
 
 /** Removes members as `actor` would with REMOVE_USER. */

@@ -6,8 +6,8 @@ import { lockConfig } from '../../src/locks/config.js';
 import { addMember, removeMembers } from '../../src/locks/membership.js';
 import { findMembership } from '../../src/locks/queries.js';
 import { updateLockSettings } from '../../src/locks/settings.js';
-import { createUser, type TestUser } from '../helpers/factories.js';
-import { claimLock, revokeLock, shareLock } from '../helpers/locks.js';
+import type { TestUser } from '../helpers/factories.js';
+import { claimLock, revokeLock, shareLock, createVerifiedUser } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { auditEntriesOf, lockRow } from './support.js';
 
@@ -19,7 +19,7 @@ describe('lock membership service', () => {
   let bob: TestUser;
   before(async () => {
     t = await startTestService();
-    [admin, alice, bob] = await Promise.all([createUser(t.api), createUser(t.api), createUser(t.api)]);
+    [admin, alice, bob] = await Promise.all([createVerifiedUser(t), createVerifiedUser(t), createVerifiedUser(t)]);
   });
   after(() => t.close());
 

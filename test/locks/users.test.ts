@@ -24,8 +24,8 @@ describe('lock users, user with locks, shareable and pinned locks', () => {
       assert.equal(res.status, 200);
       const byId = Object.fromEntries(res.body.map((u: { userId: string }) => [u.userId, u]));
       assert.deepEqual(Object.keys(byId).sort(), [admin.userId, member.userId].sort());
-      assert.deepEqual(byId[admin.userId], { userId: admin.userId, email: admin.email, publicKey: admin.publicKey, displayName: admin.displayName, orphan: false, foreign: false, role: 'ADMIN', start: null, end: null });
-      assert.deepEqual(byId[member.userId], { userId: member.userId, email: member.email, publicKey: member.publicKey, displayName: member.displayName, orphan: false, foreign: false, role: 'USER', start: 5, end: 4_000_000_000 });
+      assert.deepEqual(byId[admin.userId], { userId: admin.userId, email: admin.email, publicKey: admin.publicKey, displayName: admin.displayName, orphan: false, foreign: false, role: 'ADMIN', start: null, end: null, pending: false });
+      assert.deepEqual(byId[member.userId], { userId: member.userId, email: member.email, publicKey: member.publicKey, displayName: member.displayName, orphan: false, foreign: false, role: 'USER', start: 5, end: 4_000_000_000, pending: false });
     });
 
     it('is 403 for a USER and 404 for a non-member', async () => {

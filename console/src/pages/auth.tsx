@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, register, signIn } from '../api';
+import { api, ApiError, register, signIn } from '../api';
 import { navigate } from '../router';
 import { ErrorText, Field, Form, Link, Notice } from '../ui';
 
@@ -64,12 +64,22 @@ export function Register() {
   );
 }
 
-/** The emailed verification link lands here: it verifies through PUT /account/email/verify. */
+/**
+ * The emailed verification link lands here: it verifies through PUT /account/email/verify, with
+ * the session's token when signed in. An account with invitations waiting must be signed in (403):
+ * sign in, then come back here.
+ */
 export function VerifyEmail({ search }: { search: URLSearchParams }) {
   const code = search.get('code') ?? '';
   const [state, setState] = useState<'working' | 'done' | unknown>('working');
   useEffect(() => {
-    api.put(`/account/email/verify?code=${encodeURIComponent(code)}`, undefined, { auth: false }).then(() => setState('done'), setState);
+    api.put(`/account/email/verify?code=${encodeURIComponent(code)}`).then(
+      () => setState('done'),
+      (err: unknown) => {
+        if (err instanceof ApiError && err.status === 403) navigate(`/signin?next=${encodeURIComponent(`/verify?code=${encodeURIComponent(code)}`)}`, true);
+        else setState(err);
+      },
+    );
   }, [code]);
   return (
     <main class="narrow">

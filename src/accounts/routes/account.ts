@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { isAppError } from '../../errors/catalogue.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
 import { addressKey } from '../../http/rate-limiter.js';
 import { accountWithPublicKey, changePassword, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
+import type { Caller } from '../caller.js';
 import { deleteAccount } from '../delete-account.js';
 import { completePasswordReset, startPasswordReset } from '../password-reset.js';
 import { presentCallerAccount } from '../presenters.js';
@@ -33,35 +33,28 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
     });
 
+    // No sign-in needed (spec), but an account with held shares must be signed in too (verifyEmail).
     app.put('/account/email/verify', {
-      config: { auth: 'none' },
+      config: { auth: 'optional' },
       onRequest: async (request) => ctx.limits.authPerIp.consume(addressKey(request.ip)),
-      schema: { tags: ['account'], summary: 'Verify the email with the code it received', security: [], querystring: VerifyQuery, response: { 204: NoContent, ...errorResponses(400, 429) } },
+      schema: {
+        tags: ['account'],
+        summary: 'Verify the email with the code it received; an account with shares waiting for it must send its own token too (403 sign_in_required)',
+        security: [],
+        querystring: VerifyQuery,
+        response: { 204: NoContent, ...errorResponses(400, 403, 429) },
+      },
       handler: async (request, reply) => {
-        await verifyEmail(ctx, request.query.code);
+        await verifyEmail(ctx, request.query.code, (request.caller as Caller | undefined)?.userId);
         return reply.code(204).send(null);
       },
     });
 
-    // The emailed link is opened in a browser (GET): verify and answer a page a person can read.
+    // Older emails link here. Opening a link must not verify (mail scanners open links): the console's page verifies on a click, signed in.
     app.get('/account/email/verify', {
       config: { auth: 'none', anyAccept: true },
-      onRequest: async (request) => ctx.limits.authPerIp.consume(addressKey(request.ip)),
-      schema: { tags: ['account'], summary: 'Verification link target: verifies and answers an HTML page', security: [], querystring: VerifyQuery },
-      handler: async (request, reply) => {
-        const verified = await verifyEmail(ctx, request.query.code).then(
-          () => true,
-          (err: unknown) => {
-            if (isAppError(err) && err.status === 400) return false;
-            throw err;
-          },
-        );
-        const text = verified ? 'Your email address is verified. You can close this page.' : 'This verification link is invalid, already used or expired.';
-        return reply
-          .code(verified ? 200 : 400)
-          .type('text/html; charset=utf-8')
-          .send(`<!doctype html><html><head><meta charset="utf-8"><title>Email verification</title></head><body style="font-family:sans-serif;padding:24px"><p>${text}</p></body></html>`);
-      },
+      schema: { tags: ['account'], summary: "Old verification links: 303 to the console's verification page", security: [], querystring: VerifyQuery },
+      handler: (request, reply) => reply.code(303).header('location', `/console/verify?code=${encodeURIComponent(request.query.code)}`).send(),
     });
 
     app.delete('/account', {
