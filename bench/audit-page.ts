@@ -1,8 +1,8 @@
 // The newest page of a lock's (and a user's) audit trail with 1,000 and with 1,000,000 entries
 // in the table: the cost must not grow with the table. Then `audit verify` over the big trail.
-// Entries are written with real chain hashes (so the verify figure is real), straight through
-// better-sqlite3 in one transaction for speed; the pages are read through the query functions
-// the routes use. SQLite only. Usage: node --import tsx bench/audit-page.ts [--entries N]
+// Entries are written with real chain hashes in the current format, with who acted (so the
+// verify figure is real), straight through better-sqlite3 in one transaction for speed; the pages
+// are read through the query functions the routes use. SQLite only. Usage: node --import tsx bench/audit-page.ts [--entries N]
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -53,7 +53,7 @@ async function buildTrail(entries: number, locks: number, users: number, admins:
   const insertLock = raw.prepare("INSERT INTO locks (id, name, registration_key_hash, secret_hash, created, updated) VALUES (?, 'bench', ?, 'x', 0, 0)");
   const insertMember = raw.prepare("INSERT INTO lock_members (lock_id, user_id, role, created, updated) VALUES (?, ?, 'ADMIN', 0, 0)");
   const insertEntry = raw.prepare(
-    'INSERT INTO audit_entries (id, lock_id, timestamp, type, actor_user_id, subject_user_id, rejected, message, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO audit_entries (id, lock_id, timestamp, type, actor_user_id, subject_user_id, actor_email, actor_display_name, subject_email, subject_display_name, rejected, message, details, prev_hash, hash, hash_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2)',
   );
   raw.transaction(() => {
     userIds.forEach((id, i) => insertUser.run(id, `user${i}@example.com`, `user${i}@example.com`, `User ${i}`));
@@ -66,12 +66,19 @@ async function buildTrail(entries: number, locks: number, users: number, admins:
       const lockId = lockIds[i % locks]!;
       const type = AUDIT_TYPES[(i * 7) % AUDIT_TYPES.length]!;
       const rejected = i % 50 === 0;
+      const actor = (i * 31) % users;
+      const subject = hasSubject(type) ? (i * 17) % users : null;
       const fields = {
+        version: 2 as const,
         lockId,
         timestamp: 1_700_000_000 + i * 0.25,
         type,
-        actorUserId: userIds[(i * 31) % users]!,
-        subjectUserId: hasSubject(type) ? userIds[(i * 17) % users]! : null,
+        actorUserId: userIds[actor]!,
+        subjectUserId: subject === null ? null : userIds[subject]!,
+        actorEmail: `user${actor}@example.com`,
+        actorDisplayName: `User ${actor}`,
+        subjectEmail: subject === null ? null : `user${subject}@example.com`,
+        subjectDisplayName: subject === null ? null : `User ${subject}`,
         rejected,
         message: auditMessage(type, rejected),
         details: rejected ? { reason: 'outside permitted times' } : null,
@@ -79,7 +86,9 @@ async function buildTrail(entries: number, locks: number, users: number, admins:
       const previous = last.get(lockId) ?? GENESIS_HASH;
       const hash = auditEntryHash(previous, fields);
       last.set(lockId, hash);
-      insertEntry.run(randomUUID(), lockId, fields.timestamp, type, fields.actorUserId, fields.subjectUserId, rejected ? 1 : 0, fields.message, fields.details && JSON.stringify(fields.details), previous, hash);
+      const { actorUserId, subjectUserId, actorEmail, actorDisplayName, subjectEmail, subjectDisplayName, message } = fields;
+      const details = fields.details && JSON.stringify(fields.details);
+      insertEntry.run(randomUUID(), lockId, fields.timestamp, type, actorUserId, subjectUserId, actorEmail, actorDisplayName, subjectEmail, subjectDisplayName, rejected ? 1 : 0, message, details, previous, hash);
     }
   })();
   raw.pragma('optimize');

@@ -29,7 +29,9 @@ await migrateToLatest(database);
 const loadStarted = performance.now();
 const raw = new SQLite(file);
 raw.pragma('journal_mode = WAL');
-const insertEntry = raw.prepare('insert into audit_entries (seq, id, lock_id, timestamp, type, actor_user_id, subject_user_id, rejected, message, details, prev_hash, hash) values (?, ?, ?, ?, ?, ?, null, 0, ?, null, ?, ?)');
+const insertEntry = raw.prepare(
+  'insert into audit_entries (seq, id, lock_id, timestamp, type, actor_user_id, subject_user_id, actor_email, actor_display_name, rejected, message, details, prev_hash, hash, hash_version) values (?, ?, ?, ?, ?, ?, null, ?, ?, 0, ?, null, ?, ?, 2)',
+);
 const insertNode = raw.prepare('insert into audit_tree_nodes (position, hash, entry_seq) values (?, ?, ?)');
 const tree = new Frontier();
 const lastOfLock = new Map<number, string>();
@@ -37,11 +39,14 @@ raw.transaction(() => {
   for (let i = 0; i < ENTRIES; i++) {
     const lock = i % LOCKS;
     const lockId = `0190a0a0-0000-7000-8000-${String(lock).padStart(12, '0')}`;
-    const fields = { lockId, timestamp: 1_700_000_000 + i / 100, type: 'DOOR_UNLOCK', actorUserId: 'u', subjectUserId: null, rejected: false, message: 'lock unlocked', details: null };
+    const fields = {
+      version: 2 as const, lockId, timestamp: 1_700_000_000 + i / 100, type: 'DOOR_UNLOCK', actorUserId: 'u', subjectUserId: null,
+      actorEmail: 'u@example.com', actorDisplayName: 'U', subjectEmail: null, subjectDisplayName: null, rejected: false, message: 'lock unlocked', details: null,
+    };
     const previous = lastOfLock.get(lock) ?? GENESIS_HASH;
     const hash = auditEntryHash(previous, fields);
     lastOfLock.set(lock, hash);
-    insertEntry.run(i + 1, `e-${i}`, lockId, fields.timestamp, fields.type, fields.actorUserId, fields.message, previous, hash);
+    insertEntry.run(i + 1, `e-${i}`, lockId, fields.timestamp, fields.type, fields.actorUserId, fields.actorEmail, fields.actorDisplayName, fields.message, previous, hash);
     for (const [level, index, node] of tree.append(entryLeafHash(hash))) insertNode.run(nodePosition(level, index), node, level === 0 ? i + 1 : null);
   }
   raw.prepare('update audit_tree_head set size = ?, frontier = ? where id = 1').run(tree.size, tree.encode());

@@ -11,29 +11,42 @@ import { createHash } from 'node:crypto';
  *
  * where JCS is the JSON Canonicalization Scheme (RFC 8785: no whitespace, object keys sorted by
  * UTF-16 code units, numbers and strings written as ECMAScript's JSON.stringify writes them) and
- * the preimage is the object
+ * the preimage is, for an entry of format 2 (every entry recorded since migration 0014), the object
  *
- *   { "v": 1, "previousHash": <hash of the lock's previous entry, or GENESIS_HASH for its first>,
- *     "lockId", "timestamp", "type", "actorUserId", "subjectUserId", "rejected", "message",
- *     "details" }
+ *   { "v": 2, "previousHash": <hash of the lock's previous entry, or GENESIS_HASH for its first>,
+ *     "lockId", "timestamp", "type", "actorUserId", "actorEmail", "actorDisplayName",
+ *     "subjectUserId", "subjectEmail", "subjectDisplayName", "rejected", "message", "details" }
  *
- * with `actorUserId`/`subjectUserId` a string or null, `timestamp` Unix seconds as stored (a
- * fraction allowed), and `details` omitted when absent or null. `details` is hashed as it reads
- * back from JSON storage (values JSON cannot hold are normalised the way JSON.stringify does),
- * so the store must keep JSON values exactly (jsonb reorders keys, which JCS makes harmless).
- * For example, the first entry of a lock hashes the bytes
+ * and, for an entry of format 1 (recorded before migration 0014), the same object with "v": 1 and
+ * without the four email and display-name members. `actorEmail`, `actorDisplayName`,
+ * `subjectEmail` and `subjectDisplayName` are the actor's and the subject's email address and
+ * display name as their user row read when the entry was recorded (null for no actor or subject,
+ * or a user without one); `actorUserId`/`subjectUserId` a string or null, `timestamp` Unix seconds
+ * as stored (a fraction allowed), and `details` omitted when absent or null. The store keeps the
+ * format as `hash_version`: writing a 1 over a 2 does not help a forger, since "v" is hashed.
+ * `details` is hashed as it reads back from JSON storage (values JSON cannot hold are normalised
+ * the way JSON.stringify does), so the store must keep JSON values exactly (jsonb reorders keys,
+ * which JCS makes harmless). For example, the first entry of a lock hashes the bytes
+ *
+ *   {"actorDisplayName":"Ann","actorEmail":"ann@example.com","actorUserId":"u1","lockId":"l1",
+ *    "message":"","previousHash":"000…000","rejected":false,"subjectDisplayName":null,
+ *    "subjectEmail":null,"subjectUserId":null,"timestamp":1700000000,"type":"OWNER_ASSIGNED","v":2}
+ *
+ * (one line, 64 zeros); in format 1 the same entry hashes
  *
  *   {"actorUserId":"u1","lockId":"l1","message":"","previousHash":"000…000","rejected":false,
  *    "subjectUserId":null,"timestamp":1700000000,"type":"OWNER_ASSIGNED","v":1}
  *
- * (one line, 64 zeros). The sequence number and the entry id are not hashed: order is what the
- * chain itself proves.
+ * The sequence number and the entry id are not hashed: order is what the chain itself proves.
  */
 
 export const GENESIS_HASH = '0'.repeat(64);
-const FORMAT_VERSION = 1;
 
-export interface AuditHashInput {
+/** The format every new entry is recorded in. */
+export const CURRENT_HASH_VERSION = 2 as const;
+
+/** The fields both formats hash. */
+interface HashedFields {
   lockId: string;
   seq?: never;
   timestamp: number;
@@ -44,6 +57,19 @@ export interface AuditHashInput {
   message: string;
   details?: object | null;
 }
+
+/** Who the actor and the subject were when the entry was recorded: hashed from format 2 on. */
+export interface AuditPartySnapshot {
+  actorEmail: string | null;
+  actorDisplayName: string | null;
+  subjectEmail: string | null;
+  subjectDisplayName: string | null;
+}
+
+/** An entry's hashed fields in one of the two formats. */
+export type AuditHashInput = (HashedFields & { version: 1 }) | (HashedFields & AuditPartySnapshot & { version: 2 });
+
+const SNAPSHOT_FIELDS = ['actorEmail', 'actorDisplayName', 'subjectEmail', 'subjectDisplayName'] as const;
 
 /** RFC 8785 serialisation of a JSON value (objects, arrays, strings, finite numbers, booleans, null). */
 export function canonicalJson(value: unknown): string {
@@ -69,21 +95,29 @@ function requireField(ok: boolean, name: string): void {
   if (!ok) throw new TypeError(`audit entry field ${name} is missing or of the wrong type`);
 }
 
+const nullableString = (value: unknown): boolean => value === null || typeof value === 'string';
+
 function checkEntry(entry: AuditHashInput): void {
+  requireField(entry.version === 1 || entry.version === 2, 'version');
   requireField(typeof entry.lockId === 'string', 'lockId');
   requireField(typeof entry.timestamp === 'number' && Number.isFinite(entry.timestamp), 'timestamp');
   requireField(typeof entry.type === 'string', 'type');
-  requireField(entry.actorUserId === null || typeof entry.actorUserId === 'string', 'actorUserId');
-  requireField(entry.subjectUserId === null || typeof entry.subjectUserId === 'string', 'subjectUserId');
+  requireField(nullableString(entry.actorUserId), 'actorUserId');
+  requireField(nullableString(entry.subjectUserId), 'subjectUserId');
   requireField(typeof entry.rejected === 'boolean', 'rejected');
   requireField(typeof entry.message === 'string', 'message');
+  // Format 1 hashes no snapshot: one handed in would be silently left unprotected.
+  for (const field of SNAPSHOT_FIELDS) {
+    const value = (entry as Partial<AuditPartySnapshot>)[field];
+    requireField(entry.version === 2 ? nullableString(value) : value === undefined, field);
+  }
 }
 
 /** The preimage of an entry's hash, as the exact string that is hashed. */
 export function auditEntryPreimage(previousHash: string | null, entry: AuditHashInput): string {
   checkEntry(entry);
   const preimage: Record<string, unknown> = {
-    v: FORMAT_VERSION,
+    v: entry.version,
     previousHash: previousHash ?? GENESIS_HASH,
     lockId: entry.lockId,
     timestamp: entry.timestamp,
@@ -93,6 +127,9 @@ export function auditEntryPreimage(previousHash: string | null, entry: AuditHash
     rejected: entry.rejected,
     message: entry.message,
   };
+  if (entry.version === 2) {
+    for (const field of SNAPSHOT_FIELDS) preimage[field] = entry[field];
+  }
   if (entry.details !== undefined && entry.details !== null) {
     preimage.details = JSON.parse(JSON.stringify(entry.details)) as unknown;
   }
@@ -105,7 +142,7 @@ export function auditEntryHash(previousHash: string | null, entry: AuditHashInpu
 }
 
 /** A stored entry as the verifier reads it: the hashed fields plus its id, its hash and, if stored, the previous hash. */
-export type ChainedAuditEntry = Omit<AuditHashInput, 'seq'> & {
+export type ChainedAuditEntry = AuditHashInput & {
   id: string;
   hash: string;
   previousHash?: string | null;

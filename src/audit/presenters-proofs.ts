@@ -18,11 +18,16 @@ export function presentProvenEntry({ row, leafIndex, proof }: ProvenEntry) {
     type: row.type,
     actorUserId: row.actor_user_id,
     subjectUserId: row.subject_user_id,
+    actorEmail: row.actor_email,
+    actorDisplayName: row.actor_display_name,
+    subjectEmail: row.subject_email,
+    subjectDisplayName: row.subject_display_name,
     rejected: row.rejected === 1,
     message: row.message,
     details: row.details === null ? null : (JSON.parse(row.details) as Record<string, unknown>),
     previousHash: row.prev_hash,
     hash: row.hash,
+    hashVersion: row.hash_version,
     proof: proof === null ? null : proof.map((h) => h.toString('base64')),
   };
 }

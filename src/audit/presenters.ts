@@ -13,7 +13,9 @@ function rejectionReason(row: { rejected: 0 | 1; message: string }): string | nu
 
 /**
  * v2: the spec's fields and, for the official SDK, the user-audit shape as well. The SDK requires
- * `issuer.userId`: an event the lock reports itself (no actor) names the lock.
+ * `issuer.userId`: an event the lock reports itself (no actor) names the lock. Emails and display
+ * names are the entry's own, as recorded, never today's (a viewer who is not an ADMIN of the lock
+ * gets them through events/privacy.ts).
  */
 export function presentLockEntryV2(row: LockLogRow): LockAuditEntry {
   const subject = hasSubject(row.type) && row.subject_user_id !== null ? { userId: row.subject_user_id, email: row.subject_email, displayName: row.subject_display_name, ip: null } : null;
@@ -32,6 +34,7 @@ export function presentLockEntryV2(row: LockLogRow): LockAuditEntry {
   };
 }
 
+/** The user-audit shape; the subject's email is the one recorded with the entry. */
 export function presentUserEntry(row: UserLogRow): UserAuditEntry {
   const entry: UserAuditEntry = {
     deviceId: row.lock_id,

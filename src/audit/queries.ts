@@ -6,11 +6,14 @@ import type { AuditType } from './types.js';
 
 export type AuditRow = Selectable<AuditEntriesTable>;
 
-/** A lock log row: the entry and its actor's and subject's current email and display name (null once the user is gone). */
-export type LockLogRow = AuditRow & { actor_email: string | null; actor_display_name: string | null; subject_email: string | null; subject_display_name: string | null };
+/**
+ * A lock log row: the entry, with its actor's and subject's email and display name as they were
+ * when it was recorded (never today's users row: issue 15 §5).
+ */
+export type LockLogRow = AuditRow;
 
-/** A user log row: the entry and its subject's current email. */
-export type UserLogRow = AuditRow & { subject_email: string | null };
+/** A user log row: likewise. */
+export type UserLogRow = AuditRow;
 
 /** A page of a log: inclusive time bounds (Unix seconds), newest first. */
 export interface PageQuery {
@@ -21,20 +24,14 @@ export interface PageQuery {
   wholeRange?: boolean;
 }
 
-/** One lock's entries with their actor's and subject's email and display name (the v2 shape needs them). */
-export function lockEntriesWithActor(db: Executor, lockId: string) {
-  return db
-    .selectFrom('audit_entries as a')
-    .leftJoin('users as u', 'u.id', 'a.actor_user_id')
-    .leftJoin('users as s', 's.id', 'a.subject_user_id')
-    .selectAll('a')
-    .select(['u.email as actor_email', 'u.display_name as actor_display_name', 's.email as subject_email', 's.display_name as subject_display_name'])
-    .where('a.lock_id', '=', lockId);
+/** One lock's entries, each carrying who its actor and subject were (the v2 shape shows them). */
+export function lockEntries(db: Executor, lockId: string) {
+  return db.selectFrom('audit_entries as a').selectAll('a').where('a.lock_id', '=', lockId);
 }
 
 /** The newest entries of one lock: one backward range read of the (lock_id, seq) index. */
 export function lockLogPage(db: Executor, lockId: string, page: PageQuery, types?: readonly AuditType[]): Promise<LockLogRow[]> {
-  return lockEntriesWithActor(db, lockId)
+  return lockEntries(db, lockId)
     .$if(page.start !== undefined, (q) => q.where('a.timestamp', '>=', page.start!))
     .$if(page.end !== undefined, (q) => q.where('a.timestamp', '<=', page.end!))
     .$if(types !== undefined, (q) => q.where('a.type', 'in', [...types!]))
@@ -58,9 +55,7 @@ export async function userLogPage(db: Executor, userId: string, page: PageQuery,
   const side = (column: 'a.actor_user_id' | 'a.subject_user_id') =>
     db
       .selectFrom('audit_entries as a')
-      .leftJoin('users as s', 's.id', 'a.subject_user_id')
       .selectAll('a')
-      .select('s.email as subject_email')
       .where(column, '=', userId)
       .$if(page.start !== undefined, (q) => q.where('a.timestamp', '>=', page.start!))
       .$if(page.end !== undefined, (q) => q.where('a.timestamp', '<=', page.end!))

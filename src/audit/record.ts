@@ -4,7 +4,7 @@ import { newId } from '../crypto/random.js';
 import type { DialectName } from '../db/database.js';
 import { prepareQuery } from '../db/prepared.js';
 import { inTransaction, type Executor, type UnitOfWork } from '../db/transaction.js';
-import { GENESIS_HASH, auditEntryHash } from './chain.js';
+import { CURRENT_HASH_VERSION, GENESIS_HASH, auditEntryHash, type AuditPartySnapshot } from './chain.js';
 import { afterAuditCommit } from './checkpoint-signer.js';
 import { appendLeaf, lockTreeHead } from './tree.js';
 import type { AuditEntriesTable } from './tables.js';
@@ -28,7 +28,7 @@ export interface AuditInput {
   details?: Record<string, unknown>;
 }
 
-export interface AuditEntry {
+export interface AuditEntry extends AuditPartySnapshot {
   seq: number;
   id: string;
   lockId: string;
@@ -41,6 +41,7 @@ export interface AuditEntry {
   details: Record<string, unknown> | null;
   previousHash: string;
   hash: string;
+  version: typeof CURRENT_HASH_VERSION;
 }
 
 /** The bus channel on which every committed entry is announced as `{ seq, lockId }`. */
@@ -53,6 +54,10 @@ const AUDIT_ADVISORY_SPACE = 0x41554454; // "AUDT"
 const lastEntryHash = prepareQuery<{ lockId: string }, { hash: string }>((db, slot) =>
   db.selectFrom('audit_entries').select('hash').where('lock_id', '=', slot.lockId).orderBy('seq', 'desc').limit(1));
 
+// The actor's and the subject's rows: two ids, the same one twice when only one is given.
+const partyRows = prepareQuery<{ first: string; second: string }, { id: string; email: string | null; display_name: string | null }>((db, slot) =>
+  db.selectFrom('users').select(['id', 'email', 'display_name']).where('id', 'in', [slot.first, slot.second]));
+
 const insertEntry = prepareQuery<Insertable<AuditEntriesTable>, { seq: number }>((db, slot) =>
   db
     .insertInto('audit_entries')
@@ -63,11 +68,16 @@ const insertEntry = prepareQuery<Insertable<AuditEntriesTable>, { seq: number }>
       type: slot.type,
       actor_user_id: slot.actor_user_id,
       subject_user_id: slot.subject_user_id,
+      actor_email: slot.actor_email,
+      actor_display_name: slot.actor_display_name,
+      subject_email: slot.subject_email,
+      subject_display_name: slot.subject_display_name,
       rejected: slot.rejected,
       message: slot.message,
       details: slot.details,
       prev_hash: slot.prev_hash,
       hash: slot.hash,
+      hash_version: slot.hash_version,
     })
     .returning('seq'));
 
@@ -76,7 +86,27 @@ async function lastHashOf(db: Executor, dialect: DialectName, lockId: string): P
 }
 
 /**
- * Appends an entry to the lock's trail inside the caller's transaction, chained to the lock's
+ * Who the actor and the subject are as their user rows read now, inside the recording
+ * transaction: what the entry keeps and hashes, so that it reads the same once they change their
+ * name or address or delete their account. No row (the lock itself, the service, a user already
+ * gone): nulls.
+ */
+async function partiesOf(uow: UnitOfWork, actorUserId: string | null, subjectUserId: string | null): Promise<AuditPartySnapshot> {
+  const ids = [actorUserId, subjectUserId].filter((id): id is string => id !== null);
+  const rows = ids.length === 0 ? [] : (await partyRows.execute(uow.db, uow.dialect, { first: ids[0]!, second: ids[1] ?? ids[0]! })).rows;
+  const actor = rows.find((row) => row.id === actorUserId);
+  const subject = rows.find((row) => row.id === subjectUserId);
+  return {
+    actorEmail: actor?.email ?? null,
+    actorDisplayName: actor?.display_name ?? null,
+    subjectEmail: subject?.email ?? null,
+    subjectDisplayName: subject?.display_name ?? null,
+  };
+}
+
+/**
+ * Appends an entry to the lock's trail inside the caller's transaction, holding who its actor and
+ * subject are now (partiesOf, read before any audit lock is taken) and chained to the lock's
  * previous entry, appends it to the Merkle tree over the whole log (tree.ts), announces it on
  * the bus once committed and lets the checkpoint signer know. On PostgreSQL the tree head's row
  * lock, taken first, makes every audit writer take turns (so leaves follow commit order); the
@@ -85,6 +115,8 @@ async function lastHashOf(db: Executor, dialect: DialectName, lockId: string): P
  * write transaction at a time.
  */
 export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: AuditInput): Promise<AuditEntry> {
+  const subjectUserId = input.subjectUserId ?? null;
+  const parties = await partiesOf(uow, input.actorUserId, subjectUserId);
   const tree = await lockTreeHead(uow.db, uow.dialect);
   if (ctx.db.dialect === 'postgres') {
     await sql`SELECT pg_advisory_xact_lock(${AUDIT_ADVISORY_SPACE}::int4, hashtext(${input.lockId}))`.execute(uow.db);
@@ -93,11 +125,13 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
   const rejected = input.rejected === true;
   const details = input.details === undefined ? null : (JSON.parse(JSON.stringify(input.details)) as Record<string, unknown>);
   const fields = {
+    version: CURRENT_HASH_VERSION,
     lockId: input.lockId,
     timestamp: ctx.now(),
     type: input.type,
     actorUserId: input.actorUserId,
-    subjectUserId: input.subjectUserId ?? null,
+    subjectUserId,
+    ...parties,
     rejected,
     message: auditMessage(input.type, rejected, input.noReply === true ? undefined : input.message, input.noReply === true),
     details,
@@ -111,11 +145,16 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     type: fields.type,
     actor_user_id: fields.actorUserId,
     subject_user_id: fields.subjectUserId,
+    actor_email: fields.actorEmail,
+    actor_display_name: fields.actorDisplayName,
+    subject_email: fields.subjectEmail,
+    subject_display_name: fields.subjectDisplayName,
     rejected: rejected ? 1 : 0,
     message: fields.message,
     details: details === null ? null : JSON.stringify(details),
     prev_hash: previousHash,
     hash,
+    hash_version: fields.version,
   });
   if (inserted === undefined) throw new Error('audit entry insert returned no row');
   const { seq } = inserted;

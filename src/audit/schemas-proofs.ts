@@ -48,11 +48,16 @@ export const ProvenEntry = Type.Object({
   type: Type.String(),
   actorUserId: NullableString,
   subjectUserId: NullableString,
+  actorEmail: Type.Union([Type.String(), Type.Null()], { description: "the actor's email as recorded (hashed when hashVersion is 2)" }),
+  actorDisplayName: Type.Union([Type.String(), Type.Null()], { description: "the actor's display name as recorded (hashed when hashVersion is 2)" }),
+  subjectEmail: Type.Union([Type.String(), Type.Null()], { description: "the subject's email as recorded (hashed when hashVersion is 2)" }),
+  subjectDisplayName: Type.Union([Type.String(), Type.Null()], { description: "the subject's display name as recorded (hashed when hashVersion is 2)" }),
   rejected: Type.Boolean(),
   message: Type.String(),
   details: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
   previousHash: Type.String({ description: "hex chain hash of the lock's previous entry" }),
   hash: Type.String({ description: 'hex chain hash of this entry: the leaf data' }),
+  hashVersion: Type.Integer({ description: 'the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 since (docs/audit-log.md)' }),
   proof: Type.Union([Type.Array(Base64Hash), Type.Null()], { description: 'RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize' }),
 });
 

@@ -16,6 +16,14 @@ export interface AuditEntriesTable {
   type: string;
   actor_user_id: string | null;
   subject_user_id: string | null;
+  /**
+   * The actor's and the subject's email and display name as their user rows read when the entry
+   * was recorded (hashed from `hash_version` 2 on); entries older than migration 0014 read as of it.
+   */
+  actor_email: string | null;
+  actor_display_name: string | null;
+  subject_email: string | null;
+  subject_display_name: string | null;
   rejected: Flag;
   message: string;
   /** JSON text, or null. */
@@ -23,6 +31,8 @@ export interface AuditEntriesTable {
   /** Hash of the lock's previous entry; GENESIS_HASH for its first. */
   prev_hash: string;
   hash: string;
+  /** The preimage format `hash` was computed in (chain.ts): 1 before migration 0014, 2 since. */
+  hash_version: Generated<number>;
 }
 
 /** A perfect subtree of the Merkle tree: `position` = level·2^40 + index (tree.ts). */

@@ -11,8 +11,9 @@ export type TrailVerification =
   | { ok: false; lockId: string; seq: number; id: string; reason: BreakReason; locks: number; entries: number };
 
 /**
- * A stored row as the chain verifier reads it; null when its details are not JSON. A flag other
- * than 0/1 is passed on as a non-boolean, which the hash refuses.
+ * A stored row as the chain verifier reads it, in the format its `hash_version` names; null when
+ * its details are not JSON. A flag other than 0/1, or a version other than 1/2, is passed on as it
+ * is, which the hash refuses. A format-1 row's email and display-name columns are not hashed.
  */
 export function toChainedEntry(row: AuditRow): ChainedAuditEntry | null {
   let details: object | null = null;
@@ -24,7 +25,7 @@ export function toChainedEntry(row: AuditRow): ChainedAuditEntry | null {
     }
   }
   const flag = row.rejected as number;
-  return {
+  const fields = {
     id: row.id,
     lockId: row.lock_id,
     timestamp: row.timestamp,
@@ -36,6 +37,16 @@ export function toChainedEntry(row: AuditRow): ChainedAuditEntry | null {
     details,
     hash: row.hash,
     previousHash: row.prev_hash,
+  };
+  const version = Number(row.hash_version);
+  if (version === 1) return { ...fields, version };
+  return {
+    ...fields,
+    version: version as 2,
+    actorEmail: row.actor_email,
+    actorDisplayName: row.actor_display_name,
+    subjectEmail: row.subject_email,
+    subjectDisplayName: row.subject_display_name,
   };
 }
 

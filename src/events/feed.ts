@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { AUDIT_CHANNEL } from '../audit/record.js';
-import { lockEntriesWithActor, type LockLogRow } from '../audit/queries.js';
+import { lockEntries, type LockLogRow } from '../audit/queries.js';
 import type { EventBus } from '../bus/event-bus.js';
 import type { Executor } from '../db/transaction.js';
 
@@ -21,7 +21,7 @@ export interface FeedSubscriber {
 const PAGE = 500;
 
 function entriesAfter(db: Executor, lockId: string, afterSeq: number, limit: number): Promise<LockLogRow[]> {
-  return lockEntriesWithActor(db, lockId)
+  return lockEntries(db, lockId)
     .where('a.seq', '>', afterSeq)
     .orderBy('a.seq')
     .limit(limit)

@@ -5,10 +5,21 @@ import {
   GENESIS_HASH, auditEntryHash, auditEntryPreimage, canonicalJson, verifyChain, type AuditHashInput, type ChainedAuditEntry,
 } from '../../src/audit/chain.js';
 
-function entry(overrides: Partial<AuditHashInput> = {}): AuditHashInput {
+type V1Input = Extract<AuditHashInput, { version: 1 }>;
+type V2Input = Extract<AuditHashInput, { version: 2 }>;
+
+/** An entry in format 1 (recorded before migration 0014). */
+function entry(overrides: Partial<V1Input> = {}): V1Input {
   return {
-    lockId: 'lock-1', timestamp: 1_700_000_000, type: 'OWNER_ASSIGNED', actorUserId: 'user-1', subjectUserId: null,
+    version: 1, lockId: 'lock-1', timestamp: 1_700_000_000, type: 'OWNER_ASSIGNED', actorUserId: 'user-1', subjectUserId: null,
     rejected: false, message: '', ...overrides,
+  };
+}
+
+/** An entry in format 2 (the current one), with who its actor and subject were. */
+function entryV2(overrides: Partial<V2Input> = {}): V2Input {
+  return {
+    ...entry(), version: 2, actorEmail: 'ann@example.com', actorDisplayName: 'Ann', subjectEmail: null, subjectDisplayName: null, ...overrides,
   };
 }
 
@@ -57,7 +68,7 @@ describe('auditEntryHash', () => {
 
   it('changes with every field and with the previous hash', () => {
     const base = auditEntryHash(null, entry());
-    const variants: Partial<AuditHashInput>[] = [
+    const variants: Partial<V1Input>[] = [
       { lockId: 'lock-2' }, { timestamp: 1_700_000_000.001 }, { type: 'OWNER_REMOVED' }, { actorUserId: null }, { actorUserId: 'user-2' },
       { subjectUserId: 'user-1' }, { rejected: true }, { message: 'x' }, { details: {} }, { details: { reason: 'outside permitted times' } },
     ];
@@ -84,7 +95,71 @@ describe('auditEntryHash', () => {
   });
 });
 
+describe('auditEntryHash, format 2 (who the actor and subject were)', () => {
+  it('hashes the documented byte format (the example of chain.ts)', () => {
+    const preimage = auditEntryPreimage(null, entryV2({ actorUserId: 'u1', lockId: 'l1' }));
+    assert.equal(
+      preimage,
+      `{"actorDisplayName":"Ann","actorEmail":"ann@example.com","actorUserId":"u1","lockId":"l1","message":"","previousHash":"${'0'.repeat(64)}",` +
+        '"rejected":false,"subjectDisplayName":null,"subjectEmail":null,"subjectUserId":null,"timestamp":1700000000,"type":"OWNER_ASSIGNED","v":2}',
+    );
+    assert.equal(auditEntryHash(null, entryV2({ actorUserId: 'u1', lockId: 'l1' })), createHash('sha256').update(preimage, 'utf8').digest('hex'));
+  });
+
+  it('changes with each of the four recorded fields, null and empty told apart', () => {
+    const base = auditEntryHash(null, entryV2());
+    const variants: Partial<V2Input>[] = [
+      { actorEmail: 'ann@example.org' }, { actorEmail: null }, { actorDisplayName: 'Anne' }, { actorDisplayName: '' }, { actorDisplayName: null },
+      { subjectEmail: 'bob@example.com' }, { subjectEmail: '' }, { subjectDisplayName: 'Bob' },
+    ];
+    const hashes = new Set([base, ...variants.map((variant) => auditEntryHash(null, entryV2(variant)))]);
+    assert.equal(hashes.size, variants.length + 1);
+  });
+
+  it('never hashes a format-2 entry like its format-1 counterpart, even with every recorded field null', () => {
+    const blank = entryV2({ actorEmail: null, actorDisplayName: null });
+    assert.notEqual(auditEntryHash(null, blank), auditEntryHash(null, entry()));
+  });
+
+  it('refuses a format-1 entry that carries a recorded field (it would not be protected), a format-2 entry missing one, and other versions', () => {
+    assert.throws(() => auditEntryHash(null, { ...entry(), actorEmail: 'ann@example.com' } as unknown as AuditHashInput), /actorEmail/);
+    const { subjectDisplayName: _left, ...missing } = entryV2();
+    assert.throws(() => auditEntryHash(null, missing as unknown as AuditHashInput), /subjectDisplayName/);
+    assert.throws(() => auditEntryHash(null, entryV2({ actorEmail: 5 as unknown as string })), /actorEmail/);
+    assert.throws(() => auditEntryHash(null, { ...entryV2(), version: 3 } as unknown as AuditHashInput), /version/);
+  });
+});
+
+/** Format-1 entries followed by format-2 ones, as a trail older than migration 0014 grows. */
+function mixedChain(): ChainedAuditEntry[] {
+  const out: ChainedAuditEntry[] = [];
+  let previousHash: string | null = null;
+  for (let i = 0; i < 4; i += 1) {
+    const fields: AuditHashInput = i < 2 ? entry({ timestamp: 1_700_000_000 + i }) : entryV2({ timestamp: 1_700_000_000 + i, subjectUserId: 'user-2', subjectEmail: 'bob@example.com', subjectDisplayName: 'Bob' });
+    const hash = auditEntryHash(previousHash, fields);
+    out.push({ ...fields, id: `entry-${i}`, hash, previousHash });
+    previousHash = hash;
+  }
+  return out;
+}
+
 describe('verifyChain', () => {
+  it('accepts a chain that moves from format 1 to format 2, and finds a recorded field changed in a format-2 entry', () => {
+    assert.equal(verifyChain(mixedChain()).ok, true);
+    for (const change of [{ actorEmail: 'someone@example.com' }, { actorDisplayName: 'Someone' }, { subjectEmail: null }, { subjectDisplayName: 'Robert' }]) {
+      const entries = mixedChain();
+      entries[3] = { ...entries[3]!, ...change } as ChainedAuditEntry;
+      assert.deepEqual(verifyChain(entries), { ok: false, brokenAt: 3, entryId: 'entry-3', reason: 'hash mismatch' }, JSON.stringify(change));
+    }
+  });
+
+  it('finds a format-2 entry passed off as format 1 (its recorded fields then unhashed)', () => {
+    const entries = mixedChain();
+    const { actorEmail: _a, actorDisplayName: _b, subjectEmail: _c, subjectDisplayName: _d, ...rest } = entries[2] as Extract<ChainedAuditEntry, { version: 2 }>;
+    entries[2] = { ...rest, version: 1 };
+    assert.deepEqual(verifyChain(entries), { ok: false, brokenAt: 2, entryId: 'entry-2', reason: 'hash mismatch' });
+  });
+
   it('accepts an untouched chain and an empty one', () => {
     const entries = chain(5);
     assert.deepEqual(verifyChain(entries), { ok: true, count: 5, lastHash: entries[4]!.hash });

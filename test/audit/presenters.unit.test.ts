@@ -6,11 +6,12 @@ import { mergeNewestFirst, type LockLogRow, type UserLogRow } from '../../src/au
 
 const base = {
   seq: 7, id: 'e7', lock_id: 'lock-1', timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', actor_user_id: 'admin-1', subject_user_id: 'user-2',
-  rejected: 0 as const, message: 'access shared', details: '{"role":"USER"}', prev_hash: '0'.repeat(64), hash: 'a'.repeat(64),
+  rejected: 0 as const, message: 'access shared', details: '{"role":"USER"}', prev_hash: '0'.repeat(64), hash: 'a'.repeat(64), hash_version: 2,
+  actor_email: 'admin@example.com', actor_display_name: 'Admin', subject_email: 'user@example.com', subject_display_name: null,
 };
 
 describe('lock log presenters', () => {
-  const row: LockLogRow = { ...base, actor_email: 'admin@example.com', actor_display_name: 'Admin', subject_email: 'user@example.com', subject_display_name: null };
+  const row: LockLogRow = base;
 
   it('v1 has exactly timestamp, type, user and message', () => {
     assert.deepEqual(presentLockEntryV1(row), { timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', user: 'admin-1', message: 'access shared' });
@@ -38,7 +39,7 @@ describe('lock log presenters', () => {
 
 describe('user log presenter', () => {
   it('names issuer and subject for a type with a subject', () => {
-    const row: UserLogRow = { ...base, rejected: 1, subject_email: 'user@example.com' };
+    const row: UserLogRow = { ...base, rejected: 1 };
     assert.deepEqual(presentUserEntry(row), {
       deviceId: 'lock-1', timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', issuer: { userId: 'admin-1' }, subject: { userId: 'user-2', email: 'user@example.com' }, rejected: true,
       rejectionReason: 'access shared',
@@ -46,7 +47,7 @@ describe('user log presenter', () => {
   });
 
   it('leaves the subject out for other types', () => {
-    const row: UserLogRow = { ...base, type: 'DOOR_UNLOCK', subject_user_id: null, subject_email: null };
+    const row: UserLogRow = { ...base, type: 'DOOR_UNLOCK', subject_user_id: null, subject_email: null, subject_display_name: null };
     assert.deepEqual(presentUserEntry(row), { deviceId: 'lock-1', timestamp: 1_700_000_000.5, type: 'DOOR_UNLOCK', issuer: { userId: 'admin-1' }, rejected: false, rejectionReason: null });
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { before, describe, it } from 'node:test';
+import { auditEntryHash } from '../../src/audit/chain.js';
 import { recordAuditNow } from '../../src/audit/record.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, shareLock } from '../helpers/locks.js';
@@ -78,6 +79,10 @@ describe('audit checkpoints and proofs over HTTP', () => {
     assert.ok(res.body.entries.length >= 7); // claim, share, five unlocks
     for (const entry of res.body.entries) {
       assert.equal(entry.lockId, lockId);
+      // The entry carries every field its hash covers, in the format it names (docs/audit-log.md).
+      assert.equal(entry.hashVersion, 2);
+      const { id: _id, leafIndex: _leaf, proof: _proof, hash, previousHash, hashVersion, ...fields } = entry;
+      assert.equal(auditEntryHash(previousHash, { ...fields, version: hashVersion }), hash, `entry ${entry.id} recomputed from its response`);
       const proof = (entry.proof as string[]).map((h) => Buffer.from(h, 'base64'));
       assert.ok(rfc.verifyInclusion(entry.leafIndex, size, rfc.leaf(Buffer.from(entry.hash, 'hex')), proof, root), `entry ${entry.id}`);
       const one = await t.api.get(`/audit/entries/${entry.id}/proof?treeSize=${size}`, { token: t.user.authToken });

@@ -127,6 +127,28 @@ describe('latchkey audit verify against tampering done directly in the database'
     );
   });
 
+  it("fails on an actor's recorded email or display name edited, even with the entry passed off as format 1", async () => {
+    const target = (await entries(lockA))[3];
+    assert.equal(target.hash_version, 2);
+    assert.equal(target.actor_email, t.user.email);
+    for (const change of [{ actor_email: 'someone-else@example.com' }, { actor_display_name: 'Someone Else' }, { actor_email: 'someone-else@example.com', hash_version: 1 }]) {
+      await whileTampered(
+        () => db().updateTable('audit_entries').set(change).where('seq', '=', target.seq).execute(),
+        async () => {
+          assert.equal((await expectBroken(['entry edited'])).id, target.id, JSON.stringify(change));
+          const chain = await cli('verify', '--lock', lockA);
+          assert.equal(chain.code, 1, chain.stdout);
+          assert.deepEqual([chain.json.id, chain.json.reason], [target.id, 'hash mismatch']);
+        },
+      );
+    }
+    await whileTampered(async () => {
+      await db().updateTable('audit_entries').set({ actor_email: 'someone-else@example.com' }).where('seq', '=', target.seq).execute();
+      await rechain(lockA);
+      await rebuildTree();
+    }, async () => void (await expectBroken(['checkpoint mismatch'])));
+  });
+
   it('fails on a rewritten entry whose chain and tree were recomputed', async () => {
     const target = (await entries(lockA))[2];
     await whileTampered(async () => {
@@ -139,7 +161,8 @@ describe('latchkey audit verify against tampering done directly in the database'
   it('fails on a forged appended entry, whether or not the tree was extended for it', async () => {
     const last = (await entries(lockB)).at(-1);
     const forged = { ...toChainedEntry(last)!, timestamp: last.timestamp + 1, type: 'DOOR_UNLOCK', actorUserId: t.user.userId };
-    const row = { id: '0190a0a0-0000-7000-8000-000000000001', lock_id: lockB, timestamp: forged.timestamp, type: 'DOOR_UNLOCK', actor_user_id: t.user.userId, subject_user_id: null, rejected: 0, message: last.message, details: last.details, prev_hash: last.hash, hash: auditEntryHash(last.hash, forged) };
+    const { seq: _seq, ...copied } = last;
+    const row = { ...copied, id: '0190a0a0-0000-7000-8000-000000000001', timestamp: forged.timestamp, type: 'DOOR_UNLOCK', actor_user_id: t.user.userId, prev_hash: last.hash, hash: auditEntryHash(last.hash, forged) };
     await whileTampered(() => db().insertInto('audit_entries').values(row).execute(), async () => void (await expectBroken(['entry outside the tree'])));
     await whileTampered(async () => {
       await db().insertInto('audit_entries').values(row).execute();

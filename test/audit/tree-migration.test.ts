@@ -23,7 +23,7 @@ describe('migration 0008 on a database that already has audit entries', () => {
     const previous = new Map<string, string>();
     for (let i = 0; i < 37; i++) {
       const lockId = `0190a0a0-0000-7000-8000-00000000000${i % 3}`;
-      const fields = { lockId, timestamp: 1_700_000_000 + i, type: 'DOOR_UNLOCK', actorUserId: null, subjectUserId: null, rejected: false, message: 'lock unlocked', details: { i } };
+      const fields = { version: 1 as const, lockId, timestamp: 1_700_000_000 + i, type: 'DOOR_UNLOCK', actorUserId: null, subjectUserId: null, rejected: false, message: 'lock unlocked', details: { i } };
       const prev = previous.get(lockId) ?? GENESIS_HASH;
       const hash = auditEntryHash(prev, fields);
       previous.set(lockId, hash);

@@ -12,6 +12,7 @@ import { passwordResetMigration } from './0009_password_reset.js';
 import { sdkShapesMigration } from './0010_sdk_shapes.js';
 import { lateCommandsMigration } from './0012_late_commands.js';
 import { cdnObjectsMigration } from './0013_cdn_objects.js';
+import { auditPartiesMigration } from './0014_audit_parties.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -31,5 +32,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0010_sdk_shapes': sdkShapesMigration(dialect),
     '0012_late_commands': lateCommandsMigration(),
     '0013_cdn_objects': cdnObjectsMigration(dialect),
+    '0014_audit_parties': auditPartiesMigration(),
   };
 }
