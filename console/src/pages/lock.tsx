@@ -40,6 +40,14 @@ function Appearance({ lock }: { lock: Lock }) {
   );
 }
 
+/** Why a member cannot open the lock yet: a held share (email not verified) or an invitation nobody has taken up. */
+function memberStatus(member: Member): { badge: string; note: string } | null {
+  if (member.pending && member.orphan) return { badge: 'invited · pending', note: 'Invited by email: no account yet. No access until they register with this address and verify it.' };
+  if (member.pending) return { badge: 'waiting for email verification', note: 'No access yet: the share is held until they verify their email address; the lock does not know them until then.' };
+  if (member.orphan) return { badge: 'invited', note: 'Invited by email: they have no account yet. The share starts once they register with this address and verify it.' };
+  return null;
+}
+
 function MemberRow({ lock, member, canManage }: { lock: Lock; member: Member; canManage: boolean }) {
   const client = useQueryClient();
   const me = currentUserId();
@@ -49,6 +57,7 @@ function MemberRow({ lock, member, canManage }: { lock: Lock; member: Member; ca
   const [editing, setEditing] = useState(false);
   const { error, busy, run } = useAction();
   const who = member.displayName ? `${member.displayName} (${member.email ?? member.userId})` : (member.email ?? member.userId);
+  const status = memberStatus(member);
   const refresh = () => client.invalidateQueries({ queryKey: ['members', lock.id] });
   const remove = () => run(async () => {
     await execute(me ?? '', lock.id, { type: 'REMOVE_USER', users: [member.userId] });
@@ -58,8 +67,12 @@ function MemberRow({ lock, member, canManage }: { lock: Lock; member: Member; ca
     } else await refresh();
   });
   return (
-    <li class="member" data-user={member.email ?? member.userId}>
-      <div><strong>{who}</strong> <span class="role">{member.role}</span></div>
+    <li class={member.pending ? 'member held' : 'member'} data-user={member.email ?? member.userId} data-pending={member.pending ? 'true' : undefined}>
+      <div>
+        <strong>{who}</strong> <span class="role">{member.role}</span>
+        {status && <span class="badge warn">{status.badge}</span>}
+      </div>
+      {status && <div class="held-note">{status.note}</div>}
       <div class="muted">{member.start === null && member.end === null ? 'No time limit' : `From ${member.start === null ? 'now' : when(member.start)} until ${member.end === null ? 'revoked' : when(member.end)}`}</div>
       {canManage && member.userId !== me && !editing && (
         <div class="actions">
@@ -111,6 +124,7 @@ function Members({ lock }: { lock: Lock }) {
     <Section title="Members">
       <ErrorText error={members.error} />
       <ul class="members">{(members.data ?? []).map((m) => <MemberRow key={m.userId} lock={lock} member={m} canManage />)}</ul>
+      {(members.data ?? []).some((m) => m.pending) && <p class="muted">Shares to people who have not verified their email are held until they do.</p>}
       <Form label="Share this lock" class="inline-form" onSubmit={() => run(async () => {
         const invitee = await api.get<{ id: string; publicKey: string }>(`/share/invite/${encodeURIComponent(email.trim())}`);
         await execute(currentUserId() ?? '', lock.id, { type: 'ADD_USER', user: invitee.id, publicKey: invitee.publicKey, role, start: fromLocalInput(start), end: fromLocalInput(end) });
