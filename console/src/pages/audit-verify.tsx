@@ -21,7 +21,11 @@ export function useVerification(entries: ShownEntry[], readable: Set<string>, sc
     placeholderData: keepPreviousData,
     staleTime: Number.POSITIVE_INFINITY,
     retry: false,
-    refetchInterval: (query) => ([...(query.state.data?.checks.values() ?? [])].some((c) => c.status === 'pending') ? PENDING_RECHECK_MS : false),
+    refetchInterval: (query) => {
+      const pending = [...(query.state.data?.checks.values() ?? [])].some((c) => c.status === 'pending');
+      // Slower after a minute: a service signing rarely (AUDIT_CHECKPOINT_INTERVAL_MS) need not be asked every two seconds.
+      return pending ? (query.state.dataUpdateCount < 30 ? PENDING_RECHECK_MS : 30 * PENDING_RECHECK_MS) : false;
+    },
   });
 }
 
@@ -64,7 +68,11 @@ export function VerificationSummary({ query, entries }: { query: UseQueryResult<
   if (count('unchecked')) parts.push(`${plural(count('unchecked'), 'entry was', 'entries were')} not checked (newer than the check, or too old: narrow the period).`);
   return (
     <>
-      {failed && <p class="verify fail" role="alert">✗ {plural(count('failed'), 'entry does', 'entries do')} not verify against the signed audit log: {failed.reason}.</p>}
+      {failed && (
+        <p class="verify fail" role="alert">
+          {count('failed') === 1 ? `✗ 1 entry does not verify against the signed audit log: ${failed.reason}.` : `✗ ${count('failed')} entries do not verify against the signed audit log (marked below); the newest: ${failed.reason}.`}
+        </p>
+      )}
       <p class={verified === entries.length ? 'verify ok' : 'verify'} role="status">{parts.join(' ')}</p>
     </>
   );

@@ -20,11 +20,24 @@ function Appearance({ lock }: { lock: Lock }) {
   const [colour, setColour] = useState(lock.colour ?? '#1f4e79');
   const [saved, setSaved] = useState('');
   const { error, busy, run } = useAction();
-  const save = (body: Record<string, unknown>, message: string) => run(async () => {
-    await api.put(`/device/${lock.id}`, body);
+  const [favourite, setFavourite] = useState(lock.favourite);
+  const [hidden, setHidden] = useState(!!lock.settings.hidden);
+  const save = (body: Record<string, unknown>, message: string, undo?: () => void) => run(async () => {
+    setSaved('');
+    try {
+      await api.put(`/device/${lock.id}`, body);
+    } catch (err) {
+      undo?.();
+      throw err;
+    }
     setSaved(message);
     await Promise.all([client.invalidateQueries({ queryKey: ['lock', lock.id] }), client.invalidateQueries({ queryKey: ['locks'] })]);
   });
+  /** A checkbox shows its new state at once, and goes back if the service refuses it. */
+  const toggle = (set: (on: boolean) => void, on: boolean, body: Record<string, unknown>, message: string) => {
+    set(on);
+    void save(body, message, () => set(!on));
+  };
   return (
     <Section title="Name and appearance">
       <Form label="Rename" class="inline-form" onSubmit={() => save({ name, colour }, 'Saved.')}>
@@ -32,8 +45,8 @@ function Appearance({ lock }: { lock: Lock }) {
         <Field label="Colour" type="color" value={colour} onValue={setColour} />
         <button type="submit" disabled={busy}>Save</button>
       </Form>
-      <Check label="Favourite" checked={lock.favourite} onValue={(favourite) => save({ favourite }, favourite ? 'Added to favourites.' : 'Removed from favourites.')} />
-      <Check label="Hide from my list" checked={!!lock.settings.hidden} onValue={(hidden) => save({ settings: { hidden } }, hidden ? 'Hidden from your list.' : 'Shown in your list.')} />
+      <Check label="Favourite" checked={favourite} onValue={(on) => toggle(setFavourite, on, { favourite: on }, on ? 'Added to favourites.' : 'Removed from favourites.')} />
+      <Check label="Hide from my list" checked={hidden} onValue={(on) => toggle(setHidden, on, { settings: { hidden: on } }, on ? 'Hidden from your list.' : 'Shown in your list.')} />
       {saved && <Notice>{saved}</Notice>}
       <ErrorText error={error} />
     </Section>
@@ -67,7 +80,7 @@ function MemberRow({ lock, member, canManage }: { lock: Lock; member: Member; ca
     } else await refresh();
   });
   return (
-    <li class={member.pending ? 'member held' : 'member'} data-user={member.email ?? member.userId} data-pending={member.pending ? 'true' : undefined}>
+    <li class={status ? 'member held' : 'member'} data-user={member.email ?? member.userId} data-pending={member.pending ? 'true' : undefined}>
       <div>
         <strong>{who}</strong> <span class="role">{member.role}</span>
         {status && <span class="badge warn">{status.badge}</span>}
