@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { CONSOLE_ROOT } from '../../src/console/routes.js';
 import { TEST_BASE_URL } from '../helpers/service.js';
 import type { SmtpSink } from '../helpers/smtp.js';
@@ -71,13 +71,14 @@ export async function openTab(browser: Browser, expectedStatuses: number[] = [])
   return { page, context, errors };
 }
 
-/** Saves the page at phone and desktop widths as NAME-phone.png and NAME-desktop.png. */
-export async function shoot(page: Page, name: string): Promise<void> {
+/** Saves the page at phone and desktop widths as NAME-phone.png and NAME-desktop.png; the desktop one shows the top, or `at`. */
+export async function shoot(page: Page, name: string, at?: Locator): Promise<void> {
   mkdirSync(SHOTS_DIR, { recursive: true });
   await page.setViewportSize(PHONE);
   await page.screenshot({ path: join(SHOTS_DIR, `${name}-phone.png`), fullPage: true });
   await page.setViewportSize(DESKTOP);
-  await page.evaluate('window.scrollTo(0, 0)');
+  if (at) await at.evaluate('(el) => el.scrollIntoView({ block: "center" })');
+  else await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: join(SHOTS_DIR, `${name}-desktop.png`), fullPage: false });
 }
 

@@ -233,6 +233,7 @@ describe('the web console', () => {
     // A logo: uploaded to the signed URL on BASE_URL's host (another origin than the console's
     // here, as an S3 bucket or CDN host would be), then shown from CDN_URL in the preview.
     await tab.page.getByLabel('Logo (PNG, JPEG or SVG)').setInputFiles({ name: 'acme.svg', mimeType: 'image/svg+xml', buffer: Buffer.from(LOGO_SVG) });
+    await tab.page.getByText('Logo uploaded.').waitFor();
     const logo = tab.page.getByRole('img', { name: 'Acme Doors logo' });
     await logo.waitFor();
     await tab.page.waitForFunction(`document.querySelector('img[alt="Acme Doors logo"]')?.naturalWidth > 0`);

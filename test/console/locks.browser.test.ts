@@ -74,7 +74,7 @@ describe('the console: hiding, tiles, held members, leaving', () => {
       await page.getByRole('list', { name: 'Linked tiles' }).getByText(tile).waitFor();
     }
     await assertAllLabelled(page);
-    await shoot(page, 'tiles');
+    await shoot(page, 'tiles', page.getByRole('region', { name: 'Tiles' }));
     const tiles = async () => (await t.api.get(`/device/${lock.id}`, { token: owner.authToken })).body.settings.tiles.sort();
     assert.deepEqual(await tiles(), [tileA, tileB].sort());
     const resolved = await t.api.get(`/tile/${tileA}`, { token: owner.authToken, version: 3 });
