@@ -7,6 +7,9 @@ export interface ShownEntry {
   message?: string;
   rejected?: boolean;
   subject?: string | null;
+  /** The actor's email and display name the row shows (a lock's log); matched when the proof carries them. */
+  actorEmail?: string | null;
+  actorDisplayName?: string | null;
 }
 
 /** A key naming what a page shows of an entry (the page and the lazily loaded checker share it). */

@@ -233,7 +233,15 @@ function matches(proven: ProvenEntry, shown: ShownEntry): boolean {
     && (proven.actorUserId ?? proven.lockId) === shown.issuer
     && (shown.message === undefined || proven.message === shown.message)
     && (shown.rejected === undefined || proven.rejected === shown.rejected)
-    && (shown.subject === undefined || shown.subject === null || proven.subjectUserId === shown.subject);
+    && (shown.subject === undefined || shown.subject === null || proven.subjectUserId === shown.subject)
+    && sameIfCarried(proven, 'actorEmail', shown.actorEmail)
+    && sameIfCarried(proven, 'actorDisplayName', shown.actorDisplayName);
+}
+
+/** A field the page shows, compared when the proven entry carries it (and so its preimage may hash it). */
+function sameIfCarried(proven: ProvenEntry, field: string, shown: string | null | undefined): boolean {
+  const fields = proven as unknown as Record<string, unknown>;
+  return shown === undefined || !(field in fields) || fields[field] === shown;
 }
 
 /** A lock's entries from `start` on (newest first), with proofs in the tree of `treeSize`; `complete` when none older was left out. */
@@ -280,7 +288,16 @@ export async function verifyShown(shown: ShownEntry[], readable: Set<string>, en
   }
   for (const [lockId, entries] of byLock) {
     const oldest = Math.min(...entries.map((e) => e.timestamp));
-    const { entries: proven, complete } = await provenEntries(lockId, checkpoint ? size : null, oldest, end);
+    let read: Awaited<ReturnType<typeof provenEntries>>;
+    try {
+      read = await provenEntries(lockId, checkpoint ? size : null, oldest, end);
+    } catch (err) {
+      // An admin whose window has ended, or a lock left meanwhile: its proofs are not the viewer's to read.
+      if (!(err instanceof ApiError && (err.status === 403 || err.status === 404))) throw err;
+      for (const entry of entries) checks.set(shownKey(entry), { status: 'unavailable' });
+      continue;
+    }
+    const { entries: proven, complete } = read;
     const results = new Map(await Promise.all(proven.map(async (p) => [p.id, await checkEntry(p, size, root)] as const)));
     const used = new Set<string>();
     for (const entry of entries) {

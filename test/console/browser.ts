@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
@@ -26,11 +26,35 @@ function newestChange(dir: string): number {
   }));
 }
 
+const isBuilt = () => {
+  const index = join(CONSOLE_ROOT, 'index.html');
+  return existsSync(index) && statSync(index).mtimeMs >= newestChange('console');
+};
+/** A lock beside the build, so that test files started together build it once (a build empties the folder first). */
+const BUILD_LOCK = join(CONSOLE_ROOT, '..', '.console-build.lock');
+const STALE_LOCK_MS = 5 * 60_000;
+const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
 /** Builds the console when dist/ lacks it or console/ changed since (tests run from source with tsx). */
 export function ensureConsoleBuilt(): void {
-  const index = join(CONSOLE_ROOT, 'index.html');
-  if (existsSync(index) && statSync(index).mtimeMs >= newestChange('console')) return;
-  execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts'], { stdio: 'inherit' });
+  if (isBuilt()) return;
+  mkdirSync(join(CONSOLE_ROOT, '..'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(BUILD_LOCK);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const held = statSync(BUILD_LOCK, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) rmSync(BUILD_LOCK, { recursive: true, force: true });
+      else sleep(200);
+    }
+  }
+  try {
+    if (!isBuilt()) execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts'], { stdio: 'inherit' });
+  } finally {
+    rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
 }
 
 /**

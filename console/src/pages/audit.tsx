@@ -76,7 +76,7 @@ const lockRow = (lockId: string, lockName: string) => (e: LockLogEntry | LiveEnt
   detail: e.message,
   // An old lock log (v1) has no `rejected` field; its message says when an operation was refused.
   rejected: e.rejected ?? /\brefused\b/i.test(e.message),
-  entry: { lockId, timestamp: e.timestamp, type: e.type, issuer: e.user ?? lockId, message: e.message, rejected: e.rejected },
+  entry: { lockId, timestamp: e.timestamp, type: e.type, issuer: e.user ?? lockId, message: e.message, rejected: e.rejected, actorEmail: e.email, actorDisplayName: e.displayName },
 });
 
 /** A lock's trail, newest first, with entries arriving live while it is open. */
