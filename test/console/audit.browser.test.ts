@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { auditEntryHash } from '../../src/audit/chain.js';
 import { checkpointSigner } from '../../src/audit/checkpoint-signer.js';
 import { recordAuditNow } from '../../src/audit/record.js';
+import { toChainedEntry } from '../../src/audit/verify.js';
 import type { TestUser } from '../helpers/factories.js';
 import { claimLock, createVerifiedUser, shareLock } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
@@ -105,7 +106,8 @@ describe('the console: audit entries verified against signed checkpoints', () =>
     // A plain edit: the content no longer hashes to the stored hash.
     await db.updateTable('audit_entries').set({ message: 'nothing to see here' }).where('id', '=', shared.id).execute();
     // An edit whose hash is recomputed (the chain fields all consistent): its leaf is not in the signed tree.
-    const forged = { lockId, timestamp: unlock.timestamp, type: unlock.type, actorUserId: owner.userId, subjectUserId: unlock.subject_user_id, rejected: unlock.rejected === 1, message: unlock.message, details: unlock.details === null ? null : (JSON.parse(unlock.details) as object) };
+    // (Hashed in whatever format the row is recorded in, as the verifier reads rows.)
+    const forged = toChainedEntry({ ...unlock, actor_user_id: owner.userId })!;
     await db.updateTable('audit_entries').set({ actor_user_id: owner.userId, hash: auditEntryHash(unlock.prev_hash, forged) }).where('id', '=', unlock.id).execute();
 
     await page.reload();
