@@ -7,6 +7,7 @@ import { platformRoutes } from './applications/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { cdnRoutes } from './cdn/routes.js';
 import { certificateRoutes } from './certificates/routes.js';
+import { logoOrigins } from './cdn/origins.js';
 import { consoleRoutes } from './console/routes.js';
 import type { AppContext } from './context.js';
 import type { AuthClaims } from './crypto/service-tokens.js';
@@ -120,5 +121,5 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(brokerAuthRoutes(ctx));
   });
   // The web console's files, outside the API scope: no caller to identify, no request counted.
-  await app.register(consoleRoutes());
+  await app.register(consoleRoutes({ origins: logoOrigins(ctx.config) }));
 }

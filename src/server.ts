@@ -1,4 +1,5 @@
 import { createApplicationsPlatform } from './applications/platform.js';
+import { isCdnPath } from './cdn/routes.js';
 import type { Config } from './config/config.js';
 import { startupStep } from './config/startup-step.js';
 import { closeContext, createContext, type AppContext, type ContextOptions } from './context.js';
@@ -25,7 +26,7 @@ export async function startService(config: Config, options: ContextOptions = {})
   let subscribers: Subscribers | null = null;
   try {
     const applications = createApplicationsPlatform(ctx);
-    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, corsOrigin: (origin) => applications.cors.allows(origin) });
+    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, corsOrigin: (origin) => applications.cors.allows(origin), corsOpenPath: isCdnPath });
     await registerRoutes(app, ctx, applications);
     subscribers = await startSubscribers(ctx);
     await startupStep('PORT / HOST', 'cannot listen', () => app!.listen({ port: config.port, host: config.host }));

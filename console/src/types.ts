@@ -28,7 +28,8 @@ export interface Lock {
 }
 
 export interface Site { id: string; name: string }
-export interface Member { userId: string; email: string | null; displayName: string | null; role: Role; start: number | null; end: number | null; orphan: boolean }
+/** A lock's user; `pending`: the share is held until they verify their email (no access yet); `orphan`: invited, no account yet. */
+export interface Member { userId: string; email: string | null; displayName: string | null; role: Role; start: number | null; end: number | null; orphan: boolean; pending?: boolean }
 export interface Account { email: string | null; displayName: string | null; emailVerified: boolean }
 export interface LockLogEntry { timestamp: number; type: string; user: string | null; email?: string | null; displayName?: string | null; message: string; rejected?: boolean }
 export interface UserLogEntry { deviceId: string; timestamp: number; type: string; issuer: { userId: string | null }; subject?: { userId: string; email: string | null }; rejected: boolean }

@@ -1,5 +1,7 @@
+import { auditEntryPreimage } from './chain.js';
 import type { CheckpointKey } from './checkpoint-key.js';
 import type { ProvenEntry, SignedCheckpoint } from './proofs.js';
+import { toChainedEntry } from './verify.js';
 
 export function presentCheckpoint({ checkpoint, key }: { checkpoint: SignedCheckpoint; key: CheckpointKey }) {
   return { checkpoint: checkpoint.note, origin: key.origin, treeSize: checkpoint.treeSize, rootHash: checkpoint.rootHash.toString('base64'), verifierKey: key.verifierKey };
@@ -7,6 +9,22 @@ export function presentCheckpoint({ checkpoint, key }: { checkpoint: SignedCheck
 
 export function presentCheckpointKey(key: CheckpointKey) {
   return { origin: key.origin, verifierKey: key.verifierKey, publicKey: key.publicKeyRaw.toString('base64'), algorithm: 'Ed25519' as const };
+}
+
+/**
+ * The exact text hashed into the entry's chain hash (chain.ts), as the row now reads; null when
+ * the row cannot be read as an entry (which is itself a failed check). A client hashes it, compares
+ * with `hash`, and compares the fields it shows with the preimage's: that needs no knowledge of the
+ * preimage's format version, so a field added to the hash later does not break a client.
+ */
+function preimageOf(row: ProvenEntry['row']): string | null {
+  const entry = toChainedEntry(row);
+  if (entry === null) return null;
+  try {
+    return auditEntryPreimage(row.prev_hash, entry);
+  } catch {
+    return null;
+  }
 }
 
 export function presentProvenEntry({ row, leafIndex, proof }: ProvenEntry) {
@@ -29,5 +47,6 @@ export function presentProvenEntry({ row, leafIndex, proof }: ProvenEntry) {
     hash: row.hash,
     hashVersion: row.hash_version,
     proof: proof === null ? null : proof.map((h) => h.toString('base64')),
+    preimage: preimageOf(row),
   };
 }

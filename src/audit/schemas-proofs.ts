@@ -59,6 +59,9 @@ export const ProvenEntry = Type.Object({
   hash: Type.String({ description: 'hex chain hash of this entry: the leaf data' }),
   hashVersion: Type.Integer({ description: 'the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 since (docs/audit-log.md)' }),
   proof: Type.Union([Type.Array(Base64Hash), Type.Null()], { description: 'RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize' }),
+  preimage: Type.Union([Type.String(), Type.Null()], {
+    description: "the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it",
+  }),
 });
 
 export const LogProofResponse = Type.Object({ treeSize: Type.Integer(), entries: Type.Array(ProvenEntry) });

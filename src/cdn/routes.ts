@@ -9,6 +9,9 @@ import { mediaTypeOf, parseObjectKey, type ObjectKey } from './content-types.js'
 import type { EmbeddedLogoStorage } from './storage.js';
 import { checkUpload } from './upload-signature.js';
 
+/** The embedded CDN's paths: their URLs carry their own permission, so any web origin may call them (CORS `*`, no credentials). */
+export const isCdnPath = (path: string): boolean => path.startsWith('/cdn/');
+
 /** A logo may be at most 1 MiB. */
 export const MAX_LOGO_BYTES = 1024 * 1024;
 

@@ -6,7 +6,7 @@ import Fastify, { type FastifyRequest, type onRequestHookHandler, type RouteOpti
 import type { Logger } from 'pino';
 import { errors } from '../errors/catalogue.js';
 import { registerJsonParser } from './body-parsing.js';
-import { registerCors, type CorsOriginCheck } from './cors.js';
+import { registerCors, type CorsOpenPath, type CorsOriginCheck } from './cors.js';
 import { handleError } from './error-handler.js';
 import type { HttpApp } from './http-app.js';
 import { notFoundHandler } from './not-found.js';
@@ -23,6 +23,8 @@ export interface HttpAppOptions {
   bodyLimit?: number;
   /** Whether a browser origin may call the API (CORS, decisions §6); no CORS headers at all when absent. */
   corsOrigin?: CorsOriginCheck;
+  /** Paths any origin may call without credentials (URLs that carry their own permission). */
+  corsOpenPath?: CorsOpenPath;
 }
 
 /**
@@ -102,7 +104,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     app.server.keepAliveTimeout = 1;
   });
   // Before negotiation, so that even a refused request carries the CORS headers a browser needs to read it.
-  if (options.corsOrigin) await registerCors(app, options.corsOrigin);
+  if (options.corsOrigin) await registerCors(app, options.corsOrigin, options.corsOpenPath);
   // A callback hook, not async: it never waits, and every request passes through it.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

@@ -35,15 +35,27 @@ function allowedOrigin(request: FastifyRequest, origin: string): FastifyCorsOpti
 }
 
 /**
+ * A path any origin may call (`Access-Control-Allow-Origin: *`, no credentials): those whose URL
+ * itself is the permission, such as a signed logo upload URL, which a browser on any origin may PUT
+ * to (like a presigned S3 URL under a permissive bucket policy) and which no cookie or token reaches.
+ */
+export type CorsOpenPath = (path: string) => boolean;
+
+function openToAnyOrigin(request: FastifyRequest): FastifyCorsOptions {
+  return { origin: '*', methods: 'GET, HEAD, PUT', maxAge: PREFLIGHT_MAX_AGE_SECONDS, preflight: isPreflight(request), strictPreflight: false };
+}
+
+/**
  * Registers CORS (before any other hook, so even a refused request carries the headers a browser
  * needs to read it) and its route for preflights on every path.
  */
-export async function registerCors(app: HttpApp, allows: CorsOriginCheck): Promise<void> {
+export async function registerCors(app: HttpApp, allows: CorsOriginCheck, open: CorsOpenPath = () => false): Promise<void> {
   await app.register(cors, {
     hideOptionsRoute: true,
     delegator: (request, callback) => {
       const origin = request.headers.origin;
       if (origin === undefined) return callback(null, NO_CORS);
+      if (open(request.url.split('?')[0] ?? request.url)) return callback(null, openToAnyOrigin(request));
       allows(origin).then(
         (allowed) => callback(null, allowed ? allowedOrigin(request, origin) : NO_CORS),
         (err: Error) => callback(err, NO_CORS),

@@ -30,6 +30,11 @@ describe('logo upload (embedded storage)', () => {
     const { uploadUrl, logoUrl } = res.body;
     assert.ok(uploadUrl.startsWith(`${TEST_BASE_URL}/cdn/`));
     assert.ok(logoUrl.startsWith(`${t.config.cdnUrl}/`));
+    // A browser on any origin (the console, a developer's own page) may PUT to the signed URL: it carries its own permission.
+    const preflight = await fetch(`${t.api.url}${local(uploadUrl)}`, { method: 'OPTIONS', headers: { origin: 'https://dashboard.example.org', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' } });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+    assert.equal(preflight.headers.get('access-control-allow-credentials'), null);
     assert.equal((await put(t, uploadUrl, PNG, 'image/png')).status, 204);
 
     const served = await fetch(`${t.api.url}${local(logoUrl)}`, { headers: { accept: 'image/png' } });

@@ -85,6 +85,11 @@ describe('audit checkpoints and proofs over HTTP', () => {
       assert.equal(auditEntryHash(previousHash, { ...fields, version: hashVersion }), hash, `entry ${entry.id} recomputed from its response`);
       const proof = (entry.proof as string[]).map((h) => Buffer.from(h, 'base64'));
       assert.ok(rfc.verifyInclusion(entry.leafIndex, size, rfc.leaf(Buffer.from(entry.hash, 'hex')), proof, root), `entry ${entry.id}`);
+      // The preimage is what the hash covers, and says what the entry's fields say.
+      assert.equal(createHash('sha256').update(entry.preimage, 'utf8').digest('hex'), entry.hash);
+      const preimage = JSON.parse(entry.preimage);
+      for (const field of ['lockId', 'timestamp', 'type', 'actorUserId', 'subjectUserId', 'rejected', 'message', 'previousHash']) assert.deepEqual(preimage[field], entry[field], field);
+      assert.deepEqual(preimage.details ?? null, entry.details);
       const one = await t.api.get(`/audit/entries/${entry.id}/proof?treeSize=${size}`, { token: t.user.authToken });
       assert.equal(one.status, 200);
       assert.deepEqual(one.body.entry.proof, entry.proof);

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { CONSOLE_ROOT } from '../../src/console/routes.js';
+import { TEST_BASE_URL } from '../helpers/service.js';
+import type { SmtpSink } from '../helpers/smtp.js';
 
 /**
  * Headless Chromium (Debian's package) driving the real console, plus the checks every page must
@@ -24,18 +26,46 @@ function newestChange(dir: string): number {
   }));
 }
 
+const isBuilt = () => {
+  const index = join(CONSOLE_ROOT, 'index.html');
+  return existsSync(index) && statSync(index).mtimeMs >= newestChange('console');
+};
+/** A lock beside the build, so that test files started together build it once (a build empties the folder first). */
+const BUILD_LOCK = join(CONSOLE_ROOT, '..', '.console-build.lock');
+const STALE_LOCK_MS = 5 * 60_000;
+const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
 /** Builds the console when dist/ lacks it or console/ changed since (tests run from source with tsx). */
 export function ensureConsoleBuilt(): void {
-  const index = join(CONSOLE_ROOT, 'index.html');
-  if (existsSync(index) && statSync(index).mtimeMs >= newestChange('console')) return;
-  execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts'], { stdio: 'inherit' });
+  if (isBuilt()) return;
+  mkdirSync(join(CONSOLE_ROOT, '..'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(BUILD_LOCK);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const held = statSync(BUILD_LOCK, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) rmSync(BUILD_LOCK, { recursive: true, force: true });
+      else sleep(200);
+    }
+  }
+  try {
+    if (!isBuilt()) execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts'], { stdio: 'inherit' });
+  } finally {
+    rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+/**
+ * Chromium, headless. `service`: the test service, whose BASE_URL host (http://latchkey.test) the
+ * browser then resolves to it, so URLs the service makes from BASE_URL (signed upload URLs, logos
+ * under CDN_URL, emailed links) work in the browser as they would in a deployment.
+ */
+export function launchChromium(options: { service?: { url: string } } = {}): Promise<Browser> {
+  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'];
+  if (options.service) args.push(`--host-resolver-rules=MAP ${new URL(TEST_BASE_URL).host} ${new URL(options.service.url).host}`);
+  return chromium.launch({ executablePath: CHROMIUM, args });
 }
 
 /** Where screenshots go: LATCHKEY_CONSOLE_SHOTS (e.g. docs/console) or a temporary folder. */
@@ -65,13 +95,14 @@ export async function openTab(browser: Browser, expectedStatuses: number[] = [])
   return { page, context, errors };
 }
 
-/** Saves the page at phone and desktop widths as NAME-phone.png and NAME-desktop.png. */
-export async function shoot(page: Page, name: string): Promise<void> {
+/** Saves the page at phone and desktop widths as NAME-phone.png and NAME-desktop.png; the desktop one shows the top, or `at`. */
+export async function shoot(page: Page, name: string, at?: Locator): Promise<void> {
   mkdirSync(SHOTS_DIR, { recursive: true });
   await page.setViewportSize(PHONE);
   await page.screenshot({ path: join(SHOTS_DIR, `${name}-phone.png`), fullPage: true });
   await page.setViewportSize(DESKTOP);
-  await page.evaluate('window.scrollTo(0, 0)');
+  if (at) await at.evaluate('(el) => el.scrollIntoView({ block: "center" })');
+  else await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: join(SHOTS_DIR, `${name}-desktop.png`), fullPage: false });
 }
 
@@ -96,4 +127,54 @@ export function codeIn(text: string): string {
   const match = /\b(\d{6})\b/.exec(text);
   assert.ok(match, `no code in: ${text}`);
   return match[1]!;
+}
+
+export const PASSWORD = 'correct horse battery staple';
+
+const emailsTo = (sink: SmtpSink, to: string) => sink.messages.filter((m) => m.to.includes(to));
+
+/** A console link from an email (written with BASE_URL), as a path to open on the test service. */
+export function consoleLinkIn(text: string, page: string): string {
+  const link = new RegExp(`(/console/${page}\\?[^\\s"<>]+)`).exec(text);
+  assert.ok(link, `no /console/${page} link in: ${text}`);
+  return link[1]!.replace(/&amp;/g, '&');
+}
+
+/** Registers through the console and follows the emailed verification link. */
+export async function registerAndVerify(tab: Tab, base: string, sink: SmtpSink, email: string): Promise<void> {
+  const { page } = tab;
+  await page.goto(`${base}/console/register`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Locks' }).waitFor();
+  const message = await sink.waitFor((m) => m.to.includes(email) && /verify\?code=/.test(m.text));
+  await page.goto(`${base}${consoleLinkIn(message.text, 'verify')}`);
+  await page.getByText('Your email address is verified.').waitFor();
+}
+
+/** Certifies this browser's key, answering the secondary check (423) with the emailed code when the service asks. */
+export async function certifyBrowser(tab: Tab, base: string, sink: SmtpSink | null, email: string, shots?: string): Promise<void> {
+  const { page } = tab;
+  await page.goto(`${base}/console/`);
+  await page.getByRole('button', { name: 'Certify this browser' }).click();
+  if (sink) {
+    const before = emailsTo(sink, email).length;
+    await page.getByRole('button', { name: 'Email me a code' }).click();
+    await page.getByText('A code is on its way').waitFor();
+    const message = await sink.waitFor((m) => m.to.includes(email) && emailsTo(sink, email).indexOf(m) >= before && /\b\d{6}\b/.test(m.text));
+    await page.getByLabel('Code', { exact: true }).fill(codeIn(message.text));
+    if (shots) await shoot(page, shots);
+    await page.getByRole('button', { name: 'Check code' }).click();
+  }
+  await page.getByText(/Certified until/).waitFor();
+}
+
+/** Signs in through the console's form and waits for the page it leads to. */
+export async function signInAs(tab: Tab, base: string, email: string, password: string, landing = 'Locks'): Promise<void> {
+  await tab.page.goto(`${base}/console/signin`);
+  await tab.page.getByLabel('Email').fill(email);
+  await tab.page.getByLabel('Password').fill(password);
+  await tab.page.getByRole('button', { name: 'Sign in' }).click();
+  await tab.page.getByRole('heading', { name: landing, exact: true }).waitFor();
 }

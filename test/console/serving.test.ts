@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { CONSOLE_ROOT, consoleRoutes } from '../../src/console/routes.js';
+import { logoOrigins } from '../../src/cdn/origins.js';
+import { CONSOLE_ROOT, consoleCsp, consoleRoutes } from '../../src/console/routes.js';
 import { useService } from '../helpers/service.js';
 import { ensureConsoleBuilt } from './browser.js';
 
@@ -35,7 +36,8 @@ describe('GET /console', () => {
       assert.match(String(res.headers['content-type']), /^text\/html/);
       assert.match(res.body.toString(), /<div id="app"><\/div>/);
       assert.equal(res.headers['cache-control'], 'no-cache');
-      assert.match(String(res.headers['content-security-policy']), /default-src 'self'.*connect-src 'self'/);
+      // Besides itself, only the logo store: uploads to BASE_URL's /cdn, logos from CDN_URL (here BASE_URL/cdn).
+      assert.match(String(res.headers['content-security-policy']), /default-src 'self'.*img-src 'self' data: blob: https: http:\/\/latchkey\.test;.*connect-src 'self' http:\/\/latchkey\.test;/);
       assert.match(String(res.headers['content-security-policy']), /frame-ancestors 'none'/);
     }
   });
@@ -66,10 +68,20 @@ describe('GET /console', () => {
     }
   });
 
+  it('allows the S3 endpoint for uploads and S3_PUBLIC_URL and CDN_URL for logos when logos are in S3', () => {
+    const s3 = { endpoint: 'http://minio.internal:9000', bucket: 'logos', region: 'us-east-1', accessKeyId: 'a', secretAccessKey: 's', sessionToken: null, publicUrl: 'https://logos.example.com/b' };
+    const origins = logoOrigins({ baseUrl: 'https://doors.example.com', cdnUrl: 'http://cdn.example.com/x', s3 });
+    assert.deepEqual(origins, { upload: ['http://minio.internal:9000'], images: ['http://cdn.example.com', 'https://logos.example.com'] });
+    const csp = consoleCsp(origins);
+    assert.match(csp, /connect-src 'self' http:\/\/minio\.internal:9000;/);
+    assert.match(csp, /img-src 'self' data: blob: https: http:\/\/cdn\.example\.com https:\/\/logos\.example\.com;/);
+    assert.deepEqual(logoOrigins({ baseUrl: 'https://doors.example.com/latchkey', cdnUrl: 'https://doors.example.com/latchkey/cdn', s3: null }), { upload: ['https://doors.example.com'], images: ['https://doors.example.com'] });
+  });
+
   it('without a build answers 503 with a page saying to run npm run build', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'latchkey-console-'));
     const app = Fastify();
-    await app.register(consoleRoutes(empty));
+    await app.register(consoleRoutes({ root: empty }));
     try {
       for (const path of ['/console', '/console/locks']) {
         const res = await app.inject({ method: 'GET', url: path });

@@ -18,8 +18,10 @@ describe('CORS on the HTTP app', () => {
         if (origin === 'https://broken.example.com') throw new Error('origin store down');
         return origin === ALLOWED;
       },
+      corsOpenPath: (path) => path.startsWith('/open/'),
     });
     app.get('/thing', { config: { auth: 'none' } }, async () => ({ ok: true }));
+    app.put('/open/upload', { config: { auth: 'none' } }, async () => ({ ok: true }));
     await app.ready();
   });
   after(() => app.close());
@@ -39,6 +41,19 @@ describe('CORS on the HTTP app', () => {
     assert.equal(res.headers['access-control-allow-credentials'], undefined);
     assert.match(String(res.headers.vary), /Origin/);
     assert.match(String(res.headers.vary), /Access-Control-Request-Headers/);
+  });
+
+  it('lets any origin call an open path (a URL that carries its own permission), without credentials', async () => {
+    const res = await app.inject({ method: 'OPTIONS', url: '/open/upload?signature=x', headers: { origin: 'https://anyone.example.org', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' } });
+    assert.equal(res.statusCode, 204);
+    assert.equal(res.headers['access-control-allow-origin'], '*');
+    assert.equal(res.headers['access-control-allow-methods'], 'GET, HEAD, PUT');
+    assert.equal(res.headers['access-control-allow-headers'], 'content-type');
+    assert.equal(res.headers['access-control-allow-credentials'], undefined);
+    const put = await app.inject({ method: 'PUT', url: '/open/upload', headers: { origin: 'https://anyone.example.org' } });
+    assert.equal(put.headers['access-control-allow-origin'], '*');
+    // Elsewhere the origin list still decides.
+    assert.equal((await preflight('https://anyone.example.org')).statusCode, 404);
   });
 
   it('answers a refused preflight, and an OPTIONS that is no preflight, 404 in the error format, on a known path too', async () => {

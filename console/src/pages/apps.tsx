@@ -29,11 +29,10 @@ export function AppsPage() {
         <ul>{(apps.data ?? []).map((a) => <li key={a.applicationId}><Link to={`/apps/${a.applicationId}`}>{a.name}</Link> <span class="muted">{a.companyName}</span></li>)}</ul>
       </Section>
       <Form label="Create an application" onSubmit={() => run(async () => {
-        await api.post('/platform/application', { name, companyName: company, mailingAddress: address });
-        const list = await api.get<Application[]>('/platform/application');
-        await client.setQueryData(['apps'], list);
-        const made = list.find((a) => a.name === name);
-        if (made) navigate(`/apps/${made.applicationId}`);
+        const made = await api.post<Application>('/platform/application', { name, companyName: company, mailingAddress: address });
+        client.setQueryData(['app', made.applicationId], made);
+        await client.invalidateQueries({ queryKey: ['apps'] });
+        navigate(`/apps/${made.applicationId}`);
       })}>
         <h2>Create an application</h2>
         <Field label="Application name" required value={name} onValue={setName} />
@@ -106,6 +105,7 @@ function Branding({ app, onSaved }: { app: Application; onSaved: () => Promise<u
             const put = await fetch(target.uploadUrl, { method: 'PUT', headers: { 'content-type': file.type }, body: file });
             if (!put.ok) throw new Error(`The logo upload was refused (${put.status})`);
             await api.post(path(app.applicationId), { logoUrl: target.logoUrl });
+            setSaved('Logo uploaded.');
             await onSaved();
           });
         }} />

@@ -33,6 +33,7 @@ export function SignIn({ search }: { search: URLSearchParams }) {
   return (
     <main class="narrow">
       <h1>Sign in</h1>
+      {search.get('deleted') && <Notice>Your account is deleted. You no longer have access to any lock.</Notice>}
       <Form label="Sign in" onSubmit={() => run(async () => { await signIn(email, password); navigate(nextPage(search), true); })}>
         <Field label="Email" type="email" autoComplete="username" required value={email} onValue={setEmail} />
         <Field label="Password" type="password" autoComplete="current-password" required value={password} onValue={setPassword} />

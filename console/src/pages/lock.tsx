@@ -20,11 +20,24 @@ function Appearance({ lock }: { lock: Lock }) {
   const [colour, setColour] = useState(lock.colour ?? '#1f4e79');
   const [saved, setSaved] = useState('');
   const { error, busy, run } = useAction();
-  const save = (body: Record<string, unknown>, message: string) => run(async () => {
-    await api.put(`/device/${lock.id}`, body);
+  const [favourite, setFavourite] = useState(lock.favourite);
+  const [hidden, setHidden] = useState(!!lock.settings.hidden);
+  const save = (body: Record<string, unknown>, message: string, undo?: () => void) => run(async () => {
+    setSaved('');
+    try {
+      await api.put(`/device/${lock.id}`, body);
+    } catch (err) {
+      undo?.();
+      throw err;
+    }
     setSaved(message);
     await Promise.all([client.invalidateQueries({ queryKey: ['lock', lock.id] }), client.invalidateQueries({ queryKey: ['locks'] })]);
   });
+  /** A checkbox shows its new state at once, and goes back if the service refuses it. */
+  const toggle = (set: (on: boolean) => void, on: boolean, body: Record<string, unknown>, message: string) => {
+    set(on);
+    void save(body, message, () => set(!on));
+  };
   return (
     <Section title="Name and appearance">
       <Form label="Rename" class="inline-form" onSubmit={() => save({ name, colour }, 'Saved.')}>
@@ -32,12 +45,20 @@ function Appearance({ lock }: { lock: Lock }) {
         <Field label="Colour" type="color" value={colour} onValue={setColour} />
         <button type="submit" disabled={busy}>Save</button>
       </Form>
-      <Check label="Favourite" checked={lock.favourite} onValue={(favourite) => save({ favourite }, favourite ? 'Added to favourites.' : 'Removed from favourites.')} />
-      <Check label="Hide from my list" checked={!!lock.settings.hidden} onValue={(hidden) => save({ settings: { hidden } }, hidden ? 'Hidden from your list.' : 'Shown in your list.')} />
+      <Check label="Favourite" checked={favourite} onValue={(on) => toggle(setFavourite, on, { favourite: on }, on ? 'Added to favourites.' : 'Removed from favourites.')} />
+      <Check label="Hide from my list" checked={hidden} onValue={(on) => toggle(setHidden, on, { settings: { hidden: on } }, on ? 'Hidden from your list.' : 'Shown in your list.')} />
       {saved && <Notice>{saved}</Notice>}
       <ErrorText error={error} />
     </Section>
   );
+}
+
+/** Why a member cannot open the lock yet: a held share (email not verified) or an invitation nobody has taken up. */
+function memberStatus(member: Member): { badge: string; note: string } | null {
+  if (member.pending && member.orphan) return { badge: 'invited · pending', note: 'Invited by email: no account yet. No access until they register with this address and verify it.' };
+  if (member.pending) return { badge: 'waiting for email verification', note: 'No access yet: the share is held until they verify their email address; the lock does not know them until then.' };
+  if (member.orphan) return { badge: 'invited', note: 'Invited by email: they have no account yet. The share starts once they register with this address and verify it.' };
+  return null;
 }
 
 function MemberRow({ lock, member, canManage }: { lock: Lock; member: Member; canManage: boolean }) {
@@ -49,6 +70,7 @@ function MemberRow({ lock, member, canManage }: { lock: Lock; member: Member; ca
   const [editing, setEditing] = useState(false);
   const { error, busy, run } = useAction();
   const who = member.displayName ? `${member.displayName} (${member.email ?? member.userId})` : (member.email ?? member.userId);
+  const status = memberStatus(member);
   const refresh = () => client.invalidateQueries({ queryKey: ['members', lock.id] });
   const remove = () => run(async () => {
     await execute(me ?? '', lock.id, { type: 'REMOVE_USER', users: [member.userId] });
@@ -58,8 +80,12 @@ function MemberRow({ lock, member, canManage }: { lock: Lock; member: Member; ca
     } else await refresh();
   });
   return (
-    <li class="member" data-user={member.email ?? member.userId}>
-      <div><strong>{who}</strong> <span class="role">{member.role}</span></div>
+    <li class={status ? 'member held' : 'member'} data-user={member.email ?? member.userId} data-pending={member.pending ? 'true' : undefined}>
+      <div>
+        <strong>{who}</strong> <span class="role">{member.role}</span>
+        {status && <span class="badge warn">{status.badge}</span>}
+      </div>
+      {status && <div class="held-note">{status.note}</div>}
       <div class="muted">{member.start === null && member.end === null ? 'No time limit' : `From ${member.start === null ? 'now' : when(member.start)} until ${member.end === null ? 'revoked' : when(member.end)}`}</div>
       {canManage && member.userId !== me && !editing && (
         <div class="actions">
@@ -111,6 +137,7 @@ function Members({ lock }: { lock: Lock }) {
     <Section title="Members">
       <ErrorText error={members.error} />
       <ul class="members">{(members.data ?? []).map((m) => <MemberRow key={m.userId} lock={lock} member={m} canManage />)}</ul>
+      {(members.data ?? []).some((m) => m.pending) && <p class="muted">Shares to people who have not verified their email are held until they do.</p>}
       <Form label="Share this lock" class="inline-form" onSubmit={() => run(async () => {
         const invitee = await api.get<{ id: string; publicKey: string }>(`/share/invite/${encodeURIComponent(email.trim())}`);
         await execute(currentUserId() ?? '', lock.id, { type: 'ADD_USER', user: invitee.id, publicKey: invitee.publicKey, role, start: fromLocalInput(start), end: fromLocalInput(end) });

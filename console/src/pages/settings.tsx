@@ -115,6 +115,7 @@ function Requirements({ lock }: { lock: Lock }) {
 }
 
 function Tiles({ lock }: { lock: Lock }) {
+  const client = useQueryClient();
   const [tile, setTile] = useState('');
   const [saved, setSaved] = useState('');
   const { error, busy, run } = useAction();
@@ -122,10 +123,13 @@ function Tiles({ lock }: { lock: Lock }) {
   const call = (method: 'put' | 'delete', id: string, message: string) => run(async () => {
     await api[method](`/device/${lock.id}/tile/${encodeURIComponent(id)}`);
     setSaved(message);
+    setTile('');
+    await client.invalidateQueries({ queryKey: ['lock', lock.id] });
   });
   return (
     <Section title="Tiles">
-      {linked.length > 0 && <ul>{linked.map((id) => <li key={id}>{id} <button type="button" class="secondary" onClick={() => call('delete', id, `Tile ${id} unlinked.`)} aria-label={`Unlink tile ${id}`}>Unlink</button></li>)}</ul>}
+      {linked.length === 0 && <p class="muted">No tile opens this lock.</p>}
+      {linked.length > 0 && <ul aria-label="Linked tiles">{linked.map((id) => <li key={id}>{id} <button type="button" class="secondary" onClick={() => call('delete', id, `Tile ${id} unlinked.`)} aria-label={`Unlink tile ${id}`}>Unlink</button></li>)}</ul>}
       <Form label="Link a tile" class="inline-form" onSubmit={() => call('put', tile.trim(), `Tile ${tile.trim()} linked.`)}>
         <Field label="Tile id" required value={tile} onValue={setTile} />
         <button type="submit" disabled={busy}>Link tile</button>
