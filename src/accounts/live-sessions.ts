@@ -93,9 +93,11 @@ interface SessionsContext {
 export const ACCOUNT_CHANGED = 'accounts.changed';
 
 /**
- * Tells the other instances. Resolves once Redis has taken the message (it has then written it to
- * every subscriber's connection), so the request that made the change answers only after that:
- * a client told "logged out" by one instance finds the session refused by every other one.
+ * Tells the other instances. Resolves once Redis has taken the message (it has then queued it for
+ * every subscribed instance and sends it with this answer), so the request that made the change
+ * answers only after that: a client told "logged out" by one instance finds the session refused by
+ * the others as soon as they have read what Redis sent them, normally before the client's next
+ * request reaches them, and well within issue 17's 100 ms unless an instance is starved of CPU.
  * Never rejects: an announcement that cannot be made is logged (while Redis is unreachable the
  * other instances bypass their caches anyway).
  */

@@ -12,7 +12,8 @@ export type BusHandler = (message: unknown) => void;
 export interface EventBus {
   /**
    * Resolves once the message is handed on: with Redis, once Redis has answered the PUBLISH (it
-   * has then written the message to every subscribed instance's connection).
+   * has then queued the message for every subscribed instance, and sends it to them in the same
+   * turn of its event loop as this answer).
    */
   publish(channel: string, message: unknown): Promise<void>;
   subscribe(channel: string, handler: BusHandler): () => void;
