@@ -4,6 +4,9 @@
 // and two instances: GET /account req/s and latency, unlock p50/p99 at a fixed rate and
 // unlocks/s with a fixed number in flight, and each instance's CPU per request; and how long a
 // logout on one instance takes to be refused on the other (issue 17 §1: 100 ms).
+// Env: SCALE_BENCH_MQTT_URL (a broker already running instead of a private Mosquitto);
+// SCALE_BENCH_PROFILE=DIR (each instance writes a CPU profile there; bench/profile-summary.ts);
+// LATCHKEY_TEST_REDIS_URL (a Redis instead of a private redis-server).
 import { generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
