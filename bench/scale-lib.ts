@@ -1,10 +1,23 @@
 // Shared by the scale-out benchmarks: a throwaway PostgreSQL database, Redis command counts,
-// PostgreSQL transaction counts, and a service's CPU time.
+// PostgreSQL transaction counts, a service's CPU time, and instances in processes of their own.
+import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { redisServerInstalled, startPrivateRedis } from '../test/helpers/redis-server.js';
 
 export const PG_ADMIN_URL = process.env.LATCHKEY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const REDIS_URL = process.env.LATCHKEY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * The benchmark's Redis: LATCHKEY_TEST_REDIS_URL when set, else a private redis-server (so that
+ * its command counts are the benchmark's alone on a machine shared with other work), else the
+ * one at 127.0.0.1:6379.
+ */
+export async function startBenchRedis(): Promise<{ url: string; private: boolean; stop(): Promise<void> }> {
+  const given = process.env.LATCHKEY_TEST_REDIS_URL;
+  if (given || !redisServerInstalled) return { url: given ?? 'redis://127.0.0.1:6379', private: false, stop: async () => undefined };
+  const redis = await startPrivateRedis();
+  return { url: redis.url, private: true, stop: () => redis.stop() };
+}
 
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: PG_ADMIN_URL });
@@ -35,9 +48,9 @@ export async function committedTransactions(name: string): Promise<number> {
   });
 }
 
-/** Commands Redis has processed so far (all clients; the benchmark is its only busy one). */
-export async function redisCommands(): Promise<number> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true });
+/** Commands Redis has processed so far (all clients; the benchmark is its only busy one on a private Redis). */
+export async function redisCommands(url: string): Promise<number> {
+  const redis = new Redis(url, { lazyConnect: true });
   try {
     await redis.connect();
     const info = await redis.info('stats');
@@ -51,4 +64,41 @@ export async function redisCommands(): Promise<number> {
 export function cpuSeconds(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1e6;
+}
+
+/** A service instance in a process of its own (bench/scale-instance.ts). */
+export interface Instance {
+  child: ChildProcess;
+  url: string;
+  rootCertificate: string;
+  /** Its CPU seconds so far. */
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Forks an instance with `env` as configuration overrides; resolves once it listens. */
+export function startInstance(env: Record<string, string>): Promise<Instance> {
+  // SCALE_BENCH_PROFILE=DIR: each instance writes a CPU profile there when it stops (bench/profile-summary.ts reads it).
+  const profile = process.env.SCALE_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SCALE_BENCH_PROFILE}`] : [];
+  const child = fork(new URL('scale-instance.ts', import.meta.url).pathname, [JSON.stringify(env)], { execArgv: ['--import', 'tsx', ...profile] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`instance exited (${code}) before listening`)));
+    child.once('message', (message: { url: string; rootCertificate: string }) => {
+      resolve({
+        child,
+        url: message.url,
+        rootCertificate: message.rootCertificate,
+        cpu: () => new Promise((answer) => {
+          child.once('message', (reply: { cpu: number }) => answer(reply.cpu));
+          child.send('cpu');
+        }),
+        async stop() {
+          if (child.connected) child.send('stop');
+          await exited;
+        },
+      });
+    });
+  });
 }

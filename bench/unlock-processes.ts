@@ -77,8 +77,8 @@ export async function startSimulatorProcess(options: { id: string; secret: strin
   await writeFile(rootFile, options.rootCertificate);
   const logFile = join(options.dataDir, 'simulator.log');
   const log = openSync(logFile, 'w');
-  const args = [...TSX, join(root, 'src/cli/main.ts'), 'lock', 'simulate', '--id', options.id, '--secret', options.secret, '--mqtt', `mqtt://127.0.0.1:${options.mqttPort}`, '--root-file', rootFile];
-  const child = spawn(process.execPath, args, { stdio: ['pipe', log, 'inherit'], env: { ...process.env, DATA_DIR: options.dataDir } });
+  const args = [...TSX, join(root, 'src/cli/main.ts'), 'lock', 'simulate', '--id', options.id, '--mqtt', `mqtt://127.0.0.1:${options.mqttPort}`, '--root-file', rootFile];
+  const child = spawn(process.execPath, args, { stdio: ['pipe', log, 'inherit'], env: { ...process.env, DATA_DIR: options.dataDir, LOCK_SECRET: options.secret } });
   closeSync(log);
   return {
     pid: child.pid!,

@@ -9,6 +9,7 @@ import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/
 import { ServiceKeys } from './crypto/service-keys.js';
 import { ServiceTokens } from './crypto/service-tokens.js';
 import { LiveSessions } from './accounts/live-sessions.js';
+import { auditCheckpointLag } from './audit/checkpoint-signer.js';
 import { startSessionRevocation } from './accounts/session-revocation.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
@@ -130,7 +131,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
     closers.push(startSessionRevocation({ bus, liveSessions }));
     const { link, broker } = await startupStep(config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST', 'cannot start the lock link', () => openLockLink({ config, logger, db, closers }));
     const metrics = createMetrics();
-    metrics.attach({ locksOnline: () => link.brokerStatus().locksOnline, brokerReconnects: () => link.brokerStatus().reconnects, busReconnects: () => bus.status().reconnects });
+    metrics.attach({
+      locksOnline: () => link.brokerStatus().locksOnline,
+      brokerReconnects: () => link.brokerStatus().reconnects,
+      busReconnects: () => bus.status().reconnects,
+      auditCheckpointLag: () => auditCheckpointLag(db.kysely, now()),
+    });
     return { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, brandingFor, now, link, broker, metrics, closers };
   } catch (err) {
     await closeAll(closers);

@@ -92,21 +92,34 @@ interface SessionsContext {
  */
 export const ACCOUNT_CHANGED = 'accounts.changed';
 
-function announceAccountChange(ctx: Pick<SessionsContext, 'bus' | 'logger'>, userId: string): void {
-  ctx.bus.publish(ACCOUNT_CHANGED, { userId }).catch((err: unknown) => ctx.logger.warn({ err, userId }, 'could not announce an account change'));
+/**
+ * Tells the other instances. Resolves once Redis has taken the message (it has then queued it for
+ * every subscribed instance and sends it with this answer), so the request that made the change
+ * answers only after that: a client told "logged out" by one instance finds the session refused by
+ * the others as soon as they have read what Redis sent them, normally before the client's next
+ * request reaches them, and well within issue 17's 100 ms unless an instance is starved of CPU.
+ * Never rejects: an announcement that cannot be made is logged (while Redis is unreachable the
+ * other instances bypass their caches anyway).
+ */
+function announceAccountChange(ctx: Pick<SessionsContext, 'bus' | 'logger'>, userId: string): Promise<void> {
+  return ctx.bus.publish(ACCOUNT_CHANGED, { userId }).catch((err: unknown) => ctx.logger.warn({ err, userId }, 'could not announce an account change'));
 }
 
 /**
- * Where account writes run: in `uow`'s transaction, forgetting the user once it commits, or
+ * Where account writes run: in `uow`'s transaction, forgetting the user once it commits (the
+ * after-commit hooks, announcement included, run before the transaction's caller goes on), or
  * without one (each statement commits on its own), forgetting the user right after it.
  */
 export function accountWriter(ctx: Pick<SessionsContext, 'db' | 'liveSessions' | 'bus' | 'logger'>, uow?: UnitOfWork): AccountWriter {
   const forget = (userId: string) => {
     ctx.liveSessions?.forget(userId);
-    announceAccountChange(ctx, userId);
+    return announceAccountChange(ctx, userId);
   };
   if (!uow) return { db: ctx.db.kysely, changed: forget };
-  return { db: uow.db, changed: (userId) => uow.onCommit(() => forget(userId)) };
+  return {
+    db: uow.db,
+    changed: async (userId) => uow.onCommit(() => forget(userId)),
+  };
 }
 
 /** The user of a live session of `userId` when it is held in memory: no query, no waiting. */

@@ -35,25 +35,26 @@ export async function insertUser(db: Executor, user: Insertable<UsersTable>): Pr
  */
 export interface AccountWriter {
   readonly db: Executor;
-  changed(userId: string): void;
+  /** Resolves once the change is announced (or, in a transaction, once that is queued for after commit). */
+  changed(userId: string): Promise<void>;
 }
 
 export async function updateUser(writer: AccountWriter, id: string, changes: Updateable<UsersTable>): Promise<void> {
   await writer.db.updateTable('users').set(changes).where('id', '=', id).execute();
-  writer.changed(id);
+  await writer.changed(id);
 }
 
 /** Stores a legacy key only if the user has none yet; false when another request got there first. */
 export async function setLegacyKeyIfMissing(writer: AccountWriter, id: string, key: { public_key: string; private_key_sealed: string; updated: number }): Promise<boolean> {
   const result = await writer.db.updateTable('users').set(key).where('id', '=', id).where('public_key', 'is', null).executeTakeFirst();
   const stored = Number(result.numUpdatedRows) === 1;
-  if (stored) writer.changed(id);
+  if (stored) await writer.changed(id);
   return stored;
 }
 
 export async function deleteUser(writer: AccountWriter, id: string): Promise<void> {
   await writer.db.deleteFrom('users').where('id', '=', id).execute();
-  writer.changed(id);
+  await writer.changed(id);
 }
 
 export async function insertSession(db: Executor, session: Insertable<SessionsTable>): Promise<void> {
@@ -113,14 +114,14 @@ export async function rotateRefreshId(db: Executor, sessionId: string, expectedR
 
 export async function revokeSession(writer: AccountWriter, session: { sessionId: string; userId: string }, now: number): Promise<void> {
   await writer.db.updateTable('sessions').set({ revoked_at: now }).where('id', '=', session.sessionId).where('revoked_at', 'is', null).execute();
-  writer.changed(session.userId);
+  await writer.changed(session.userId);
 }
 
 export async function revokeOtherSessions(writer: AccountWriter, userId: string, keepSessionId: string | null, now: number): Promise<void> {
   let query = writer.db.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null);
   if (keepSessionId) query = query.where('id', '!=', keepSessionId);
   await query.execute();
-  writer.changed(userId);
+  await writer.changed(userId);
 }
 
 export async function insertEmailVerification(db: Executor, row: { code_hash: string; user_id: string; email: string; created: number; expires_at: number }): Promise<void> {

@@ -4,7 +4,8 @@ import { listCorsOrigins } from './queries.js';
 /**
  * The set of browser origins any application registered, for the CORS `origin` check. Loaded
  * whole (one small query) and kept for `ttlMs`; dropped at once when this instance changes an
- * origin, and on other instances when the change reaches them on the event bus (else after `ttlMs`).
+ * origin, and on other instances when the change reaches them on the event bus (else after `ttlMs`;
+ * an instance whose bus was down empties it when the bus returns: src/applications/platform.ts).
  */
 export class CorsOrigins {
   private origins: Promise<Set<string>> | null = null;

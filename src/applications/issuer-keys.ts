@@ -22,8 +22,10 @@ type Entry = { found: IssuerKeys | null };
 /**
  * Issuer → application keys, cached briefly (unknown issuers too, so junk tokens cost no query).
  * This instance drops the cache as soon as a key, issuer or application changes; other instances
- * hear of it on the event bus (Redis when configured). Without a shared bus, another instance may
- * accept a removed key for up to `ttlMs` — the staleness window, 30 seconds by default.
+ * hear of it on the event bus (Redis when configured), and each drops it again whenever its bus
+ * link goes down or comes back (src/applications/platform.ts), since announcements made meanwhile
+ * went unheard. So another instance may accept a removed key for up to `ttlMs` (30 seconds by
+ * default) only while its bus is down, or when there is no shared bus at all.
  */
 export class IssuerKeyCache {
   private readonly cache: LRUCache<string, Promise<Entry>>;

@@ -31,16 +31,25 @@ export function createApplicationsPlatform(ctx: AppContext): ApplicationsPlatfor
     cors.clear();
   };
   const unsubscribe = ctx.bus.subscribe(APPLICATIONS_CHANGED, forget);
-  ctx.closers.push(unsubscribe);
+  // Whatever was announced while the bus was down went unheard here: what is held may be stale.
+  let stopped = false;
+  ctx.bus.onConnectionChange(() => {
+    if (!stopped) forget();
+  });
+  ctx.closers.push(() => {
+    stopped = true;
+    unsubscribe();
+  });
   return {
     tokens,
     cors,
     logos: storage,
     embedded,
     changed(applicationId) {
-      // Here at once; elsewhere when the bus delivers (the caches' TTL bounds a lost message).
+      // Here at once; elsewhere when the bus delivers (a message lost while an instance's bus was
+      // down: that instance empties its caches when the bus returns; the caches' TTL bounds the rest).
       forget();
-      ctx.bus.publish(APPLICATIONS_CHANGED, { applicationId }).catch((err: unknown) => ctx.logger.warn({ err, applicationId }, 'could not announce an application change'));
+      return ctx.bus.publish(APPLICATIONS_CHANGED, { applicationId }).catch((err: unknown) => ctx.logger.warn({ err, applicationId }, 'could not announce an application change'));
     },
   };
 }

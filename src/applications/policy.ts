@@ -16,7 +16,10 @@ export async function requireOwnedApplication(ctx: AppContext, caller: Caller, a
   return application;
 }
 
-/** Told whenever an application's credentials or origins change, so caches can drop what they hold. */
+/**
+ * Told whenever an application's credentials or origins change, so caches can drop what they
+ * hold; resolves once the other instances have been told (never rejects).
+ */
 export interface ApplicationChanges {
-  changed(applicationId: string): void;
+  changed(applicationId: string): Promise<void>;
 }

@@ -10,6 +10,11 @@ export type BusHandler = (message: unknown) => void;
  * message, such as event streams, replay from the database by sequence number).
  */
 export interface EventBus {
+  /**
+   * Resolves once the message is handed on: with Redis, once Redis has answered the PUBLISH (it
+   * has then queued the message for every subscribed instance, and sends it to them in the same
+   * turn of its event loop as this answer).
+   */
   publish(channel: string, message: unknown): Promise<void>;
   subscribe(channel: string, handler: BusHandler): () => void;
   /**
@@ -48,9 +53,14 @@ export function createInProcessBus(): EventBus {
   };
 }
 
+/** How long a publish waits for Redis before it is delivered on this instance only. */
+const PUBLISH_TIMEOUT_MS = 2000;
+
 /** Redis pub/sub: one subscriber connection per instance, fanned out locally. */
 export function createRedisBus(url: string, logger: Logger, prefix = 'latchkey:bus:'): EventBus {
-  const publisher = new Redis(url, { maxRetriesPerRequest: 2 });
+  // Publishers wait for Redis's answer (a logout answers once every instance can hear it): a
+  // Redis that stops answering without closing the connection must not hold them longer than this.
+  const publisher = new Redis(url, { maxRetriesPerRequest: 2, commandTimeout: PUBLISH_TIMEOUT_MS });
   // No ready check: its INFO can race our first SUBSCRIBE and be refused in subscriber mode (ioredis #2037).
   const subscriber = new Redis(url, { enableReadyCheck: false, autoResubscribe: false });
   for (const connection of [publisher, subscriber]) connection.on('error', (err: Error) => logger.warn({ err }, 'bus connection error'));

@@ -5,6 +5,8 @@ export interface MetricSources {
   locksOnline(): number;
   brokerReconnects(): number;
   busReconnects(): number;
+  /** Seconds the oldest audit entry not covered by a signed checkpoint has waited (0: all covered); src/audit/checkpoint-signer.ts. */
+  auditCheckpointLag(): Promise<number>;
 }
 
 /**
@@ -20,8 +22,6 @@ export interface Metrics {
   commandsTimedOut: Counter;
   rateLimitRefusals: Counter<'route'>;
   sseStreamsOpen: Gauge;
-  /** Seconds since the last audit checkpoint: set by the audit code once it keeps checkpoints. */
-  auditCheckpointLag: Gauge;
   /** Sources are attached once the link exists (the metrics are made before it). */
   attach(sources: MetricSources): void;
 }
@@ -40,11 +40,19 @@ export function createMetrics(): Metrics {
     commandsTimedOut: new Counter({ name: 'latchkey_lock_commands_timed_out_total', help: 'Lock commands that got no reply in time (504)', registers }),
     rateLimitRefusals: new Counter({ name: 'latchkey_rate_limit_refusals_total', help: 'Requests refused by a rate limit (429), by route', labelNames: ['route'], registers }),
     sseStreamsOpen: new Gauge({ name: 'latchkey_sse_streams_open', help: 'Event streams open on this instance', registers }),
-    auditCheckpointLag: new Gauge({ name: 'latchkey_audit_checkpoint_lag_seconds', help: 'Seconds since the last audit checkpoint', registers }),
     attach: (attached) => void (sources = attached),
   };
   new Gauge({ name: 'latchkey_locks_online', help: 'Locks this instance sees online', registers, collect() { this.set(sources?.locksOnline() ?? 0); } });
   new Gauge({ name: 'latchkey_broker_reconnects', help: 'Reconnections of the lock link to the MQTT broker since start', registers, collect() { this.set(sources?.brokerReconnects() ?? 0); } });
+  new Gauge({
+    name: 'latchkey_audit_checkpoint_lag_seconds',
+    help: 'Seconds since the oldest audit entry not yet covered by a signed checkpoint was recorded (0: all covered; NaN: the database did not answer)',
+    registers,
+    async collect() {
+      // A scrape must not fail for it: an unknown lag is NaN, and /readyz names the database.
+      this.set(sources ? await sources.auditCheckpointLag().catch(() => NaN) : 0);
+    },
+  });
   new Gauge({ name: 'latchkey_bus_reconnects', help: 'Reconnections of the event bus (Redis) since start', registers, collect() { this.set(sources?.busReconnects() ?? 0); } });
   return metrics;
 }

@@ -50,21 +50,22 @@ describe('two instances sharing the database and Redis', () => {
     assert.equal(outcome, 'ended');
   });
 
-  it('a logout on one instance is refused on the other, though the other held the session in memory', async () => {
-    const user = await createUser(first.api);
-    assert.equal((await second.api.get('/account', { token: user.authToken })).status, 200);
-    // Held: the second instance answers this session without the database from here on.
-    assert.ok(second.service.ctx.liveSessions?.find(user.userId, sessionIdOf(user.authToken), Date.now() / 1000));
-    assert.equal((await first.api.post('/auth/token/destroy', { token: user.authToken })).status, 204);
-    const loggedOutAt = performance.now();
-    for (;;) {
-      const status = (await second.api.get('/account', { token: user.authToken })).status;
-      if (status === 401) break;
-      assert.equal(status, 200);
-      // Issue 17 asks for 100 ms; the bound here is looser (a busy machine), yet without the push
-      // over the bus the held session would answer 200 until it expires.
-      assert.ok(performance.now() - loggedOutAt < 2000, 'still signed in on the other instance');
-      await new Promise((resolve) => setTimeout(resolve, 5));
+  it('a logout on one instance is refused on the other 100 ms later at most, though the other held the session in memory', async () => {
+    // Issue 17 §1 promises 100 ms. Not a timing assertion: the other instance is asked once, no
+    // sooner than 100 ms after the logout answered, and must refuse that first request; without
+    // the push over the bus the held session would answer 200 until it expires. (The logout
+    // answers once Redis has taken the announcement: test/http/redis-outage.test.ts.)
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const user = await createUser(first.api);
+      assert.equal((await second.api.get('/account', { token: user.authToken })).status, 200);
+      // Held: the second instance answers this session without the database from here on.
+      assert.ok(second.service.ctx.liveSessions?.find(user.userId, sessionIdOf(user.authToken), Date.now() / 1000));
+      assert.equal((await first.api.post('/auth/token/destroy', { token: user.authToken })).status, 204);
+      const answeredAt = performance.now();
+      // (A timer may fire a little early by this clock: wait until 100 ms have really passed.)
+      for (let left = 100; left > 0; left = 100 - (performance.now() - answeredAt)) await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)));
+      assert.equal(second.service.ctx.liveSessions?.find(user.userId, sessionIdOf(user.authToken), Date.now() / 1000), undefined, 'still held on the other instance');
+      assert.equal((await second.api.get('/account', { token: user.authToken })).status, 401);
     }
   });
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createUser } from '../helpers/factories.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startInstanceBeside, startTestService, type TestService } from '../helpers/service.js';
+import { claimLock } from '../helpers/locks.js';
 import { freePort } from '../helpers/ports.js';
 
 const TOKEN = 'metrics-token-0123456789';
@@ -59,5 +60,51 @@ describe('GET /metrics on a listener of its own (METRICS_PORT)', () => {
     assert.equal(res.status, 200);
     assert.match(await res.text(), /^# TYPE latchkey_http_requests_total counter$/m);
     assert.equal((await fetch(`${t.service.url}/metrics`)).status, 404);
+  });
+});
+
+describe('the audit checkpoint lag in GET /metrics', () => {
+  let t: TestService;
+  before(async () => {
+    // One checkpoint an hour at most: entries recorded after start-up stay uncovered meanwhile.
+    t = await startTestService({ METRICS_TOKEN: TOKEN, AUDIT_CHECKPOINT_INTERVAL_MS: '3600000' });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const lag = async (): Promise<{ value: number; from: number; to: number }> => {
+    const from = Date.now() / 1000;
+    const text = await (await fetch(`${t.service.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    const to = Date.now() / 1000;
+    const found = /^latchkey_audit_checkpoint_lag_seconds (\S+)$/m.exec(text);
+    assert.ok(found, 'latchkey_audit_checkpoint_lag_seconds missing');
+    return { value: Number(found[1]), from, to };
+  };
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('is the age of the oldest entry no checkpoint covers, and 0 once one does (whichever instance signs it)', async () => {
+    assert.equal((await lag()).value, 0, 'nothing recorded yet');
+    const owner = await createUser(t.api);
+    const recordedFrom = Date.now() / 1000;
+    await claimLock(t, owner); // records OWNER_ASSIGNED
+    const recordedTo = Date.now() / 1000;
+    await sleep(50);
+    const first = await lag();
+    // The entry was recorded between recordedFrom and recordedTo, the scrape ran between from and to.
+    assert.ok(first.value >= first.from - recordedTo - 1e-3 && first.value <= first.to - recordedFrom + 1e-3, JSON.stringify({ first, recordedFrom, recordedTo }));
+    assert.ok(first.value > 0);
+
+    await claimLock(t, owner); // a newer entry: the lag is still the oldest one's
+    const second = await lag();
+    assert.ok(second.value >= second.from - recordedTo - 1e-3, JSON.stringify({ second, recordedTo }));
+
+    // Another instance on the same database signs the head as it starts: every entry is covered.
+    const signer = await startInstanceBeside(t);
+    try {
+      assert.equal((await lag()).value, 0);
+    } finally {
+      await signer.close();
+    }
   });
 });
