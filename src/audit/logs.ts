@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
 import { findMembership } from '../locks/queries.js';
 import { userLogScope } from './policy.js';
-import { administersLockOf, lockLogPage, userLogPage, type LockLogRow, type PageQuery, type UserLogRow } from './queries.js';
+import { administeredAmong, administersLockOf, lockLogPage, userLogPage, type LockLogRow, type PageQuery, type UserLogRow } from './queries.js';
 import { DEFAULT_PAGE, MAX_PAGE, MAX_RANGE, type LogQuery } from './schemas.js';
 import { V1_TYPES } from './types.js';
 
@@ -49,5 +49,21 @@ export async function readUserLog(ctx: AppContext, caller: Caller, userId: strin
   const administersOne = !self && (await findUserById(db, userId)) !== undefined && (await administersLockOf(db, admin, userId));
   const scope = userLogScope(caller.userId, userId, administersOne);
   if (scope === 'not_found') throw errors.notFound('user');
-  return assertWholeRange(page, await userLogPage(db, userId, page, scope === 'administered' ? admin : undefined));
+  const rows = assertWholeRange(page, await userLogPage(db, userId, page, scope === 'administered' ? admin : undefined));
+  return scope === 'all' ? withoutOthersNames(rows, userId, await administeredAmong(db, admin, rows.map((row) => row.lock_id))) : rows;
+}
+
+/**
+ * A user's own trail as they may see it (issue 15 §6): on a lock they do not administer now, the
+ * other member an entry names keeps their id but not their email or display name.
+ */
+function withoutOthersNames(rows: UserLogRow[], viewerId: string, administered: ReadonlySet<string>): UserLogRow[] {
+  const other = (userId: string | null) => userId !== null && userId !== viewerId;
+  return rows.map((row) => {
+    if (administered.has(row.lock_id)) return row;
+    const masked = { ...row };
+    if (other(row.actor_user_id)) Object.assign(masked, { actor_email: null, actor_display_name: null });
+    if (other(row.subject_user_id)) Object.assign(masked, { subject_email: null, subject_display_name: null });
+    return masked;
+  });
 }

@@ -78,6 +78,13 @@ function administeredLocks(db: Executor, scope: AdminScope) {
   return db.selectFrom('lock_members as admin').select('admin.lock_id').where(activeAdmin(scope.adminId, scope.now));
 }
 
+/** Which of `lockIds` the scope's admin administers now. */
+export async function administeredAmong(db: Executor, scope: AdminScope, lockIds: readonly string[]): Promise<Set<string>> {
+  if (lockIds.length === 0) return new Set();
+  const rows = await administeredLocks(db, scope).where('admin.lock_id', 'in', [...new Set(lockIds)]).execute();
+  return new Set(rows.map((row) => row.lock_id));
+}
+
 /**
  * Whether the scope's admin administers a lock that `userId` is a member of or appears in the
  * audit of (so a revoked user's history stays readable by the admins of their former locks).

@@ -64,6 +64,17 @@ describe('GET /user/{userId}/log', () => {
     assert.equal(res.body[2]!.subject, undefined);
   });
 
+  it('hides the other member on a lock the user no longer administers (issue 15 §6)', async () => {
+    await recordAt(ctx, 2010, { lockId: lockOne, type: 'LOCK_SHARED', actorUserId: formerAdmin.userId, subjectUserId: stranger.userId });
+    const res = await log(formerAdmin.userId, formerAdmin.authToken);
+    assert.equal(res.status, 200);
+    const shared = res.body.find((entry) => entry.timestamp === 2010);
+    assert.deepEqual(shared?.subject, { userId: stranger.userId, email: null });
+    // Alice still administers lock one: the subjects of her entries keep their addresses.
+    const alicesLog = await log(alice.userId, alice.authToken);
+    assert.equal(alicesLog.body.find((entry) => entry.timestamp === 2007)?.subject?.email, revoked.email);
+  });
+
   it('shows an admin only the entries on the locks they administer', async () => {
     const byAlice = await log(user.userId, alice.authToken);
     assert.equal(byAlice.status, 200);
