@@ -4,7 +4,7 @@ import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { Executor, UnitOfWork } from '../db/transaction.js';
 import { configChanged } from './config-changes.js';
-import { lockRowsForUpdate } from './queries.js';
+import { LISTED_USER_COLUMNS, lockRowsForUpdate } from './queries.js';
 
 /**
  * The shares of a pending invite, held while nobody has proved they own its email (decisions §2
@@ -119,14 +119,8 @@ export function listHeldUsers(db: Executor, lockId: string) {
     .selectFrom('held_invite_shares')
     .innerJoin('users', 'users.id', 'held_invite_shares.user_id')
     .leftJoin('certified_keys', 'certified_keys.user_id', 'held_invite_shares.user_id')
+    .select(LISTED_USER_COLUMNS)
     .select([
-      'users.id as user_id',
-      'users.email',
-      'users.public_key',
-      'certified_keys.public_key as certified_key',
-      'users.namespace',
-      'users.display_name',
-      'users.orphan',
       'held_invite_shares.role',
       'held_invite_shares.starts_at',
       'held_invite_shares.ends_at',

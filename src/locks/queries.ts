@@ -197,13 +197,8 @@ export async function findMemberships(db: Executor, lockId: string, userIds: rea
   return rows.map(toMembership);
 }
 
-/** Every member of a lock with the user details the users list shows, oldest enrolment first. */
-export function listLockUsers(db: Executor, lockId: string) {
-  return db
-    .selectFrom('lock_members')
-    .innerJoin('users', 'users.id', 'lock_members.user_id')
-    .leftJoin('certified_keys', 'certified_keys.user_id', 'lock_members.user_id')
-    .select([
+/** The user details a lock's users list shows (of `users` joined with their `certified_keys`). */
+export const LISTED_USER_COLUMNS = [
       'users.id as user_id',
       'users.email',
       'users.public_key',
@@ -211,6 +206,16 @@ export function listLockUsers(db: Executor, lockId: string) {
       'users.namespace',
       'users.display_name',
       'users.orphan',
+] as const;
+
+/** Every member of a lock with the user details the users list shows, oldest enrolment first. */
+export function listLockUsers(db: Executor, lockId: string) {
+  return db
+    .selectFrom('lock_members')
+    .innerJoin('users', 'users.id', 'lock_members.user_id')
+    .leftJoin('certified_keys', 'certified_keys.user_id', 'lock_members.user_id')
+    .select(LISTED_USER_COLUMNS)
+    .select([
       'lock_members.role',
       'lock_members.starts_at',
       'lock_members.ends_at',
