@@ -1,8 +1,9 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
+import { sameSecret } from '../crypto/compare.js';
 import { decideLogin, mayPublish, maySubscribe, type BrokerIdentity, type ServiceCredentials } from '../device-protocol/broker-policy.js';
 import { isValidLockId } from '../device-protocol/topics.js';
 import { errors } from '../errors/catalogue.js';
@@ -31,8 +32,6 @@ const HookBody = Type.Object({
 type HookBody = Static<typeof HookBody>;
 
 const Result = Type.Object({ result: Type.Union([Type.Literal('allow'), Type.Literal('deny')]), is_superuser: Type.Optional(Type.Boolean()) });
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** The service's login on the external broker (MQTT_URL's user and password), or one nobody has. */
 function serviceCredentials(ctx: AppContext): ServiceCredentials {
@@ -70,12 +69,12 @@ export function brokerAuthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     const secret = ctx.config.lockOps.authHookSecret;
     if (secret === null) return; // never reachable without a shared secret
-    const expected = digest(`Bearer ${secret}`);
+    const expected = `Bearer ${secret}`;
     const service = serviceCredentials(ctx);
     const prefix = ctx.config.topicPrefix;
     const failures = createRateLimit({ name: 'broker-auth-fail', points: 10, durationSeconds: 60, redis: ctx.redis });
     const guard = (request: FastifyRequest): void => {
-      if (!timingSafeEqual(digest(request.headers.authorization ?? ''), expected)) throw errors.unauthenticated('broker hook secret missing or wrong');
+      if (!sameSecret(request.headers.authorization ?? '', expected)) throw errors.unauthenticated('broker hook secret missing or wrong');
     };
     const authenticate = async (body: HookBody): Promise<{ allowed: boolean; superuser: boolean }> => {
       const username = body.username ?? '';
