@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
@@ -16,7 +17,8 @@ import { authenticateLockSecret } from '../locks/provision.js';
  * mosquitto-go-auth's HTTP backend). Answers from the lock records (id, device secret) and the
  * device protocol's topic rules; the service's own MQTT login (MQTT_URL's user) is a superuser.
  * Registered only when MQTT_AUTH_HOOK_SECRET is set, and every call must carry it
- * (`Authorization: Bearer <secret>`). Wrong device secrets are limited per lock id (10 a minute).
+ * (`Authorization: Bearer <secret>`). Past 10 wrong device secrets a minute for a lock id, each
+ * further wrong one is denied after a pause; the right one is always allowed.
  */
 
 const HookBody = Type.Object({
@@ -30,6 +32,9 @@ const HookBody = Type.Object({
   acc: Type.Optional(Type.Integer({ minimum: 0, maximum: 15 })),
 });
 type HookBody = Static<typeof HookBody>;
+
+/** The pause before denying a wrong secret once its lock id is over the limit (well under brokers' hook timeouts). */
+const LIMITED_REFUSAL_DELAY_MS = 1000;
 
 const Result = Type.Object({ result: Type.Union([Type.Literal('allow'), Type.Literal('deny')]), is_superuser: Type.Optional(Type.Boolean()) });
 
@@ -76,18 +81,18 @@ export function brokerAuthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     const guard = (request: FastifyRequest): void => {
       if (!sameSecret(request.headers.authorization ?? '', expected)) throw errors.unauthenticated('broker hook secret missing or wrong');
     };
+    // A wrong secret past the limit for its lock id is denied only after a pause (slowing a guesser
+    // down); the right secret is always checked and allowed at once, so failures at one lock id
+    // cannot keep that lock offline (docs/decisions.md, as on the embedded broker).
     const authenticate = async (body: HookBody): Promise<{ allowed: boolean; superuser: boolean }> => {
       const username = body.username ?? '';
-      const limited = await failures.check(username).then(() => false, () => true);
-      if (limited) return { allowed: false, superuser: false };
       const password = body.password === undefined ? undefined : Buffer.from(body.password, 'utf8');
       const decision = await decideLogin(body.clientid ?? '', body.username, password, service, (lockId, given) => authenticateLockSecret(ctx, lockId, given));
-      if (!decision.ok) {
-        await failures.consume(username).catch(() => undefined);
-        ctx.logger.warn({ username: username.slice(0, 64), reason: decision.reason }, 'broker hook: login refused');
-        return { allowed: false, superuser: false };
-      }
-      return { allowed: true, superuser: decision.identity.kind === 'service' };
+      if (decision.ok) return { allowed: true, superuser: decision.identity.kind === 'service' };
+      const limited = await failures.consume(username).then(() => false, () => true);
+      ctx.logger.warn({ username: username.slice(0, 64), reason: decision.reason, limited }, 'broker hook: login refused');
+      if (limited) await sleep(LIMITED_REFUSAL_DELAY_MS);
+      return { allowed: false, superuser: false };
     };
     const authorize = (body: HookBody): boolean => mayAccess(identityOf(body.username, service), body.topic ?? '', accessOf(body), prefix);
     const common = { config: { auth: 'none' as const }, onRequest: async (request: FastifyRequest) => guard(request) };
