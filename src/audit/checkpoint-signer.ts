@@ -26,9 +26,19 @@ export class CheckpointSigner {
 
   constructor(private readonly ctx: AppContext) {}
 
+  /** Loads (or creates) the key and signs what was recorded while stopped: once, at start-up. */
   async start(): Promise<CheckpointKey> {
-    this.key ??= (await loadCheckpointKey(this.ctx))!;
+    const key = await this.signingKey();
     await this.signNow();
+    return key;
+  }
+
+  /**
+   * The signing key, loaded once; signs nothing. What a request may ask for: signing stays with
+   * the after-commit hook and its interval, whoever calls the public checkpoint routes.
+   */
+  async signingKey(): Promise<CheckpointKey> {
+    this.key ??= (await loadCheckpointKey(this.ctx))!;
     return this.key;
   }
 

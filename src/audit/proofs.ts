@@ -24,11 +24,11 @@ export async function latestCheckpoint(db: Executor): Promise<SignedCheckpoint |
 export async function readCheckpoint(ctx: AppContext): Promise<{ checkpoint: SignedCheckpoint; key: CheckpointKey }> {
   const checkpoint = await latestCheckpoint(ctx.db.kysely);
   if (!checkpoint) throw errors.notFound('checkpoint');
-  return { checkpoint, key: await checkpointSigner(ctx).start() };
+  return { checkpoint, key: await checkpointSigner(ctx).signingKey() };
 }
 
 export function checkpointKey(ctx: AppContext): Promise<CheckpointKey> {
-  return checkpointSigner(ctx).start();
+  return checkpointSigner(ctx).signingKey();
 }
 
 /** The consistency proof between two sizes of the tree as it stands (0 < from ≤ to ≤ its size). */

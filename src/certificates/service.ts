@@ -5,7 +5,7 @@ import { decodeBase64Any } from '../crypto/base64.js';
 import { ed25519RawFromKey, parseEd25519PublicKey, verifyEd25519 } from '../crypto/ed25519.js';
 import { issueLeafCertificate } from '../crypto/pki.js';
 import { newId, newNumericCode } from '../crypto/random.js';
-import { inTransaction } from '../db/transaction.js';
+import { inTransaction, type Executor } from '../db/transaction.js';
 import { recordCertifiedKey } from '../accounts/certified-keys.js';
 import { errors } from '../errors/catalogue.js';
 import { takeRegistrationKey } from '../accounts/registration-key.js';
@@ -41,22 +41,28 @@ function readKey(ephemeralKey: string): EphemeralKey {
   return { key, raw: ed25519RawFromKey(key).toString('base64') };
 }
 
-async function issue(ctx: AppContext, userId: string, key: KeyObject): Promise<CertificateResponse> {
+async function issue(ctx: AppContext, db: Executor, userId: string, key: KeyObject): Promise<CertificateResponse> {
   const certificateChain = await issueLeafCertificate(ctx.pki.ca, { userId, publicKey: key, now: ctx.now() });
   // The user's publicKey in user lists when they have no legacy key (src/accounts/certified-keys.ts).
-  await recordCertifiedKey(ctx.db.kysely, userId, key.export({ type: 'spki', format: 'der' }).toString('base64'), ctx.now());
+  await recordCertifiedKey(db, userId, key.export({ type: 'spki', format: 'der' }).toString('base64'), ctx.now());
   return { certificateChain, userId };
 }
 
-/** POST /auth/certificate: the chain for the key, or 423 when the policy wants a check first. */
+/**
+ * POST /auth/certificate: the chain for the key, or 423 when the policy wants a check first. Taking
+ * the registration key, marking the key verified and recording the certified key are one
+ * transaction: a failure part-way leaves the registration key usable.
+ */
 export async function requestCertificate(ctx: AppContext, caller: Caller, ephemeralKey: string): Promise<CertificateResponse> {
   const { key, raw } = readKey(ephemeralKey);
   const policy = ctx.config.certCheck;
   const needsCheck = policy === 'always' || (policy === 'new-key' && !(await isKeyVerified(ctx.db.kysely, caller.userId, raw)));
-  if (needsCheck && !(await takeRegistrationKey(ctx.db.kysely, caller.userId, raw))) throw errors.secondaryCheckRequired();
-  // The key given at registration counts as verified from its first use (docs/decisions.md).
-  if (needsCheck && policy === 'new-key') await markKeyVerified(ctx.db.kysely, caller.userId, raw, ctx.now());
-  return issue(ctx, caller.userId, key);
+  return inTransaction(ctx.db, ctx.logger, async ({ db }) => {
+    if (needsCheck && !(await takeRegistrationKey(db, caller.userId, raw))) throw errors.secondaryCheckRequired();
+    // The key given at registration counts as verified from its first use (docs/decisions.md).
+    if (needsCheck && policy === 'new-key') await markKeyVerified(db, caller.userId, raw, ctx.now());
+    return issue(ctx, db, caller.userId, key);
+  });
 }
 
 /**
@@ -119,13 +125,13 @@ export async function checkVerification(ctx: AppContext, caller: Caller, verific
     const code = ctx.box.open(pending.code_sealed, sealContext(pending.id));
     const { key } = readKey(pending.ephemeral_key);
     if (!verifyEd25519(key, code, signature)) continue;
-    await inTransaction(ctx.db, ctx.logger, async (uow) => {
+    return inTransaction(ctx.db, ctx.logger, async (uow) => {
       // Single use: only the request that deletes the row may certify with it.
       const deleted = await uow.db.deleteFrom('certificate_verifications').where('id', '=', pending.id).executeTakeFirst();
       if (Number(deleted.numDeletedRows) !== 1) throw errors.unauthenticated('verification code already used');
       await markKeyVerified(uow.db, caller.userId, pending.ephemeral_key, now);
+      return issue(ctx, uow.db, caller.userId, key);
     });
-    return issue(ctx, caller.userId, key);
   }
   throw errors.unauthenticated('verification signature does not match a pending code');
 }

@@ -1,4 +1,4 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { sameSecret } from '../crypto/compare.js';
 import { DEVICE_OU } from '../crypto/pki.js';
 import type { BrokerPolicy, LoginDecision as BrokerLoginDecision, PeerCertificate } from '../mqtt/broker.js';
 import { LOCK_PUBLISHES, LOCK_SUBSCRIBES, isValidLockId, lockTopic } from './topics.js';
@@ -23,11 +23,6 @@ export type LoginDecision = BrokerLoginDecision<BrokerIdentity>;
  * will) and then its reports, all well under a kilobyte; a reply's error is at most 1 KiB.
  */
 export const LOCK_PACKET_LIMITS = { firstLimit: 4 * 1024, limit: 64 * 1024 };
-
-/** Equal-time string comparison (hashing first makes the lengths equal). */
-function sameSecret(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
-}
 
 /**
  * Decides a CONNECT. `verifyDevice` is called only for a well-formed lock login whose client id

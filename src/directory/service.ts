@@ -58,21 +58,26 @@ function batchValues(query: Query): Array<{ kind: LookupKind; value: string }> {
 
 /**
  * v2 (the SDK's batch lookup): the users found in the caller's namespace, each once, in the order
- * asked; unknown values are left out rather than failing the whole query.
+ * asked; unknown values are left out rather than failing the whole query. Each user shows only the
+ * keys they were found by (which the caller already knew): a user id or an email must not reveal
+ * the rest of a user's contact details (docs/decisions.md).
  */
 export async function queryDirectoryBatch(ctx: AppContext, caller: Caller, query: Query): Promise<Static<typeof BatchDirectoryResult>[]> {
-  const found = new Map<string, UserRow>();
+  const found = new Map<string, { user: UserRow; by: Set<LookupKind> }>();
   for (const { kind, value } of batchValues(query)) {
     const user = await LOOKUPS[kind](ctx.db.kysely, caller.namespace, value);
-    if (user && !found.has(user.id)) found.set(user.id, user);
+    if (!user) continue;
+    const entry = found.get(user.id) ?? { user, by: new Set<LookupKind>() };
+    entry.by.add(kind);
+    found.set(user.id, entry);
   }
   const results: Static<typeof BatchDirectoryResult>[] = [];
-  for (const user of found.values()) {
+  for (const { user, by } of found.values()) {
     results.push({
       id: user.id,
-      ...(user.email ? { email: user.email } : {}),
-      ...(user.external_id ? { foreignKey: user.external_id } : {}),
-      ...(user.telephone ? { phone: user.telephone } : {}),
+      ...(by.has('email') && user.email ? { email: user.email } : {}),
+      ...(by.has('foreignKey') && user.external_id ? { foreignKey: user.external_id } : {}),
+      ...(by.has('telephone') && user.telephone ? { phone: user.telephone } : {}),
       publicKey: await ensureLegacyPublicKey(ctx, user),
     });
   }

@@ -101,7 +101,9 @@ export function knownMembers(schema: TSchema, value: unknown): unknown {
   if (TypeGuard.IsObject(schema) && isRecord(value)) {
     const out: Record<string, unknown> = {};
     for (const [name, item] of Object.entries(value)) {
-      const member = schema.properties[name];
+      // Own members of the schema only: `__proto__`, `constructor` or `toString` in the JSON name
+      // no field (assigning `__proto__` would even hand the result a prototype to read fields from).
+      const member = Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined;
       if (member === undefined || (item === null && TypeGuard.IsOptional(member) && !acceptsNull(member))) continue;
       out[name] = knownMembers(member, item);
     }

@@ -16,21 +16,7 @@ export interface LockConfigPayload {
  * for a member who signs only with certificates. Undefined when the lock does not exist.
  */
 export async function lockConfig(db: Executor, lockId: string): Promise<LockConfigPayload | undefined> {
-  const lock = await db.selectFrom('locks').select(['config_version', 'unlock_time', 'unlock_between']).where('id', '=', lockId).executeTakeFirst();
-  if (!lock) return undefined;
-  const users = await db
-    .selectFrom('lock_members')
-    .innerJoin('users', 'users.id', 'lock_members.user_id')
-    .select(['lock_members.user_id', 'users.public_key', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
-    .where('lock_members.lock_id', '=', lockId)
-    .orderBy('lock_members.user_id')
-    .execute();
-  return {
-    version: lock.config_version,
-    unlockDuration: lock.unlock_time,
-    unlockBetween: readUnlockBetween(lock.unlock_between) as Required<UnlockBetweenWindow> | null,
-    users: users.map((u) => ({ userId: u.user_id, publicKey: u.public_key, role: u.role, start: u.starts_at, end: u.ends_at })),
-  };
+  return (await lockConfigs(db, [lockId])).get(lockId);
 }
 
 /** The configs of `lockIds` (those that exist), in two queries: for republishing every lock's. */
@@ -46,6 +32,7 @@ export async function lockConfigs(db: Executor, lockIds: string[]): Promise<Map<
       users: [],
     });
   }
+  if (configs.size === 0) return configs;
   const members = await db
     .selectFrom('lock_members')
     .innerJoin('users', 'users.id', 'lock_members.user_id')

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { HttpApp } from '../http/app.js';
 import type { Logger } from 'pino';
+import { sameSecret } from '../crypto/compare.js';
 import type { Metrics } from './registry.js';
 
 /** Counts and times every answered request by its route pattern (never the raw URL: bounded labels). */
@@ -19,9 +19,7 @@ export function observeHttp(app: HttpApp, metrics: Metrics): void {
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {
-  const expected = Buffer.from(`Bearer ${token}`);
-  const given = Buffer.from(header ?? '');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return sameSecret(header ?? '', `Bearer ${token}`);
 }
 
 export interface MetricsEndpointOptions {

@@ -5,7 +5,7 @@ export function findTile(db: Executor, tileId: string) {
   return db.selectFrom('tiles').selectAll().where('id', '=', tileId).executeTakeFirst();
 }
 
-/** The tile's locks that `userId` is enrolled on, with their site, oldest lock first (UUID v7 ids sort by creation). */
+/** The tile's locks that `userId` is enrolled on, with their site, oldest lock first (by `created`: lock ids are random v4). */
 export function memberLocksOfTile(db: Executor, tileId: string, userId: string) {
   return db
     .selectFrom('tile_locks')
@@ -13,6 +13,7 @@ export function memberLocksOfTile(db: Executor, tileId: string, userId: string) 
     .innerJoin('locks', 'locks.id', 'tile_locks.lock_id')
     .select(['tile_locks.lock_id', 'locks.site_id'])
     .where('tile_locks.tile_id', '=', tileId)
+    .orderBy('locks.created')
     .orderBy('tile_locks.lock_id')
     .execute();
 }

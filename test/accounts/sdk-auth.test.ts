@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
+import { sql } from 'kysely';
 import { createUser, uniqueEmail } from '../helpers/factories.js';
 import { assertSdkModel, sdkBase64, sdkRequest, SDK_MODELS, SDK_TWO_FACTOR_METHODS } from '../helpers/sdk-wire.js';
 import { TEST_BASE_URL, useService, type ServiceFixture } from '../helpers/service.js';
@@ -59,6 +60,28 @@ describe('auth as the SDK calls it (CERT_CHECK=new-key)', () => {
     // new-key: the registration key is now a verified key of the account.
     assert.equal((await registerEphemeralKey(t, authToken, key.publicKeyBase64)).status, 200);
     assert.equal((await registerEphemeralKey(t, authToken, sdkKeyPair().publicKeyBase64)).status, 423);
+  });
+
+  it('a certificate request that fails part-way leaves the registration key usable (one transaction)', async () => {
+    const key = sdkKeyPair();
+    const { authToken } = await sdkRegister(t, key.publicKeyBase64);
+    // A fault injected in the database: marking the key verified fails once.
+    const db = t.service.ctx.db.kysely;
+    const postgres = t.service.ctx.db.dialect === 'postgres';
+    if (postgres) {
+      await sql`CREATE FUNCTION refuse_verified_key() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$`.execute(db);
+      await sql`CREATE TRIGGER refuse_verified_key BEFORE INSERT ON verified_keys FOR EACH ROW EXECUTE FUNCTION refuse_verified_key()`.execute(db);
+    } else {
+      await sql`CREATE TRIGGER refuse_verified_key BEFORE INSERT ON verified_keys BEGIN SELECT RAISE(ABORT, 'injected fault'); END`.execute(db);
+    }
+    try {
+      assert.equal((await registerEphemeralKey(t, authToken, key.publicKeyBase64)).status, 500);
+    } finally {
+      await sql`DROP TRIGGER refuse_verified_key${postgres ? sql` ON verified_keys` : sql``}`.execute(db);
+      if (postgres) await sql`DROP FUNCTION refuse_verified_key()`.execute(db);
+    }
+    const retry = await registerEphemeralKey(t, authToken, key.publicKeyBase64);
+    assert.equal(retry.status, 200, retry.text);
   });
 
   it("another account cannot use someone's registration key to skip the check", async () => {

@@ -45,6 +45,30 @@ describe('POST /directory/query v2: batch lookup as the SDK sends it', () => {
     assert.deepEqual((await batch(t.user.authToken, batchBody({ telephone: [telephone] }))).body, []);
   });
 
+  it("shows only the keys each user was found by: a user id or email reveals no other contact detail", async () => {
+    const party = await createThirdParty(t.api);
+    const sub = `sub-${randomUUID()}`;
+    const email = `${sub}@example.com`;
+    const telephone = `+4477008${String(Math.floor(Math.random() * 1e5)).padStart(5, '0')}`;
+    const token = await thirdPartyToken(party, { sub, claims: { email, email_verified: true, telephone, telephone_verified: true } });
+    const me = await t.api.get('/account', { token });
+    assert.equal(me.status, 200);
+    const byForeignKey = await batch(token, batchBody({ foreignKey: [sub] }));
+    assert.equal(byForeignKey.status, 200, byForeignKey.text);
+    const id = byForeignKey.body[0].id;
+    assert.deepEqual(Object.keys(byForeignKey.body[0]).sort(), ['foreignKey', 'id', 'publicKey']);
+    const byLocalKey = await batch(token, batchBody({ localKey: [id] }));
+    assert.deepEqual(Object.keys(byLocalKey.body[0]).sort(), ['id', 'publicKey']);
+    const byEmail = await batch(token, batchBody({ email: [email] }));
+    assert.deepEqual(Object.keys(byEmail.body[0]).sort(), ['email', 'id', 'publicKey']);
+    const byPhone = await batch(token, batchBody({ telephone: [telephone] }));
+    assert.deepEqual(Object.keys(byPhone.body[0]).sort(), ['id', 'phone', 'publicKey']);
+    // A direct user found by id: no email.
+    const other = await createUser(t.api);
+    const direct = await batch(t.user.authToken, batchBody({ localKey: [other.userId] }));
+    assert.deepEqual(direct.body, [{ id: other.userId, publicKey: other.publicKey }]);
+  });
+
   it('reads the Accept list however the HTTP engine joins the two values', async () => {
     const a = await createUser(t.api);
     for (const accept of ['application/vnd.doordeck.api-v2+json,application/json', 'application/vnd.doordeck.api-v2+json, application/json']) {

@@ -52,4 +52,16 @@ describe('execute: an operation with explicit nulls and unknown members', () => 
     assert.match(res.body.message, /operation\.unlockDuration/);
     assert.deepEqual(await settings(lock.id), before);
   });
+
+  it('members named __proto__, constructor or toString are unknown members: they supply no field', async () => {
+    const lock = await claimLock(t, admin);
+    const before = await settings(lock.id);
+    // JSON.parse keeps "__proto__" as an own member; copied onto the operation it became its prototype.
+    const viaPrototype = await execute(t, admin, lock.id, signed(admin, lock.id, operation('{"type":"MUTATE_SETTING","__proto__":{"unlockDuration":7}}')));
+    assert.equal(viaPrototype.status, 400, viaPrototype.text);
+    assert.deepEqual(await settings(lock.id), before);
+    const named = await execute(t, admin, lock.id, signed(admin, lock.id, operation('{"type":"MUTATE_SETTING","unlockDuration":9,"constructor":"x","toString":{"a":1}}')));
+    assert.equal(named.status, 200, named.text);
+    assert.equal((await settings(lock.id)).unlock_time, 9);
+  });
 });

@@ -3,6 +3,8 @@ import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
 import type { ApiResponse } from '../helpers/http.js';
 import { useService } from '../helpers/service.js';
+import { claimLock } from '../helpers/locks.js';
+import { createThirdParty } from '../applications/helpers.js';
 
 function assertJsonError(res: ApiResponse, status: number): void {
   assert.equal(res.status, status, res.text);
@@ -120,4 +122,17 @@ describe('HTTP conventions', () => {
     assert.equal(res.status, 200);
     assert.equal(res.text, '');
   });
+
+  it('a query number that reads as ±Infinity (1e309) answers 400, not a 500 from the database', async () => {
+    const { id: lockId } = await claimLock(t, t.user);
+    const party = await createThirdParty(t.api, { owner: t.user });
+    for (const value of ['1e309', '-1e309', 'Infinity']) {
+      assertJsonError(await t.api.get(`/device/${lockId}/log?limit=${value}`, { token: t.user.authToken }), 400);
+      assertJsonError(await t.api.get(`/platform/application/${party.applicationId}/user?pageSize=${value}`, { token: t.user.authToken }), 400);
+      assertJsonError(await t.api.get(`/audit/proof/consistency?from=1&to=${value}`), 400);
+    }
+    // Large but finite numbers still meet their bounds as before.
+    assert.equal((await t.api.get(`/device/${lockId}/log?limit=1e3`, { token: t.user.authToken })).status, 200);
+  });
 });
+

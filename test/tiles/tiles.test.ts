@@ -55,13 +55,28 @@ describe('tiles', () => {
     const otherLock = (await claimLock(t, admin)).id;
     assert.equal((await link(admin, tile, otherLock)).status, 204);
     assert.equal((await link(admin, tile)).status, 204);
-    const [first, second] = [lockId, otherLock].sort();
+    // lockId was claimed first: the oldest.
+    const [first, second] = [lockId, otherLock];
     assert.equal(new URL((await lookup(admin, tile)).headers.get('location')!).pathname, `/device/${first}`);
     // The member of only one of them is sent to that one.
     assert.equal(new URL((await lookup(member, tile)).headers.get('location')!).pathname, `/device/${lockId}`);
     assert.equal((await unlink(admin, tile, first)).status, 204);
     assert.equal((await unlink(admin, tile, first)).status, 404);
     assert.equal(new URL((await lookup(admin, tile)).headers.get('location')!).pathname, `/device/${second}`);
+  });
+
+  it('sends members to the oldest lock by creation, not by id (lock ids are random v4)', async () => {
+    const tile = randomUUID();
+    const [low, high] = [(await claimLock(t, admin)).id, (await claimLock(t, admin)).id].sort();
+    // The lock with the higher id is the older one.
+    const db = t.service.ctx.db.kysely;
+    await db.updateTable('locks').set({ created: 1_000 }).where('id', '=', high!).execute();
+    await db.updateTable('locks').set({ created: 2_000 }).where('id', '=', low!).execute();
+    assert.equal((await link(admin, tile, low)).status, 204);
+    assert.equal((await link(admin, tile, high)).status, 204);
+    assert.equal(new URL((await lookup(admin, tile)).headers.get('location')!).pathname, `/device/${high}`);
+    assert.deepEqual((await t.api.get(`/tile/${tile}`, { token: admin.authToken, version: 2 })).body, { deviceId: high });
+    assert.deepEqual((await t.api.get(`/tile/${tile}`, { token: admin.authToken, version: 3 })).body.deviceIds, [high, low]);
   });
 
   it('lets two locks take the same new tile at once', async () => {
