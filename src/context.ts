@@ -9,7 +9,7 @@ import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/
 import { ServiceKeys } from './crypto/service-keys.js';
 import { ServiceTokens } from './crypto/service-tokens.js';
 import { LiveSessions } from './accounts/live-sessions.js';
-import { auditCheckpointLag } from './audit/checkpoint-signer.js';
+import { auditCheckpointLag } from './audit/checkpoint-lag.js';
 import { startSessionRevocation } from './accounts/session-revocation.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';

@@ -3,7 +3,6 @@ import { dirname } from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { Executor } from '../db/transaction.js';
 import { loadCheckpointKey, type CheckpointKey } from './checkpoint-key.js';
 import { signCheckpoint } from './note.js';
 import { readTreeHead, rootAt } from './tree.js';
@@ -97,26 +96,6 @@ export class CheckpointSigner {
     await this.signing;
     await this.signNow().catch((err: unknown) => this.ctx.logger.error({ err }, 'audit checkpoint signing failed'));
   }
-}
-
-/**
- * The audit checkpoint lag (metric `latchkey_audit_checkpoint_lag_seconds`): seconds from the
- * recording of the oldest audit entry that no signed checkpoint covers yet to `now`; 0 when every
- * entry is covered. Read from the database, so it is the whole deployment's, whichever instance
- * signs: entry `i` of the log (0-based, in tree order) is covered once a checkpoint of size > i
- * exists, so the oldest uncovered one is the leaf at the largest checkpoint's size. One indexed
- * read. Normally below AUDIT_CHECKPOINT_INTERVAL_MS; growing means checkpoints are not being
- * signed (a tampered tree, an unwritable AUDIT_CHECKPOINT_FILE, a database error: see the log).
- */
-export async function auditCheckpointLag(db: Executor, now: number): Promise<number> {
-  const oldest = await db
-    .selectFrom('audit_tree_nodes as n')
-    .innerJoin('audit_entries as e', 'e.seq', 'n.entry_seq')
-    .select('e.timestamp')
-    // Leaf i sits at position i (level 0, tree.ts).
-    .where('n.position', '=', (eb) => eb.selectFrom('audit_checkpoints').select((c) => c.fn.coalesce(c.fn.max('tree_size'), c.lit(0)).as('size')))
-    .executeTakeFirst();
-  return oldest === undefined ? 0 : Math.max(0, now - Number(oldest.timestamp));
 }
 
 const signers = new WeakMap<Database, CheckpointSigner>();

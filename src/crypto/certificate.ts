@@ -13,9 +13,13 @@ import { ed25519KeyFromRaw, ed25519RawFromSpki } from './ed25519.js';
  * extension's value (signed by the issuer) needs only to be readable by the library.
  */
 
+/** Subject OU of a lock's TLS client certificate: no user certificate has it (the embedded broker requires it). */
+export const DEVICE_OU = 'latchkey-lock';
+
 export const OID = {
   ed25519: '1.3.101.112',
   commonName: '2.5.4.3',
+  organizationalUnit: '2.5.4.11',
   userId: '0.9.2342.19200300.100.1.1',
   basicConstraints: '2.5.29.19',
   keyUsage: '2.5.29.15',

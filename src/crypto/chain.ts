@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { errors, isAppError } from '../errors/catalogue.js';
 import { decodeBase64Any } from './base64.js';
 import {
-  OID, certificatePublicKey, hasKeyUsage, isCertificateAuthority, isSignedBy, parseCertificate, type ParsedCertificate,
+  DEVICE_OU, OID, certificatePublicKey, hasKeyUsage, isCertificateAuthority, isSignedBy, parseCertificate, type ParsedCertificate,
 } from './certificate.js';
 
 /**
@@ -199,8 +199,9 @@ async function verifyIssuers(anchor: TrustAnchor, issuerDers: readonly Buffer[],
   return verified;
 }
 
-/** The user id the leaf's subject names: its CN, and its UID when present must agree. */
+/** The user id the leaf's subject names: its CN, and its UID when present must agree. A lock's certificate names no user. */
 function subjectUserId(leaf: ParsedCertificate): string {
+  if (leaf.subjectAttributes.some((a) => a.oid === OID.organizationalUnit && a.value === DEVICE_OU)) throw fail("leaf certificate is a lock's, not a user's");
   const names = leaf.subjectAttributes.filter((a) => a.oid === OID.commonName).map((a) => a.value);
   const uids = leaf.subjectAttributes.filter((a) => a.oid === OID.userId).map((a) => a.value);
   const [userId] = names;

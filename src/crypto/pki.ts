@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { randomBytes, type KeyObject, type webcrypto } from 'node:crypto';
 import { ED25519_CA, x509Crypto, type CaAlgorithm, type CaCertificate, type CertificateAuthority } from './ca-model.js';
-import { OID, parseCertificate } from './certificate.js';
+import { DEVICE_OU, OID, parseCertificate } from './certificate.js';
+
+export { DEVICE_OU };
 import { assertUnixSeconds } from './chain.js';
 
 /**
@@ -123,8 +125,6 @@ export async function issueLeafCertificate(
   return [leafDer, ca.intermediate.der, ca.root.der].map((der) => der.toString('base64'));
 }
 
-/** Subject OU of a lock's TLS client certificate: no user certificate has it (the embedded broker requires it). */
-export const DEVICE_OU = 'latchkey-lock';
 export const DEVICE_CERTIFICATE_LIFETIME_SECONDS = 2 * YEAR_SECONDS;
 
 /**
@@ -138,7 +138,7 @@ export async function issueDeviceCertificate(
   options: { lockId: string; publicKey: KeyObject; now: number; lifetimeSeconds?: number },
 ): Promise<Buffer[]> {
   if (!/^[0-9a-f-]{1,64}$/.test(options.lockId)) throw new TypeError('lockId must be a lock id');
-  const subject = new x509.Name([{ [OID.commonName]: [{ utf8String: options.lockId }] }, { '2.5.4.11': [{ utf8String: DEVICE_OU }] }]);
+  const subject = new x509.Name([{ [OID.commonName]: [{ utf8String: options.lockId }] }, { [OID.organizationalUnit]: [{ utf8String: DEVICE_OU }] }]);
   const leaf = await issueClientLeaf(ca, subject, options.publicKey, options.now, options.lifetimeSeconds ?? DEVICE_CERTIFICATE_LIFETIME_SECONDS);
   return [leaf, ca.intermediate.der];
 }

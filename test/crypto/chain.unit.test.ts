@@ -3,7 +3,7 @@ import * as x509 from '@peculiar/x509';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { before, describe, it } from 'node:test';
-import { createCertificateAuthority, createTrustAnchor, issueLeafCertificate, verifyCertificateChain, type CertificateAuthority } from '../../src/crypto/pki.js';
+import { createCertificateAuthority, createTrustAnchor, issueDeviceCertificate, issueLeafCertificate, verifyCertificateChain, type CertificateAuthority } from '../../src/crypto/pki.js';
 import { isAppError } from '../../src/errors/catalogue.js';
 import { DAY, asIssuer, craftCertificate, ed25519Pair, parsed } from './pki-helpers.js';
 
@@ -38,6 +38,12 @@ describe('verifyCertificateChain', () => {
     const urlSafe = chain.map((c) => Buffer.from(c, 'base64').toString('base64url'));
     assert.equal((await verifyCertificateChain(urlSafe, root.toString('base64'), NOW)).userId, USER);
     assert.equal((await verifyCertificateChain(chain, ca.root.certificate, NOW)).userId, USER);
+  });
+
+  it("refuses a lock's device certificate as a user's, though the same CA issued it", async () => {
+    const lockId = '0190a8e4-3333-7000-8000-000000000003';
+    const device = await issueDeviceCertificate(ca, { lockId, publicKey: generateKeyPairSync('ed25519').publicKey, now: NOW });
+    await rejects(device.map((der) => der.toString('base64')), root, NOW, /lock's, not a user's/);
   });
 
   it('remembers verified chains per trust anchor and still checks dates each time', async () => {
