@@ -5,6 +5,7 @@ import { errors } from '../errors/catalogue.js';
 import { tileIdsByLockForMember, type TileFilter } from '../tiles/queries.js';
 import { listAdministeredLocks } from './admin-queries.js';
 import { listHeldUsers } from './held-shares.js';
+import { listLocksJson } from './list-json.js';
 import { canListLockUsers } from './policy.js';
 import { findMembership, listLocksForMember, listLockUsers, loadLockForMember, type LockUserRow, type MemberLock } from './queries.js';
 
@@ -15,9 +16,9 @@ export interface LockWithTiles {
   tiles: string[];
 }
 
-/** GET /device: every lock of the caller with its tiles (two queries, whatever the number of locks). */
-export function listLocks(ctx: AppContext, caller: Caller): Promise<LockWithTiles[]> {
-  return listLocksWithTiles(ctx, caller, {});
+/** GET /device: every lock of the caller with its tiles, as the JSON text of the response (one query; src/locks/list-json.ts). */
+export function listLocksAsJson(ctx: AppContext, caller: Caller): Promise<string> {
+  return listLocksJson(ctx.db.kysely, ctx.db.dialect, caller.userId);
 }
 
 /** 404 when the caller is not enrolled on the lock, exactly as when it does not exist. */
