@@ -29,6 +29,7 @@ export interface RateLimits {
   authPerIp: RateLimit;
   requestsPerCaller: RateLimit;
   verificationPerUser: RateLimit;
+  passwordResetsPerEmailAll: RateLimit;
   invitationsPerUser: RateLimit;
   executePerUser: RateLimit;
   executePerLock: RateLimit;
@@ -118,6 +119,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis, logger }),
       requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis, sharing: 'batched', logger }),
       verificationPerUser: createRateLimit({ name: 'verify', ...l.verificationPerUser, redis, logger }),
+      passwordResetsPerEmailAll: createRateLimit({ name: 'reset-all', ...l.passwordResetsPerEmailAll, redis, logger }),
       invitationsPerUser: createRateLimit({ name: 'invite', ...l.invitationsPerUser, redis, logger }),
       executePerUser: createRateLimit({ name: 'execute-user', ...l.executePerUser, redis, sharing: 'batched', logger }),
       executePerLock: createRateLimit({ name: 'execute-lock', ...l.executePerLock, redis, sharing: 'batched', logger }),

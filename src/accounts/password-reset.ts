@@ -14,16 +14,12 @@ export const RESET_TOKEN_TTL_SECONDS = 3600;
 /**
  * POST /account/password/reset/initialize: emails a single-use token to a direct account with
  * that address. The answer is the same whether or not there is one (no account enumeration); the
- * caller's address is rate-limited by the route, the email address here (a limited address gets
- * no further email, silently). A new token replaces the user's earlier ones.
+ * caller's address is rate-limited by the route, the email address here per caller address and,
+ * more loosely, from every caller address (a limited request gets no email, silently, and leaves
+ * the last token sent valid). A new token replaces the user's earlier ones.
  */
-export async function startPasswordReset(ctx: AppContext, email: string): Promise<void> {
-  try {
-    await ctx.limits.verificationPerUser.consume(`password-reset:${normaliseEmail(email)}`);
-  } catch (err) {
-    if (isAppError(err) && err.status === 429) return;
-    throw err;
-  }
+export async function startPasswordReset(ctx: AppContext, email: string, address: string): Promise<void> {
+  if (!(await mayEmailReset(ctx, normaliseEmail(email), address))) return;
   const token = newSecretCode();
   const now = ctx.now();
   await inTransaction(ctx.db, ctx.logger, async (uow) => {
@@ -36,6 +32,32 @@ export async function startPasswordReset(ctx: AppContext, email: string): Promis
       sendResetEmail(ctx, user, token).catch((err: unknown) => ctx.logger.error({ err }, 'password reset email could not be sent'));
     });
   });
+}
+
+/**
+ * Counted per (email, caller address) so that an outsider asking for resets spends only their own
+ * allowance, never the owner's; and per email address from every caller address against mail
+ * bombing. That ceiling refuses the owner too, but its window is the token's lifetime and a
+ * refused request makes no new token: the last email sent still holds a valid one
+ * (decisions.md "Abuse limits"). A request its own pair refuses adds nothing to the ceiling.
+ */
+async function mayEmailReset(ctx: AppContext, email: string, address: string): Promise<boolean> {
+  const pair = `password-reset:${email}|${address}`;
+  try {
+    await ctx.limits.verificationPerUser.consume(pair);
+  } catch (err) {
+    if (isAppError(err) && err.status === 429) return false;
+    throw err;
+  }
+  try {
+    await ctx.limits.passwordResetsPerEmailAll.consume(email);
+    return true;
+  } catch (err) {
+    if (!(isAppError(err) && err.status === 429)) throw err;
+    // Refused by the ceiling, not by this address's own requests: the pair keeps its allowance.
+    await ctx.limits.verificationPerUser.refund(pair);
+    return false;
+  }
 }
 
 async function sendResetEmail(ctx: AppContext, user: UserRow, token: string): Promise<void> {

@@ -4,6 +4,7 @@ import { accountWriter } from '../accounts/live-sessions.js';
 import { findUserByEmail, insertUser, normaliseEmail, updateUser, type AccountWriter, type UserRow } from '../accounts/queries.js';
 import type { UsersTable } from '../accounts/tables.js';
 import type { AppContext } from '../context.js';
+import { errors } from '../errors/catalogue.js';
 import { newPublicId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction, type Executor } from '../db/transaction.js';
@@ -11,6 +12,46 @@ import type { IdentityClaims } from './token-claims.js';
 
 export function findApplicationUser(db: Executor, applicationId: string, externalId: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('namespace', '=', applicationId).where('external_id', '=', externalId).executeTakeFirst();
+}
+
+/**
+ * 401 for a token issued (`iat`, the third party's clock) no later than its subject's account was
+ * deleted (DELETE /account): such a token neither reaches nor recreates an account. A token issued
+ * after the deletion is a new sign-in at the application, which may create a fresh account.
+ */
+export async function refuseTokenOfDeletedUser(db: Executor, applicationId: string, claims: IdentityClaims): Promise<void> {
+  const deleted = await db
+    .selectFrom('deleted_application_users')
+    .select('deleted_at')
+    .where('application_id', '=', applicationId)
+    .where('external_id', '=', claims.sub)
+    .executeTakeFirst();
+  if (deleted && claims.iat <= deleted.deleted_at) throw errors.unauthenticated('authentication token was issued before its account was deleted');
+}
+
+/** A token's user as it stands (a token of an already verified identity): one read, the deletion check included. */
+export async function findApplicationUserFor(db: Executor, applicationId: string, claims: IdentityClaims): Promise<UserRow | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .leftJoin('deleted_application_users as d', (join) => join.onRef('d.application_id', '=', 'users.namespace').onRef('d.external_id', '=', 'users.external_id'))
+    .selectAll('users')
+    .select('d.deleted_at')
+    .where('users.namespace', '=', applicationId)
+    .where('users.external_id', '=', claims.sub)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { deleted_at: deletedAt, ...user } = row;
+  if (deletedAt !== null && claims.iat <= deletedAt) throw errors.unauthenticated('authentication token was issued before its account was deleted');
+  return user;
+}
+
+/** Records that the application user `externalId` was deleted now (in the deleting transaction). */
+export async function recordApplicationUserDeletion(db: Executor, applicationId: string, externalId: string, now: number): Promise<void> {
+  await db
+    .insertInto('deleted_application_users')
+    .values({ application_id: applicationId, external_id: externalId, deleted_at: now })
+    .onConflict((oc) => oc.columns(['application_id', 'external_id']).doUpdateSet({ deleted_at: now }))
+    .execute();
 }
 
 export function callerFor(user: UserRow, applicationId: string): Caller {
@@ -52,6 +93,7 @@ export async function ensureApplicationUser(ctx: AppContext, applicationId: stri
   try {
     return await inTransaction(ctx.db, ctx.logger, async (uow) => {
       const { db } = uow;
+      await refuseTokenOfDeletedUser(db, applicationId, claims);
       const writer = accountWriter(ctx, uow);
       const existing = await findApplicationUser(db, applicationId, claims.sub);
       if (existing) return syncUser(ctx, writer, existing, applicationId, claims);

@@ -47,10 +47,18 @@ export interface ApplicationCorsOriginsTable {
   created: number;
 }
 
+/** An application user deleted at `deleted_at`: the subject's tokens issued until then are refused. */
+export interface DeletedApplicationUsersTable {
+  application_id: string;
+  external_id: string;
+  deleted_at: number;
+}
+
 export interface ApplicationTables {
   applications: ApplicationsTable;
   application_owners: ApplicationOwnersTable;
   application_auth_keys: ApplicationAuthKeysTable;
   application_issuers: ApplicationIssuersTable;
   application_cors_origins: ApplicationCorsOriginsTable;
+  deleted_application_users: DeletedApplicationUsersTable;
 }

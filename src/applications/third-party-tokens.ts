@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { decodeCompactJws, verifyCompactSignature } from '../crypto/compact-jws.js';
 import { VerifiedTokens } from '../crypto/verified-tokens.js';
 import { errors } from '../errors/catalogue.js';
-import { callerFor, ensureApplicationUser, findApplicationUser } from './app-users.js';
+import { callerFor, ensureApplicationUser, findApplicationUserFor } from './app-users.js';
 import type { IssuerKeyCache, IssuerKeys, VerificationKey } from './issuer-keys.js';
 import { readIdentityClaims, type IdentityClaims } from './token-claims.js';
 
@@ -37,7 +37,7 @@ export class ThirdPartyTokens implements ExternalTokenVerifier {
   async authenticate(token: string, issuer: string): Promise<Caller> {
     const cached = this.verified.get(token, this.ctx.now());
     if (cached && (await this.stillRegistered(cached))) {
-      const user = (await findApplicationUser(this.ctx.db.kysely, cached.applicationId, cached.claims.sub)) ?? (await ensureApplicationUser(this.ctx, cached.applicationId, cached.claims));
+      const user = (await findApplicationUserFor(this.ctx.db.kysely, cached.applicationId, cached.claims)) ?? (await ensureApplicationUser(this.ctx, cached.applicationId, cached.claims));
       return callerFor(user, cached.applicationId);
     }
     const identity = await this.verify(token, issuer);

@@ -6,6 +6,8 @@ export interface IdentityClaims {
   /** The third party's own user id (stored as the user's external id). */
   sub: string;
   exp: number;
+  /** When the third party issued the token (Unix seconds, its clock). */
+  iat: number;
   email: string | null;
   emailVerified: boolean;
   telephone: string | null;
@@ -49,10 +51,10 @@ function optionalNumber(payload: JWTPayload, claim: string): void {
  * the verifier). Anything not of the documented type makes the token invalid (401).
  */
 export function readIdentityClaims(payload: JWTPayload): IdentityClaims {
-  const { sub, exp } = payload;
+  const { sub, exp, iat } = payload;
   if (typeof sub !== 'string' || sub === '' || Buffer.byteLength(sub, 'utf8') > MAX_SUB_BYTES) invalid('sub');
   if (typeof exp !== 'number') invalid('exp');
-  optionalNumber(payload, 'iat');
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) invalid('iat');
   optionalNumber(payload, 'auth_time');
   optionalString(payload, 'sid', MAX_URI_LENGTH);
   optionalString(payload, 'locale', 64);
@@ -64,6 +66,7 @@ export function readIdentityClaims(payload: JWTPayload): IdentityClaims {
   return {
     sub,
     exp,
+    iat,
     email,
     emailVerified: email !== null && optionalBoolean(payload, 'email_verified'),
     telephone,

@@ -71,6 +71,10 @@ export type AuditHashInput = (HashedFields & { version: 1 }) | (HashedFields & A
 
 const SNAPSHOT_FIELDS = ['actorEmail', 'actorDisplayName', 'subjectEmail', 'subjectDisplayName'] as const;
 
+/** Each format's preimage members, sorted once as canonicalJson sorts them (verify hashes every entry). */
+const PREIMAGE_KEYS_V1 = ['v', 'previousHash', 'lockId', 'timestamp', 'type', 'actorUserId', 'subjectUserId', 'rejected', 'message', 'details'].sort();
+const PREIMAGE_KEYS_V2 = [...PREIMAGE_KEYS_V1, ...SNAPSHOT_FIELDS].sort();
+
 /** RFC 8785 serialisation of a JSON value (objects, arrays, strings, finite numbers, booleans, null). */
 export function canonicalJson(value: unknown): string {
   if (value === null) return 'null';
@@ -82,13 +86,20 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    const members = Object.keys(record)
-      .filter((key) => record[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
-    return `{${members.join(',')}}`;
+    return canonicalMembers(record, Object.keys(record).sort());
   }
   throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);
+}
+
+/** `{…}` of `record`'s members named in `sortedKeys` (already in RFC 8785 order), undefined ones left out. */
+function canonicalMembers(record: Record<string, unknown>, sortedKeys: readonly string[]): string {
+  let out = '';
+  for (const key of sortedKeys) {
+    const member = record[key];
+    if (member === undefined) continue;
+    out += `${out === '' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `{${out}}`;
 }
 
 function requireField(ok: boolean, name: string): void {
@@ -133,7 +144,7 @@ export function auditEntryPreimage(previousHash: string | null, entry: AuditHash
   if (entry.details !== undefined && entry.details !== null) {
     preimage.details = JSON.parse(JSON.stringify(entry.details)) as unknown;
   }
-  return canonicalJson(preimage);
+  return canonicalMembers(preimage, entry.version === 2 ? PREIMAGE_KEYS_V2 : PREIMAGE_KEYS_V1);
 }
 
 /** SHA-256 hex of the entry chained to `previousHash` (null for a lock's first entry). */

@@ -1,8 +1,7 @@
-import { appendFile, mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { appendCheckpointOnce } from './checkpoint-file.js';
 import { loadCheckpointKey, type CheckpointKey } from './checkpoint-key.js';
 import { signCheckpoint } from './note.js';
 import { readTreeHead, rootAt } from './tree.js';
@@ -13,7 +12,9 @@ import { readTreeHead, rootAt } from './tree.js';
  * interval under load). Never on a request's path: the after-commit hook only schedules. Each
  * checkpoint goes to `audit_checkpoints` and is appended to AUDIT_CHECKPOINT_FILE, outside the
  * database. With several instances any of them may sign: the head row is read as committed, so a
- * checkpoint of size N always has the tree's root at N, and two signing N keep one row.
+ * checkpoint of size N always has the tree's root at N, and two signing N keep one row and one
+ * line (only the one whose row went in appends it). Signings in this process run one at a time,
+ * and the file never gets the same checkpoint twice in a row (checkpoint-file.ts).
  */
 export class CheckpointSigner {
   private key: CheckpointKey | null = null;
@@ -22,13 +23,22 @@ export class CheckpointSigner {
   private signing: Promise<void> | null = null;
   private again = false;
   private closed = false;
+  /** The last signing in this process: the next one waits for it (start-up, the timer and close may overlap). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly ctx: AppContext) {}
 
-  /** Loads (or creates) the key and signs what was recorded while stopped: once, at start-up. */
+  /**
+   * Loads (or creates) the key and signs what was recorded while stopped: once, at start-up. The
+   * latest checkpoint also goes to the file if it is not its last (stopped between the row and the line).
+   */
   async start(): Promise<CheckpointKey> {
     const key = await this.signingKey();
     await this.signNow();
+    await this.serialised(async () => {
+      const latest = await this.ctx.db.kysely.selectFrom('audit_checkpoints').select('note').orderBy('tree_size', 'desc').limit(1).executeTakeFirst();
+      if (latest) await appendCheckpointOnce(this.ctx.config.auditCheckpoint.file, latest.note);
+    });
     return key;
   }
 
@@ -65,8 +75,18 @@ export class CheckpointSigner {
       });
   }
 
-  /** Signs the committed head unless a checkpoint covers it already. */
-  async signNow(): Promise<void> {
+  /** Signs the committed head unless a checkpoint covers it already; after any signing under way. */
+  signNow(): Promise<void> {
+    return this.serialised(() => this.signHead());
+  }
+
+  private serialised<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async signHead(): Promise<void> {
     const db = this.ctx.db;
     const { dialect } = db;
     this.key ??= (await loadCheckpointKey(this.ctx))!;
@@ -82,11 +102,10 @@ export class CheckpointSigner {
     try {
       await db.kysely.insertInto('audit_checkpoints').values({ tree_size: head.size, root_hash: head.root, note, signed_at: this.ctx.now() }).execute();
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err; // another instance signed this size
+      if (!isUniqueViolation(err)) throw err;
+      return; // another instance signed this size, and appends it
     }
-    const file = this.ctx.config.auditCheckpoint.file;
-    await mkdir(dirname(file), { recursive: true });
-    await appendFile(file, `${note}\n`);
+    await appendCheckpointOnce(this.ctx.config.auditCheckpoint.file, note);
   }
 
   /** Stops the timer and signs what is left, so a clean shutdown leaves the whole log covered. */

@@ -78,11 +78,17 @@ async function assertMayReadLog(ctx: AppContext, caller: Caller, lockId: string)
   assertAllowed(canReadAdminData(member, ctx.now()));
 }
 
-/** A page of a lock's log (newest first, every type) with inclusion proofs: for those who may read the log. */
-export async function readLockLogProofs(ctx: AppContext, caller: Caller, lockId: string, page: PageQuery, asked?: number): Promise<{ treeSize: number; entries: ProvenEntry[] }> {
+/**
+ * A page of a lock's log (newest first, every type) with inclusion proofs: for those who may read
+ * the log. One entry more than the page is read, so `next` (the cursor of the page after) says
+ * whether the entries asked for go on: a page is never cut short without saying so.
+ */
+export async function readLockLogProofs(ctx: AppContext, caller: Caller, lockId: string, page: PageQuery, asked?: number): Promise<{ treeSize: number; entries: ProvenEntry[]; next: string | null }> {
   await assertMayReadLog(ctx, caller, lockId);
   const treeSize = await proofTreeSize(ctx, asked);
-  return { treeSize, entries: await prove(ctx, await lockLogPage(ctx.db.kysely, lockId, page), treeSize) };
+  const rows = await lockLogPage(ctx.db.kysely, lockId, { ...page, limit: page.limit + 1 });
+  const shown = rows.slice(0, page.limit);
+  return { treeSize, entries: await prove(ctx, shown, treeSize), next: rows.length > page.limit ? String(shown.at(-1)!.seq) : null };
 }
 
 /** One entry with its inclusion proof; 404 for an entry the caller may not read. */

@@ -22,6 +22,8 @@ export interface PageQuery {
   limit: number;
   /** A start/end range asked for whole (no limit): more than MAX_RANGE entries is a 400. */
   wholeRange?: boolean;
+  /** Only entries older than this `seq` (the cursor of a page that went on). */
+  beforeSeq?: number;
 }
 
 /** One lock's entries, each carrying who its actor and subject were (the v2 shape shows them). */
@@ -35,6 +37,7 @@ export function lockLogPage(db: Executor, lockId: string, page: PageQuery, types
     .$if(page.start !== undefined, (q) => q.where('a.timestamp', '>=', page.start!))
     .$if(page.end !== undefined, (q) => q.where('a.timestamp', '<=', page.end!))
     .$if(types !== undefined, (q) => q.where('a.type', 'in', [...types!]))
+    .$if(page.beforeSeq !== undefined, (q) => q.where('a.seq', '<', page.beforeSeq!))
     .orderBy('a.seq', 'desc')
     .limit(page.limit)
     .execute();

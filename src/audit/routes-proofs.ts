@@ -3,14 +3,10 @@ import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
 import { pathId } from '../locks/ids.js';
 import { LockIdParams } from '../locks/schemas.js';
-import { toPage } from './logs.js';
 import { presentCheckpoint, presentCheckpointKey, presentProvenEntry } from './presenters-proofs.js';
 import { checkpointKey, readCheckpoint, readConsistencyProof, readEntryProof, readLockLogProofs } from './proofs.js';
-import { CheckpointKeyResponse, CheckpointResponse, ConsistencyQuery, ConsistencyResponse, EntryIdParams, EntryProofResponse, LogProofQuery, LogProofResponse, ProofQuery } from './schemas-proofs.js';
+import { CheckpointKeyResponse, CheckpointResponse, ConsistencyQuery, ConsistencyResponse, EntryIdParams, EntryProofResponse, LogProofQuery, LogProofResponse, MAX_PROOF_PAGE, ProofQuery } from './schemas-proofs.js';
 import { checkpointSigner } from './checkpoint-signer.js';
-
-/** Cap of a page with proofs: each proof is a read of its own. */
-const MAX_PROOF_PAGE = 100;
 
 /**
  * The transparency-log side of the audit trail (docs/audit-log.md): signed checkpoints, their key
@@ -47,15 +43,16 @@ export function auditProofRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get('/device/:lockId/log/proof', {
       schema: {
         tags: ['audit'],
-        summary: "A lock's audit entries, newest first, each with its inclusion proof (those who may read the lock's log)",
+        summary: "A lock's audit entries, newest first, each with its inclusion proof (those who may read the lock's log); pages of at most 100, `next` names the following one",
         params: LockIdParams,
         querystring: LogProofQuery,
         response: { 200: LogProofResponse, ...errorResponses(400, 401, 403, 404, 406) },
       },
       handler: async (request) => {
-        const page = toPage(request.query);
-        const { treeSize, entries } = await readLockLogProofs(ctx, request.caller, pathId(request.params.lockId, 'lock'), { ...page, limit: Math.min(page.limit, MAX_PROOF_PAGE) }, request.query.treeSize);
-        return { treeSize, entries: entries.map(presentProvenEntry) };
+        const { start, end, limit, cursor, treeSize: asked } = request.query;
+        const page = { start, end, limit: Math.min(limit ?? MAX_PROOF_PAGE, MAX_PROOF_PAGE), beforeSeq: cursor === undefined ? undefined : Number(cursor) };
+        const { treeSize, entries, next } = await readLockLogProofs(ctx, request.caller, pathId(request.params.lockId, 'lock'), page, asked);
+        return { treeSize, entries: entries.map(presentProvenEntry), next };
       },
     });
 

@@ -34,7 +34,17 @@ export const ProofQuery = Type.Object({
   treeSize: Type.Optional(Type.Integer({ minimum: 1, description: 'prove against this tree size (default: the latest signed checkpoint)' })),
 });
 
-export const LogProofQuery = Type.Composite([LogQuery, ProofQuery]);
+/** The most entries one page with proofs returns: each proof is a read of its own. */
+export const MAX_PROOF_PAGE = 100;
+
+export const LogProofQuery = Type.Composite([
+  Type.Omit(LogQuery, ['limit']),
+  ProofQuery,
+  Type.Object({
+    limit: Type.Optional(Type.Integer({ minimum: 1, description: `entries per page, at most ${MAX_PROOF_PAGE} (a larger limit is lowered to it); default ${MAX_PROOF_PAGE}` })),
+    cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'the `next` of the previous page: continue with the entries older than it (same start, end and treeSize)' })),
+  }),
+]);
 export type LogProofQuery = Static<typeof LogProofQuery>;
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -64,6 +74,12 @@ export const ProvenEntry = Type.Object({
   }),
 });
 
-export const LogProofResponse = Type.Object({ treeSize: Type.Integer(), entries: Type.Array(ProvenEntry) });
+export const LogProofResponse = Type.Object({
+  treeSize: Type.Integer(),
+  entries: Type.Array(ProvenEntry),
+  next: Type.Union([Type.String(), Type.Null()], {
+    description: `null when this page ends the entries asked for; else more match (start, end) than the page holds (${MAX_PROOF_PAGE} at most): ask again with cursor=next`,
+  }),
+});
 export const EntryProofResponse = Type.Object({ treeSize: Type.Integer(), entry: ProvenEntry });
 export const EntryIdParams = Type.Object({ entryId: Type.String() });

@@ -25,24 +25,25 @@ export function toChainedEntry(row: AuditRow): ChainedAuditEntry | null {
     }
   }
   const flag = row.rejected as number;
-  const fields = {
+  const rejected = flag === 1 ? true : flag === 0 ? false : (flag as unknown as boolean);
+  const version = Number(row.hash_version);
+  // One literal per format, no spreading: verify reads every entry through here.
+  if (version === 1) {
+    return { version, id: row.id, lockId: row.lock_id, timestamp: row.timestamp, type: row.type, actorUserId: row.actor_user_id, subjectUserId: row.subject_user_id, rejected, message: row.message, details, hash: row.hash, previousHash: row.prev_hash };
+  }
+  return {
+    version: version as 2,
     id: row.id,
     lockId: row.lock_id,
     timestamp: row.timestamp,
     type: row.type,
     actorUserId: row.actor_user_id,
     subjectUserId: row.subject_user_id,
-    rejected: flag === 1 ? true : flag === 0 ? false : (flag as unknown as boolean),
+    rejected,
     message: row.message,
     details,
     hash: row.hash,
     previousHash: row.prev_hash,
-  };
-  const version = Number(row.hash_version);
-  if (version === 1) return { ...fields, version };
-  return {
-    ...fields,
-    version: version as 2,
     actorEmail: row.actor_email,
     actorDisplayName: row.actor_display_name,
     subjectEmail: row.subject_email,

@@ -76,6 +76,8 @@ export interface RateLimitConfig {
   reportsPerLock: { points: number; durationSeconds: number };
   /** Verification messages a user may ask for per hour. */
   verificationPerUser: { points: number; durationSeconds: number };
+  /** Password reset emails to one address asked for from all caller addresses together per hour. */
+  passwordResetsPerEmailAll: { points: number; durationSeconds: number };
   /** Invitation emails (new invitees) one user may cause per day. */
   invitationsPerUser: { points: number; durationSeconds: number };
   /** Requests to authentication endpoints per IP. */
@@ -252,6 +254,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       },
       // Verification messages (email, SMS) a user may ask for in an hour: each one costs a message.
       verificationPerUser: { points: integer(env, 'RATE_VERIFY_PER_USER', 10, 1, 1_000_000), durationSeconds: 3600 },
+      // Reset emails to one address from every caller address (each caller address has
+      // RATE_VERIFY_PER_USER of its own). The window is the reset token's lifetime: while it is
+      // spent, the last token sent is still valid (decisions.md "Abuse limits").
+      passwordResetsPerEmailAll: { points: integer(env, 'RATE_PASSWORD_RESETS_PER_EMAIL_ALL', 30, 1, 1_000_000), durationSeconds: 3600 },
       // Each new invitee is an email to an address nobody proved: an admin's day of sharing, not a mailing.
       invitationsPerUser: { points: integer(env, 'RATE_INVITES_PER_USER', 50, 1, 1_000_000), durationSeconds: 24 * 3600 },
       authPerIp: { points: integer(env, 'RATE_AUTH_PER_IP', 300, 1, 10_000_000), durationSeconds: 60 },

@@ -45,6 +45,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'RATE_LOGIN_FAILURES_PER_ACCOUNT_ALL', default: '100', meaning: 'failed logins per account from all addresses in the window below' },
   { name: 'RATE_LOGIN_FAILURES_WINDOW_SECONDS', default: '900', meaning: 'the window of both RATE_LOGIN_FAILURES_PER_ACCOUNT limits' },
   { name: 'RATE_VERIFY_PER_USER', default: '10', meaning: 'verification messages a user may ask for per hour' },
+  { name: 'RATE_PASSWORD_RESETS_PER_EMAIL_ALL', default: '30', meaning: 'password reset emails to one address per hour, from all caller addresses' },
   { name: 'MQTT_CONFIG_REPUBLISH_PER_SECOND', default: '2000', meaning: 'lock configs republished a second at most, on each broker (re)connection and sweep' },
   { name: 'MQTT_CONFIG_SWEEP_SECONDS', default: '3600', meaning: "seconds between sweeps republishing every lock's config; 0 = none" },
   { name: 'MQTT_ALLOW_INSECURE_BROKER', default: 'false', meaning: 'true starts even when the external broker accepts anonymous clients or a wrong lock password' },

@@ -12,6 +12,7 @@ describe('third-party token claims', () => {
     assert.deepEqual(readIdentityClaims({ ...base, email: 'a@example.com', telephone: '+447700900123', name: 'Ada' }), {
       sub: 'user-1',
       exp: base.exp,
+      iat: base.iat,
       email: 'a@example.com',
       emailVerified: false,
       telephone: '+447700900123',

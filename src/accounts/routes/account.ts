@@ -80,7 +80,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         response: { 204: NoContent, ...errorResponses(400, 429) },
       },
       handler: async (request, reply) => {
-        await startPasswordReset(ctx, request.body.email);
+        await startPasswordReset(ctx, request.body.email, addressKey(request.ip));
         return reply.code(204).send(null);
       },
     });

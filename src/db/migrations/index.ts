@@ -13,6 +13,7 @@ import { sdkShapesMigration } from './0010_sdk_shapes.js';
 import { lateCommandsMigration } from './0012_late_commands.js';
 import { cdnObjectsMigration } from './0013_cdn_objects.js';
 import { auditPartiesMigration } from './0014_audit_parties.js';
+import { deletedApplicationUsersMigration } from './0015_deleted_application_users.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -33,5 +34,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0012_late_commands': lateCommandsMigration(),
     '0013_cdn_objects': cdnObjectsMigration(dialect),
     '0014_audit_parties': auditPartiesMigration(),
+    '0015_deleted_application_users': deletedApplicationUsersMigration(dialect),
   };
 }
