@@ -7,11 +7,11 @@
 // Env: SCALE_BENCH_MQTT_URL (a broker already running instead of a private Mosquitto);
 // SCALE_BENCH_PROFILE=DIR (each instance writes a CPU profile there; bench/profile-summary.ts);
 // LATCHKEY_TEST_REDIS_URL (a Redis instead of a private redis-server).
-import { generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { autocannon, percentile, type LoadResult } from './lib.js';
+import { autocannon, ed25519VerificationsPerSecond, percentile, type LoadResult } from './lib.js';
 import { committedTransactions, createBenchDatabase, redisCommands, startBenchRedis, startInstance, type Instance } from './scale-lib.js';
 import { closedLoop, describeRun, fixedRate, provisionBenchLock, startBenchBroker, startUnlockRig, type UnlockRig, type UnlockRun } from './scale-unlock.js';
 
@@ -99,19 +99,6 @@ async function counted<T>(work: () => Promise<T>): Promise<{ result: T; transact
   const commands = (await redisCommands(redis.url)) - commandsBefore - 1;
   const transactions = (await committedTransactions(database.name)) - transactionsBefore;
   return { result, transactions, commands };
-}
-
-function ed25519VerificationsPerSecond(): number {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const data = Buffer.from('x'.repeat(300));
-  const signature = sign(null, data, privateKey);
-  let count = 0;
-  const start = performance.now();
-  while (performance.now() - start < 1000) {
-    for (let i = 0; i < 100; i++) verify(null, data, publicKey, signature);
-    count += 100;
-  }
-  return count / ((performance.now() - start) / 1000);
 }
 
 try {
