@@ -62,8 +62,10 @@ export function row(label: string, r: LoadResult): string {
 }
 
 /**
- * One core's Ed25519 verifications a second (node:crypto, a 300-byte message, for one second):
+ * One core's Ed25519 verifications a second (node:crypto, a 300-byte message, for about a second):
  * the unit the unlock targets are given in, measured in the same run as the figures it judges.
+ * Counted against this process's CPU time, not the clock, as the services' CPU per request is:
+ * on a shared machine the wall clock also counts the time this process waited for a core.
  */
 export function ed25519VerificationsPerSecond(): number {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
@@ -71,9 +73,11 @@ export function ed25519VerificationsPerSecond(): number {
   const signature = sign(null, data, privateKey);
   let count = 0;
   const start = performance.now();
+  const cpu = process.cpuUsage();
   while (performance.now() - start < 1000) {
     for (let i = 0; i < 100; i++) verify(null, data, publicKey, signature);
     count += 100;
   }
-  return count / ((performance.now() - start) / 1000);
+  const used = process.cpuUsage(cpu);
+  return count / ((used.user + used.system) / 1e6);
 }
