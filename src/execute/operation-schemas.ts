@@ -1,4 +1,4 @@
-import { Type, TypeGuard, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, KindGuard, type Static, type TSchema } from '@sinclair/typebox';
 import { DayNameSchema, LocalDateSchema, LocalTimeSchema, MAX_EXCEPTION_DATES, TimezoneSchema } from '../access/schemas.js';
 
 /**
@@ -90,28 +90,30 @@ export type RemoveUserOperation = Static<typeof RemoveUserSchema>;
 export type MutateSettingOperation = Static<typeof MutateSettingSchema>;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const acceptsNull = (schema: TSchema): boolean => TypeGuard.IsNull(schema) || (TypeGuard.IsUnion(schema) && schema.anyOf.some(acceptsNull));
+const acceptsNull = (schema: TSchema): boolean => KindGuard.IsNull(schema) || (KindGuard.IsUnion(schema) && schema.anyOf.some(acceptsNull));
 
 /**
  * `value` as `schema` reads it: members the schema does not name are dropped, and an optional
  * member given as `null` is dropped too (absent), unless the schema gives null a meaning. The
- * result is then checked against the schema as it is.
+ * result is then checked against the schema as it is. The schemas are this module's own, so
+ * their kind is read from the Kind symbol (KindGuard), not checked over the whole schema again on
+ * every unlock (TypeGuard walked every member's schema: ~1.5 % of the service's unlock profile).
  */
 export function knownMembers(schema: TSchema, value: unknown): unknown {
-  if (TypeGuard.IsObject(schema) && isRecord(value)) {
+  if (KindGuard.IsObject(schema) && isRecord(value)) {
     const out: Record<string, unknown> = {};
     for (const [name, item] of Object.entries(value)) {
       // Own members of the schema only: `__proto__`, `constructor` or `toString` in the JSON name
       // no field (assigning `__proto__` would even hand the result a prototype to read fields from).
       const member = Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined;
-      if (member === undefined || (item === null && TypeGuard.IsOptional(member) && !acceptsNull(member))) continue;
+      if (member === undefined || (item === null && KindGuard.IsOptional(member) && !acceptsNull(member))) continue;
       out[name] = knownMembers(member, item);
     }
     return out;
   }
-  if (TypeGuard.IsArray(schema) && Array.isArray(value)) return value.map((item) => knownMembers(schema.items, item));
-  if (TypeGuard.IsUnion(schema) && value !== null) {
-    const objectVariant = schema.anyOf.find((variant) => TypeGuard.IsObject(variant));
+  if (KindGuard.IsArray(schema) && Array.isArray(value)) return value.map((item) => knownMembers(schema.items, item));
+  if (KindGuard.IsUnion(schema) && value !== null) {
+    const objectVariant = schema.anyOf.find((variant) => KindGuard.IsObject(variant));
     if (objectVariant !== undefined) return knownMembers(objectVariant, value);
   }
   return value;

@@ -1,5 +1,5 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { HttpApp } from './http-app.js';
 
 /**
@@ -46,20 +46,46 @@ function openToAnyOrigin(request: FastifyRequest): FastifyCorsOptions {
 }
 
 /**
+ * @fastify/cors's hook, taken from the plugin instead of added to `app`, so that a request
+ * without an Origin (nearly every one: apps, scripts, locks' owners) does not pay for it: the
+ * plugin builds its options and reads the route's options twice on every request, Origin or not
+ * (the hottest function of our own stack in a GET /account profile, docs/decisions.md,
+ * Performance). Everything else the plugin registers goes to `app` as it would.
+ */
+async function corsHook(app: HttpApp, options: FastifyCorsOptions): Promise<onRequestHookHandler> {
+  const hooks: Array<{ name: string; hook: onRequestHookHandler }> = [];
+  const host = {
+    decorateRequest: (...args: unknown[]): unknown => Reflect.apply(app.decorateRequest, app, args),
+    options: (...args: unknown[]): unknown => Reflect.apply(app.options, app, args),
+    addHook: (name: string, hook: onRequestHookHandler): void => void hooks.push({ name, hook }),
+  };
+  const plugin = cors as unknown as (instance: typeof host, opts: FastifyCorsOptions, done: (err?: Error) => void) => void;
+  await new Promise<void>((resolve, reject) => plugin(host, options, (err) => (err ? reject(err) : resolve())));
+  // A new version of the plugin that hooks differently must not start with CORS half done.
+  if (hooks.length !== 1 || hooks[0]!.name !== 'onRequest') throw new Error(`@fastify/cors added hooks we do not expect: ${hooks.map((h) => h.name).join(', ')}`);
+  return hooks[0]!.hook;
+}
+
+/**
  * Registers CORS (before any other hook, so even a refused request carries the headers a browser
- * needs to read it) and its route for preflights on every path.
+ * needs to read it) and its route for preflights on every path. A request without an Origin gets
+ * what the plugin would give it, `Vary: Origin`, and nothing else.
  */
 export async function registerCors(app: HttpApp, allows: CorsOriginCheck, open: CorsOpenPath = () => false): Promise<void> {
-  await app.register(cors, {
+  const handleCors = await corsHook(app, {
     hideOptionsRoute: true,
     delegator: (request, callback) => {
-      const origin = request.headers.origin;
-      if (origin === undefined) return callback(null, NO_CORS);
+      const origin = request.headers.origin!;
       if (open(request.url.split('?')[0] ?? request.url)) return callback(null, openToAnyOrigin(request));
       allows(origin).then(
         (allowed) => callback(null, allowed ? allowedOrigin(request, origin) : NO_CORS),
         (err: Error) => callback(err, NO_CORS),
       );
     },
+  });
+  app.addHook('onRequest', function cors(request, reply, done) {
+    if (request.headers.origin !== undefined) return handleCors.call(this, request, reply, done);
+    reply.header('vary', 'Origin');
+    done();
   });
 }

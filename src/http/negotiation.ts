@@ -13,8 +13,33 @@ export interface Negotiated {
 const VERSIONED = /^application\/vnd\.[^/]+\.api-v(\d{1,3})\+json$/;
 const JSON_TYPES = new Set(['*/*', 'application/*', 'application/json']);
 
+const NO_ACCEPT: Negotiated = Object.freeze({ version: 1, acceptsJson: true, acceptsEventStream: true });
+
+/**
+ * Accept headers parsed lately: a client sends the same one on every request, so each distinct
+ * header is parsed once. Bounded: emptied when full (a client varying its header on purpose only
+ * makes its own requests parse again).
+ */
+const parsedAccepts = new Map<string, Negotiated>();
+const PARSED_ACCEPTS_MAX = 256;
+/** Longer headers are parsed every time, so the cache stays small whatever is sent. */
+const PARSED_ACCEPT_LENGTH_MAX = 256;
+
+/** What `accept` asks for; the same frozen answer for the same header. */
 export function negotiate(accept: string | undefined): Negotiated {
-  if (!accept || accept.trim() === '') return { version: 1, acceptsJson: true, acceptsEventStream: true };
+  if (!accept) return NO_ACCEPT;
+  if (accept.length > PARSED_ACCEPT_LENGTH_MAX) return parseAccept(accept);
+  let negotiated = parsedAccepts.get(accept);
+  if (negotiated === undefined) {
+    negotiated = Object.freeze(parseAccept(accept));
+    if (parsedAccepts.size >= PARSED_ACCEPTS_MAX) parsedAccepts.clear();
+    parsedAccepts.set(accept, negotiated);
+  }
+  return negotiated;
+}
+
+function parseAccept(accept: string): Negotiated {
+  if (accept.trim() === '') return NO_ACCEPT;
   let version = 0;
   let acceptsJson = false;
   let acceptsEventStream = false;

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { MemberRole } from '../access/types.js';
-import type { DialectName } from '../db/database.js';
+import { IN_TRANSACTION, type Database, type DialectName } from '../db/database.js';
 import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import type { LockMembersTable, LocksTable } from './tables.js';
@@ -152,6 +152,21 @@ const memberLockQuery = prepareQuery<{ lockId: string; userId: string }, MemberL
 export async function loadLockForMember(db: Executor, dialect: DialectName, lockId: string, userId: string): Promise<MemberLock | undefined> {
   const row = await memberLockQuery.takeFirst(db, dialect, { lockId, userId });
   return row && toMemberLock(row);
+}
+
+/**
+ * `loadLockForMember` outside any transaction: synchronous on SQLite when nothing else holds the
+ * connection (as the session read, docs/decisions.md), else through the driver. Every signed
+ * operation opens with it.
+ */
+export async function readLockForMember(database: Database, lockId: string, userId: string): Promise<MemberLock | undefined> {
+  const values = { lockId, userId };
+  if (database.readRowNow) {
+    const compiled = memberLockQuery.compile(database.kysely, database.dialect, values);
+    const row = database.readRowNow<MemberLockRow>(compiled.sql, compiled.parameters);
+    if (row !== IN_TRANSACTION) return row && toMemberLock(row);
+  }
+  return loadLockForMember(database.kysely, database.dialect, lockId, userId);
 }
 
 export interface LockListFilter {

@@ -4,16 +4,37 @@ import type { Logger } from 'pino';
 import { sameSecret } from '../crypto/compare.js';
 import type { Metrics } from './registry.js';
 
-/** Counts and times every answered request by its route pattern (never the raw URL: bounded labels). */
+type HttpLabels = Record<'method' | 'route' | 'status', string>;
+
+/**
+ * The label sets of answered requests, each made once (a route pattern, a method and a status: a
+ * bounded set), rather than an object and a status string per request.
+ */
+function httpLabels(): (method: string, route: string, status: number) => HttpLabels {
+  const byRoute = new Map<string, Array<{ method: string; status: number; labels: HttpLabels }>>();
+  return (method, route, status) => {
+    let sets = byRoute.get(route);
+    if (sets === undefined) byRoute.set(route, (sets = []));
+    for (const set of sets) if (set.status === status && set.method === method) return set.labels;
+    const labels = Object.freeze({ method, route, status: String(status) });
+    sets.push({ method, status, labels });
+    return labels;
+  };
+}
+
+/**
+ * Times every answered request by its route pattern (never the raw URL: bounded labels); the
+ * request count is read from the same histogram when scraped (src/metrics/registry.ts).
+ */
 export function observeHttp(app: HttpApp, metrics: Metrics): void {
+  const labelsOf = httpLabels();
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const labels = { method: request.method, route, status: String(reply.statusCode) };
-    metrics.httpRequests.inc(labels);
-    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
-    if (reply.statusCode === 429) metrics.rateLimitRefusals.inc({ route });
+    const status = reply.statusCode;
+    metrics.httpDuration.observe(labelsOf(request.method, route, status), reply.elapsedTime / 1000);
+    if (status === 429) metrics.rateLimitRefusals.inc({ route });
     // 504 is only ever lock_timeout (src/errors/catalogue.ts).
-    if (reply.statusCode === 504) metrics.commandsTimedOut.inc();
+    if (status === 504) metrics.commandsTimedOut.inc();
     done();
   });
 }

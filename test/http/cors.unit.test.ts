@@ -75,6 +75,21 @@ describe('CORS on the HTTP app', () => {
     const without = await app.inject({ method: 'GET', url: '/thing' });
     assert.equal(without.headers['access-control-allow-origin'], undefined);
     assert.match(String(without.headers.vary), /Origin/);
+    const refused = await app.inject({ method: 'GET', url: '/thing', headers: { origin: 'https://evil.example.com' } });
+    assert.equal(refused.statusCode, 200);
+    assert.equal(refused.headers['access-control-allow-origin'], undefined);
+    assert.equal(refused.headers.vary, 'Origin');
+  });
+
+  it('answers an OPTIONS without an Origin (no CORS at all) 404 in the error format, varying by Origin', async () => {
+    for (const url of ['/thing', '/open/upload']) {
+      const res = await app.inject({ method: 'OPTIONS', url, headers: { 'access-control-request-method': 'GET' } });
+      assert.equal(res.statusCode, 404);
+      assert.equal(res.json().code, 404);
+      assert.equal(res.headers.vary, 'Origin');
+      assert.equal(res.headers['access-control-allow-origin'], undefined);
+      assert.equal(res.headers['access-control-allow-methods'], undefined);
+    }
   });
 
   it('answers a failing origin check with a 500 that says nothing of it', async () => {

@@ -37,6 +37,14 @@ describe('GET /metrics behind a bearer token', () => {
     assert.match(text, /^latchkey_http_requests_total\{method="GET",route="\/account",status="429"\} \d+$/m);
     assert.match(text, /^latchkey_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/account",status="200"\} \d+$/m);
     assert.match(text, /^latchkey_rate_limit_refusals_total\{route="\/account"\} [1-9]\d*$/m);
+    // The request count is the duration histogram's count, the same on every scrape until more requests come.
+    const value = (page: string, pattern: RegExp) => Number(pattern.exec(page)?.[1]);
+    const total = /^latchkey_http_requests_total\{method="GET",route="\/account",status="200"\} (\d+)$/m;
+    const timed = /^latchkey_http_request_duration_seconds_count\{method="GET",route="\/account",status="200"\} (\d+)$/m;
+    assert.ok(value(text, total) >= statuses.filter((s) => s === 200).length);
+    assert.equal(value(text, total), value(text, timed));
+    const again = await (await fetch(`${t.service.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    assert.equal(value(again, total), value(text, total));
     for (const name of ['latchkey_unlock_phase_seconds', 'latchkey_lock_commands_timed_out_total', 'latchkey_locks_online', 'latchkey_sse_streams_open', 'latchkey_broker_reconnects', 'latchkey_bus_reconnects', 'latchkey_audit_checkpoint_lag_seconds']) {
       assert.match(text, new RegExp(`^# TYPE ${name} `, 'm'), name);
     }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
 import { addressKey } from '../../http/rate-limiter.js';
@@ -9,12 +10,28 @@ import { completePasswordReset, startPasswordReset } from '../password-reset.js'
 import { presentCallerAccount } from '../presenters.js';
 import { AccountResponse, AccountUpdate, PasswordChange, PasswordResetFinish, PasswordResetStart, VerifyQuery } from '../schemas.js';
 
+/**
+ * The account of each held caller as its JSON, made once by the route's own response serializer:
+ * a held session's caller is one frozen object (src/accounts/authenticate.ts), so its every
+ * request after the first sends the same text (the Base64 key is the longest field to escape).
+ */
+const serializedAccounts = new WeakMap<Caller, string>();
+
+function sendCallerAccount(reply: FastifyReply, caller: Caller): void {
+  let body = serializedAccounts.get(caller);
+  if (body === undefined) serializedAccounts.set(caller, (body = reply.serialize(presentCallerAccount(caller)) as string));
+  reply.type('application/json; charset=utf-8').send(body);
+}
+
 export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/account', {
       schema: { tags: ['account'], summary: 'The signed-in account', response: { 200: AccountResponse, ...errorResponses(401, 406) } },
       // Synchronous when the legacy key exists: nothing to wait for, so no promise per request on the busiest read.
-      handler: (request) => (request.caller.publicKey !== null ? presentCallerAccount(request.caller) : accountWithPublicKey(ctx, request.caller)),
+      handler: (request, reply) => {
+        if (request.caller.publicKey === null) return accountWithPublicKey(ctx, request.caller);
+        sendCallerAccount(reply, request.caller);
+      },
     });
 
     app.post('/account', {
