@@ -246,20 +246,20 @@ function sameIfCarried(proven: ProvenEntry, field: string, shown: string | null 
 
 /** A lock's entries from `start` on (newest first), with proofs in the tree of `treeSize`; `complete` when none older was left out. */
 async function provenEntries(lockId: string, treeSize: number | null, start: number, end?: number): Promise<{ entries: ProvenEntry[]; complete: boolean }> {
-  const byId = new Map<string, ProvenEntry>();
-  let before = end;
+  const entries: ProvenEntry[] = [];
+  let cursor: string | null = null;
   for (let page = 0; page < MAX_PAGES; page++) {
     const query = new URLSearchParams({ limit: String(PAGE), start: String(start) });
     if (treeSize !== null) query.set('treeSize', String(treeSize));
-    if (before !== undefined) query.set('end', String(before));
-    const { entries } = await api.get<{ entries: ProvenEntry[] }>(`/device/${encodeURIComponent(lockId)}/log/proof?${query}`);
-    const fresh = entries.filter((e) => !byId.has(e.id));
-    for (const e of fresh) byId.set(e.id, e);
-    if (entries.length < PAGE) return { entries: [...byId.values()], complete: true };
-    if (fresh.length === 0) break;
-    before = entries[entries.length - 1]!.timestamp;
+    if (end !== undefined) query.set('end', String(end));
+    if (cursor !== null) query.set('cursor', cursor);
+    // The service pages by `next`: null once the range's last entry has been sent.
+    const answer: { entries: ProvenEntry[]; next: string | null } = await api.get(`/device/${encodeURIComponent(lockId)}/log/proof?${query}`);
+    entries.push(...answer.entries);
+    if (answer.next === null) return { entries, complete: true };
+    cursor = answer.next;
   }
-  return { entries: [...byId.values()], complete: false };
+  return { entries, complete: false };
 }
 
 /**

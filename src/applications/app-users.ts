@@ -26,7 +26,12 @@ export async function refuseTokenOfDeletedUser(db: Executor, applicationId: stri
     .where('application_id', '=', applicationId)
     .where('external_id', '=', claims.sub)
     .executeTakeFirst();
-  if (deleted && claims.iat <= deleted.deleted_at) throw errors.unauthenticated('authentication token was issued before its account was deleted');
+  refuseIfIssuedBy(deleted?.deleted_at ?? null, claims);
+}
+
+/** 401 when the token was issued no later than `deletedAt`, its subject's deletion (null: never deleted). */
+function refuseIfIssuedBy(deletedAt: number | null, claims: IdentityClaims): void {
+  if (deletedAt !== null && claims.iat <= deletedAt) throw errors.unauthenticated('authentication token was issued before its account was deleted');
 }
 
 /** A token's user as it stands (a token of an already verified identity): one read, the deletion check included. */
@@ -41,7 +46,7 @@ export async function findApplicationUserFor(db: Executor, applicationId: string
     .executeTakeFirst();
   if (!row) return undefined;
   const { deleted_at: deletedAt, ...user } = row;
-  if (deletedAt !== null && claims.iat <= deletedAt) throw errors.unauthenticated('authentication token was issued before its account was deleted');
+  refuseIfIssuedBy(deletedAt, claims);
   return user;
 }
 

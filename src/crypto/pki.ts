@@ -3,8 +3,6 @@ import * as x509 from '@peculiar/x509';
 import { randomBytes, type KeyObject, type webcrypto } from 'node:crypto';
 import { ED25519_CA, x509Crypto, type CaAlgorithm, type CaCertificate, type CertificateAuthority } from './ca-model.js';
 import { DEVICE_OU, OID, parseCertificate } from './certificate.js';
-
-export { DEVICE_OU };
 import { assertUnixSeconds } from './chain.js';
 
 /**

@@ -1,5 +1,5 @@
 import { sameSecret } from '../crypto/compare.js';
-import { DEVICE_OU } from '../crypto/pki.js';
+import { DEVICE_OU } from '../crypto/certificate.js';
 import type { BrokerPolicy, LoginDecision as BrokerLoginDecision, PeerCertificate } from '../mqtt/broker.js';
 import { LOCK_PUBLISHES, LOCK_SUBSCRIBES, isValidLockId, lockTopic } from './topics.js';
 
