@@ -7,6 +7,9 @@ import type { RateLimit } from './rate-limit.js';
 /** How long counts wait here before one pipelined call adds them to Redis (the over-admission bound). */
 export const BATCH_FLUSH_MS = 25;
 
+/** The Redis key holding every instance's count of `key` in the window that starts at `start` (ms). */
+export const sharedWindowKey = (limitName: string, key: string, start: number): string => `latchkey:rlb:${limitName}:${key}:${start}`;
+
 interface SharedWindow {
   /** Start of the fixed window (ms), the same on every instance: windows are aligned to the clock. */
   start: number;
@@ -41,7 +44,7 @@ export function createBatchedRateLimit(options: BatchedRateLimitOptions): RateLi
   let timer: NodeJS.Timeout | undefined;
   let sweptAt = Date.now();
   let degraded = false;
-  const redisKey = (key: string, start: number) => `latchkey:rlb:${options.name}:${key}:${start}`;
+  const redisKey = (key: string, start: number) => sharedWindowKey(options.name, key, start);
 
   const degrade = (err?: unknown) => {
     if (degraded) return;

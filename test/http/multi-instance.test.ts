@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { sharedWindowKey } from '../../src/http/batched-rate-limit.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import type { Api } from '../helpers/http.js';
 import { claimLock, shareLock } from '../helpers/locks.js';
@@ -71,13 +73,24 @@ describe('two instances sharing the database and Redis', () => {
 
   it('requests are counted against one limit across both instances', async () => {
     const user = await createUser(first.api);
-    const limited = await startInstanceBeside({ ...first, config: { ...first.config, limits: { ...first.config.limits, requestsPerCaller: { points: 6, durationSeconds: 60 } } } });
-    const alsoLimited = await startInstanceBeside({ ...first, config: { ...first.config, limits: { ...first.config.limits, requestsPerCaller: { points: 6, durationSeconds: 60 } } } });
+    // Windows are aligned to the clock: an hour-long one that will not end during the test.
+    const durationMs = 3_600_000;
+    const limits = { ...first.config.limits, requestsPerCaller: { points: 6, durationSeconds: durationMs / 1000 } };
+    const limited = await startInstanceBeside({ ...first, config: { ...first.config, limits } });
+    const alsoLimited = await startInstanceBeside({ ...first, config: { ...first.config, limits } });
+    const redis = new Redis(TEST_REDIS_URL);
     try {
+      if (durationMs - (Date.now() % durationMs) < 30_000) await new Promise((resolve) => setTimeout(resolve, durationMs - (Date.now() % durationMs) + 10));
+      const start = Date.now() - (Date.now() % durationMs);
+      const sharedCount = async () => Number((await redis.get(sharedWindowKey('caller', user.userId, start))) ?? 0);
       const statuses: number[] = [];
       for (let i = 0; i < 10; i += 1) {
-        statuses.push((await (i % 2 === 0 ? limited : alsoLimited).api.get('/account', { token: user.authToken })).status);
-        await new Promise((resolve) => setTimeout(resolve, 60)); // past a batch: each instance has heard the other's counts
+        const status = (await (i % 2 === 0 ? limited : alsoLimited).api.get('/account', { token: user.authToken })).status;
+        statuses.push(status);
+        // Past a batch: Redis holds every admitted request before the other instance is asked
+        // (a fixed sleep was not enough on a loaded CI machine).
+        const admitted = statuses.filter((s) => s === 200).length;
+        while ((await sharedCount()) < admitted) await new Promise((resolve) => setTimeout(resolve, 5));
       }
       // Counted apart, each instance would admit six (all ten). Batches let an instance admit one
       // the other counted since its last flush: at most one over, then refused on both.
@@ -85,6 +98,7 @@ describe('two instances sharing the database and Redis', () => {
       assert.ok(statuses.slice(6, 7).every((status) => status === 200 || status === 429), String(statuses));
       assert.deepEqual(statuses.slice(7), [429, 429, 429]);
     } finally {
+      redis.disconnect();
       await limited.close();
       await alsoLimited.close();
     }
