@@ -1,7 +1,8 @@
-import { sql, type Insertable } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import { newId } from '../crypto/random.js';
 import type { DialectName } from '../db/database.js';
+import type { DatabaseSchema } from '../db/schema.js';
 import { prepareQuery } from '../db/prepared.js';
 import { inTransaction, type Executor, type UnitOfWork } from '../db/transaction.js';
 import { CURRENT_HASH_VERSION, GENESIS_HASH, auditEntryHash, type AuditPartySnapshot } from './chain.js';
@@ -50,16 +51,21 @@ export const AUDIT_CHANNEL = 'audit';
 /** Arbitrary constant: the first key of the audit chain's advisory locks, so they share no key space with others. */
 const AUDIT_ADVISORY_SPACE = 0x41554454; // "AUDT"
 
-// Prepared (src/db/prepared.ts): every lock and unlock appends an entry.
+// Prepared (src/db/prepared.ts): every lock and unlock appends an entry. The limit is written
+// into the SQL: SQLite (built with STAT4) prepares a statement anew whenever a LIMIT parameter
+// is bound, which doubled this read's cost (docs/decisions.md, Performance).
 const lastEntryHash = prepareQuery<{ lockId: string }, { hash: string }>((db, slot) =>
-  db.selectFrom('audit_entries').select('hash').where('lock_id', '=', slot.lockId).orderBy('seq', 'desc').limit(1));
+  db.selectFrom('audit_entries').select('hash').where('lock_id', '=', slot.lockId).orderBy('seq', 'desc').limit(sql.lit(1)));
 
-// The actor's and the subject's rows: two ids, the same one twice when only one is given.
-const partyRows = prepareQuery<{ first: string; second: string }, { id: string; email: string | null; display_name: string | null }>((db, slot) =>
+type PartyRow = { id: string; email: string | null; display_name: string | null };
+// The actor's or the subject's row (an unlock has no subject), or both.
+const partyRow = prepareQuery<{ id: string }, PartyRow>((db, slot) => db.selectFrom('users').select(['id', 'email', 'display_name']).where('id', '=', slot.id));
+const partyRows = prepareQuery<{ first: string; second: string }, PartyRow>((db, slot) =>
   db.selectFrom('users').select(['id', 'email', 'display_name']).where('id', 'in', [slot.first, slot.second]));
 
-const insertEntry = prepareQuery<Insertable<AuditEntriesTable>, { seq: number }>((db, slot) =>
-  db
+/** The entry's insert, built once for both statements below. */
+function entryInsert(db: Kysely<DatabaseSchema>, slot: Insertable<AuditEntriesTable>) {
+  return db
     .insertInto('audit_entries')
     .values({
       id: slot.id,
@@ -78,8 +84,25 @@ const insertEntry = prepareQuery<Insertable<AuditEntriesTable>, { seq: number }>
       prev_hash: slot.prev_hash,
       hash: slot.hash,
       hash_version: slot.hash_version,
-    })
-    .returning('seq'));
+    });
+}
+
+// SQLite: the seq is the insert's rowid (AUTOINCREMENT); RETURNING would buffer the row in a
+// temporary table first, a third of the insert's cost. PostgreSQL has no rowid.
+const insertEntry = prepareQuery<Insertable<AuditEntriesTable>>(entryInsert);
+const insertEntryReturningSeq = prepareQuery<Insertable<AuditEntriesTable>, { seq: number }>((db, slot) => entryInsert(db, slot).returning('seq'));
+
+/** Inserts the entry; answers its seq. */
+async function insertEntryRow(uow: UnitOfWork, row: Insertable<AuditEntriesTable>): Promise<number> {
+  if (uow.dialect === 'sqlite') {
+    const { insertId } = await insertEntry.execute(uow.db, uow.dialect, row);
+    if (insertId === undefined) throw new Error('audit entry insert answered no rowid');
+    return Number(insertId);
+  }
+  const inserted = await insertEntryReturningSeq.takeFirst(uow.db, uow.dialect, row);
+  if (inserted === undefined) throw new Error('audit entry insert returned no row');
+  return inserted.seq;
+}
 
 async function lastHashOf(db: Executor, dialect: DialectName, lockId: string): Promise<string> {
   return (await lastEntryHash.takeFirst(db, dialect, { lockId }))?.hash ?? GENESIS_HASH;
@@ -92,8 +115,11 @@ async function lastHashOf(db: Executor, dialect: DialectName, lockId: string): P
  * gone): nulls.
  */
 async function partiesOf(uow: UnitOfWork, actorUserId: string | null, subjectUserId: string | null): Promise<AuditPartySnapshot> {
-  const ids = [actorUserId, subjectUserId].filter((id): id is string => id !== null);
-  const rows = ids.length === 0 ? [] : (await partyRows.execute(uow.db, uow.dialect, { first: ids[0]!, second: ids[1] ?? ids[0]! })).rows;
+  const ids = [...new Set([actorUserId, subjectUserId].filter((id): id is string => id !== null))];
+  const rows =
+    ids.length === 0 ? []
+    : ids.length === 1 ? (await partyRow.execute(uow.db, uow.dialect, { id: ids[0]! })).rows
+    : (await partyRows.execute(uow.db, uow.dialect, { first: ids[0]!, second: ids[1]! })).rows;
   const actor = rows.find((row) => row.id === actorUserId);
   const subject = rows.find((row) => row.id === subjectUserId);
   return {
@@ -138,7 +164,7 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
   };
   const hash = auditEntryHash(previousHash, fields);
   const id = newId();
-  const inserted = await insertEntry.takeFirst(uow.db, uow.dialect, {
+  const seq = await insertEntryRow(uow, {
     id,
     lock_id: fields.lockId,
     timestamp: fields.timestamp,
@@ -156,8 +182,6 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     hash,
     hash_version: fields.version,
   });
-  if (inserted === undefined) throw new Error('audit entry insert returned no row');
-  const { seq } = inserted;
   await appendLeaf(uow.db, uow.dialect, tree, { seq, hash });
   uow.onCommit(() => ctx.bus.publish(AUDIT_CHANNEL, { seq, lockId: fields.lockId }));
   uow.onCommit(() => afterAuditCommit(ctx));

@@ -51,10 +51,13 @@ function decodeSegment(segment: string): Buffer {
   return bytes;
 }
 
+/** Refuses bytes that are not UTF-8. Stateless between calls (no `stream` option), so one serves every token. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function decodeJsonObject(segment: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(decodeSegment(segment)));
+    value = JSON.parse(utf8.decode(decodeSegment(segment)));
   } catch {
     throw malformed();
   }
@@ -83,15 +86,21 @@ function deepFreeze<T>(value: T): T {
  * x5c chain, a kilobyte or more of Base64) for as long as their certificate lives, and decoding
  * it cost more than the rest of the token. Frozen, since every token with that header shares the
  * object (and chain.ts then recognises the frozen x5c). Bounded.
+ *
+ * Keyed by the segment's first characters, which reach into the leaf certificate's random serial
+ * number: hashing the whole segment (a new string on every request) cost more than the rest of
+ * the decoding (docs/decisions.md, Performance). A hit must still equal the whole segment, so
+ * two headers that share a beginning only miss.
  */
-const knownHeaders = new LRUCache<string, OperationTokenHeader>({ max: 1024 });
+const knownHeaders = new LRUCache<string, { segment: string; header: OperationTokenHeader }>({ max: 1024 });
+const HEADER_KEY_LENGTH = 256;
 
 function decodeHeader(segment: string): OperationTokenHeader {
-  let header = knownHeaders.get(segment);
-  if (header === undefined) {
-    header = deepFreeze(checkHeader(decodeJsonObject(segment)));
-    knownHeaders.set(segment, header);
-  }
+  const key = segment.slice(0, HEADER_KEY_LENGTH);
+  const known = knownHeaders.get(key);
+  if (known !== undefined && known.segment === segment) return known.header;
+  const header = deepFreeze(checkHeader(decodeJsonObject(segment)));
+  knownHeaders.set(key, { segment, header });
   return header;
 }
 
@@ -110,7 +119,8 @@ export function decodeOperationToken(compact: string, maxLength: number): Decode
   const payload = decodeJsonObject(payloadSegment);
   const signature = decodeSegment(signatureSegment);
   if (signature.length === 0) throw errors.badSignature();
-  const signingInput = Buffer.from(compact.slice(0, headerSegment.length + 1 + payloadSegment.length), 'utf8');
+  // Both segments decoded as Base64, so they are ASCII: latin1 gives the same bytes as UTF-8, sooner.
+  const signingInput = Buffer.from(compact.slice(0, headerSegment.length + 1 + payloadSegment.length), 'latin1');
   return { header, payload, signingInput, signature };
 }
 

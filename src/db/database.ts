@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type QueryResult } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config/config.js';
 import type { DatabaseSchema } from './schema.js';
@@ -21,6 +21,12 @@ export interface Database {
    * see its uncommitted changes: the caller then queues behind it like any query.
    */
   readonly readRowNow?: <T>(sql: string, parameters: readonly unknown[]) => T | undefined | typeof IN_TRANSACTION;
+  /**
+   * SQLite only: runs a compiled statement synchronously on the connection and answers what
+   * Kysely's driver would. Only for the holder of the connection: the transactions of
+   * transaction.ts run their prepared statements through it (`runDirectly`).
+   */
+  readonly runNow?: (sql: string, parameters: readonly unknown[]) => QueryResult<unknown>;
   close(): Promise<void>;
 }
 
@@ -42,16 +48,26 @@ export function openDatabase(config: Config['database']): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Savepoints (group-commit.ts) journal every page a unit changes; in a file once past 64 KiB.
+  sqlite.pragma('temp_store = MEMORY');
   const cached = withStatementCache(sqlite);
   const kysely = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: cached }) });
   return {
     kysely,
     dialect: 'sqlite',
     readRowNow: <T>(sql: string, parameters: readonly unknown[]) => (sqlite.inTransaction ? IN_TRANSACTION : (cached.prepare(sql).get(...parameters) as T | undefined)),
+    runNow: (sql, parameters) => runStatement(cached.prepare(sql), parameters),
     close: async () => {
       await kysely.destroy();
     },
   };
+}
+
+/** What Kysely's SQLite driver answers for a statement (kysely/dist/esm/dialect/sqlite/sqlite-driver.js). */
+function runStatement(statement: SQLite.Statement, parameters: readonly unknown[]): QueryResult<unknown> {
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
 
 /** Creates an empty file readable by its owner only; SQLite gives its WAL and shm files the same mode. */

@@ -2,7 +2,7 @@ import { CompiledQuery, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from './database.js';
 import type { DatabaseSchema } from './schema.js';
-import { inTransaction, runAfterCommit, type UnitOfWork } from './transaction.js';
+import { holdingConnection, inTransaction, runAfterCommit, runDirectly, type UnitOfWork } from './transaction.js';
 
 /**
  * Group commit for the short transactions of the unlock path (docs/decisions.md, Performance).
@@ -74,14 +74,14 @@ class CommitGroup {
     const units: Array<{ unit: Unit; outcome: Outcome | null }> = [];
     let failure: { error: unknown } | null = null;
     try {
-      await this.database.kysely.transaction().execute(async (db) => {
+      await this.database.kysely.transaction().execute((db) => holdingConnection(this.database, db, async () => {
         while (this.waiting.length > 0 && units.length < MAX_UNITS_PER_COMMIT) {
           const entry: { unit: Unit; outcome: Outcome | null } = { unit: this.waiting.shift()!, outcome: null };
           units.push(entry);
           entry.outcome = await (units.length === 1 ? this.runFirst(db, entry.unit) : this.runInSavepoint(db, entry.unit));
           if (units.length === 1 && !entry.outcome.ok) throw new FirstUnitFailed();
         }
-      });
+      }));
     } catch (error) {
       if (!(error instanceof FirstUnitFailed)) failure = { error };
     }
@@ -110,10 +110,10 @@ class CommitGroup {
   }
 
   private async runInSavepoint(db: Transaction<DatabaseSchema>, unit: Unit): Promise<Outcome> {
-    await db.executeQuery(SAVEPOINT);
+    await runDirectly(db, SAVEPOINT);
     const outcome = await this.runFirst(db, unit);
-    if (!outcome.ok) await db.executeQuery(ROLLBACK_TO);
-    await db.executeQuery(RELEASE);
+    if (!outcome.ok) await runDirectly(db, ROLLBACK_TO);
+    await runDirectly(db, RELEASE);
     return outcome;
   }
 }

@@ -1,7 +1,7 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type { DialectName } from './database.js';
 import type { DatabaseSchema } from './schema.js';
-import type { Executor } from './transaction.js';
+import { runDirectly, type Executor } from './transaction.js';
 
 /**
  * Queries built and compiled once, then run with new values: for the few statements on the
@@ -65,7 +65,7 @@ export function prepareQuery<Values extends Record<string, unknown>, Row = never
     const parameters = template.parameters.map((p) => (p instanceof Slot ? values[p.name] : p.constant));
     return { query: template.query, queryId: template.queryId, sql: template.sql, parameters } as CompiledQuery<Row>;
   };
-  const execute = async (db: Executor, dialect: DialectName, values: Values): Promise<QueryResult<Row>> => db.executeQuery(compile(db, dialect, values));
+  const execute = async (db: Executor, dialect: DialectName, values: Values): Promise<QueryResult<Row>> => runDirectly(db, compile(db, dialect, values));
   return {
     compile,
     execute,

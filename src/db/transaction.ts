@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, QueryResult, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database, DialectName } from './database.js';
 import type { DatabaseSchema } from './schema.js';
@@ -15,13 +15,50 @@ export interface UnitOfWork {
   onCommit(effect: () => unknown): void;
 }
 
+type RunNow = NonNullable<Database['runNow']>;
+
+/**
+ * The open SQLite transactions and their connection's `runNow`. A transaction holds the one
+ * connection (Kysely's mutex) from begin to commit, so its statements may skip the driver's queue
+ * and run on the connection at once (runDirectly); the entry goes when the transaction ends.
+ */
+const openOnConnection = new WeakMap<Executor, RunNow>();
+
+/** Runs `work` with `db` registered as holding its connection (SQLite), unregistered once it settles. */
+export async function holdingConnection<T>(database: Database, db: Transaction<DatabaseSchema>, work: () => Promise<T>): Promise<T> {
+  if (database.runNow === undefined) return work();
+  openOnConnection.set(db, database.runNow);
+  try {
+    return await work();
+  } finally {
+    openOnConnection.delete(db);
+  }
+}
+
+/**
+ * Runs a compiled statement on `db`: synchronously on the connection when `db` is an open SQLite
+ * transaction of this file or group-commit.ts (the unlock path's statements skip the async
+ * driver's promises and mutex: docs/decisions.md, Performance), else through Kysely.
+ */
+export function runDirectly<R>(db: Executor, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+  const runNow = openOnConnection.get(db);
+  if (runNow === undefined) return db.executeQuery(query);
+  try {
+    return Promise.resolve(runNow(query.sql, query.parameters) as QueryResult<R>);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 /**
  * Runs `work` in one transaction, then fires the queued side effects in order. A failing side
  * effect is logged, never turned into a failed request: the data change already happened.
  */
 export async function inTransaction<T>(database: Database, logger: Logger, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
   const effects: Array<() => unknown> = [];
-  const result = await database.kysely.transaction().execute((db) => work({ db, dialect: database.dialect, onCommit: (effect) => effects.push(effect) }));
+  const result = await database.kysely
+    .transaction()
+    .execute((db) => holdingConnection(database, db, () => work({ db, dialect: database.dialect, onCommit: (effect) => effects.push(effect) })));
   await runAfterCommit(effects, logger);
   return result;
 }

@@ -6,7 +6,8 @@ import { LOCK_PUBLISHES, LOCK_SUBSCRIBES, isValidLockId, lockTopic } from './top
 /**
  * Who may do what on the embedded broker, as pure functions (src/mqtt/broker.ts only wires them
  * to aedes). A lock is confined to `{prefix}/{ownId}/…`; the service's own clients may use any
- * topic.
+ * topic. With the embedded broker the service uses the broker's own API and has no login at all
+ * (`service` null).
  */
 
 export type BrokerIdentity = { kind: 'service' } | { kind: 'lock'; lockId: string };
@@ -32,7 +33,7 @@ export async function decideLogin(
   clientId: string,
   username: string | undefined,
   password: Buffer | undefined,
-  service: ServiceCredentials,
+  service: ServiceCredentials | null,
   verifyDevice: (lockId: string, secret: string) => Promise<boolean>,
   peer?: PeerCertificate,
 ): Promise<LoginDecision> {
@@ -43,7 +44,7 @@ export async function decideLogin(
   }
   if (username === undefined || password === undefined) return { ok: false, reason: 'bad_credentials' };
   const secret = password.toString('utf8');
-  if (username === service.username) {
+  if (service !== null && username === service.username) {
     return sameSecret(secret, service.password) ? { ok: true, identity: { kind: 'service' } } : { ok: false, reason: 'bad_credentials' };
   }
   // Ids are issued in lower case; another spelling would be a second session of the same lock.
@@ -77,7 +78,7 @@ export function maySubscribe(identity: BrokerIdentity | undefined, topic: string
 }
 
 /** The rules above for topics under `prefix`, as the broker asks for them. */
-export function lockBrokerPolicy(prefix: string, service: ServiceCredentials, verifyDevice: (lockId: string, secret: string) => Promise<boolean>): BrokerPolicy<BrokerIdentity> {
+export function lockBrokerPolicy(prefix: string, service: ServiceCredentials | null, verifyDevice: (lockId: string, secret: string) => Promise<boolean>): BrokerPolicy<BrokerIdentity> {
   return {
     login: (clientId, username, password, peer) => decideLogin(clientId, username, password, service, verifyDevice, peer),
     mayPublish: (identity, topic) => mayPublish(identity, topic, prefix),

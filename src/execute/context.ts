@@ -1,12 +1,12 @@
 import type { Caller } from '../accounts/caller.js';
-import type { MemberLock } from '../locks/queries.js';
+import type { OperationLock } from '../locks/queries.js';
 import type { OperationClaims } from './claims.js';
 
 /** One verified signed operation on its way to being carried out. */
 export interface VerifiedOperation {
   caller: Caller;
-  /** The lock as the caller sees it (they are a member). */
-  lock: MemberLock;
+  /** What the operation needs of the lock, and the caller's enrolment on it (they are a member). */
+  lock: OperationLock;
   claims: OperationClaims;
   /** The compact token exactly as received: what the lock verifies again. */
   compact: string;

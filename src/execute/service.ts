@@ -4,7 +4,7 @@ import { findUserById } from '../accounts/queries.js';
 import type { AppContext } from '../context.js';
 import { secondsSince } from '../metrics/registry.js';
 import { errors, isAppError } from '../errors/catalogue.js';
-import { readLockForMember } from '../locks/queries.js';
+import { readLockForOperation } from '../locks/queries.js';
 import { extractCompactJws } from './body.js';
 import { checkOperationClaims, replayKey } from './claims.js';
 import type { VerifiedOperation } from './context.js';
@@ -69,7 +69,7 @@ export async function executeOperation(ctx: AppContext, request: ExecuteRequest,
   // the same whatever lock id is sent, so it reveals nothing. The lock's only once membership is
   // known: a stranger can neither spend a lock's allowance nor tell from a 429 that it exists.
   await executePerUser.consume(caller.userId);
-  const lock = await readLockForMember(ctx.db, lockId, caller.userId);
+  const lock = await readLockForOperation(ctx.db, lockId, caller.userId);
   if (!lock) throw errors.notFound('lock');
   await executePerLock.consume(lockId);
   const compact = extractCompactJws(request.body, request.contentType);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
@@ -38,19 +37,17 @@ const LIMITED_REFUSAL_DELAY_MS = 1000;
 
 const Result = Type.Object({ result: Type.Union([Type.Literal('allow'), Type.Literal('deny')]), is_superuser: Type.Optional(Type.Boolean()) });
 
-/** The service's login on the external broker (MQTT_URL's user and password), or one nobody has. */
-function serviceCredentials(ctx: AppContext): ServiceCredentials {
-  if (ctx.config.mqtt.kind === 'external') {
-    const url = new URL(ctx.config.mqtt.url);
-    if (url.username !== '') return { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
-  }
-  return { username: `\u0000${randomBytes(16).toString('hex')}`, password: randomBytes(32).toString('hex') };
+/** The service's login on the external broker (MQTT_URL's user and password), or null: none. */
+function serviceCredentials(ctx: AppContext): ServiceCredentials | null {
+  if (ctx.config.mqtt.kind !== 'external') return null;
+  const url = new URL(ctx.config.mqtt.url);
+  return url.username === '' ? null : { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
 }
 
 /** Who the broker says a client is (it authenticated it): the service, a lock, or nobody we know. */
-function identityOf(username: string | undefined, service: ServiceCredentials): BrokerIdentity | undefined {
+function identityOf(username: string | undefined, service: ServiceCredentials | null): BrokerIdentity | undefined {
   if (username === undefined) return undefined;
-  if (username === service.username) return { kind: 'service' };
+  if (service !== null && username === service.username) return { kind: 'service' };
   return isValidLockId(username) && username === username.toLowerCase() ? { kind: 'lock', lockId: username } : undefined;
 }
 
@@ -113,7 +110,7 @@ export function brokerAuthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       return reply.code(status).send(body);
     });
     app.post('/mqtt-auth/go-auth/superuser', { ...common, schema: goSchema('mosquitto-go-auth superuser check') }, async (request, reply) => {
-      const { status, body } = verdict(request.body.username === service.username);
+      const { status, body } = verdict(identityOf(request.body.username, service)?.kind === 'service');
       return reply.code(status).send(body);
     });
     app.post('/mqtt-auth/go-auth/acl', { ...common, schema: goSchema('mosquitto-go-auth ACL check') }, async (request, reply) => {

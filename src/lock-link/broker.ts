@@ -13,8 +13,11 @@ export interface LockBrokerOptions {
   tls?: { key: string | Buffer; cert: string | Buffer; clientCa?: string | Buffer };
   /** True when `secret` is the device secret of lock `lockId`. */
   authenticateDevice: (lockId: string, secret: string) => Promise<boolean>;
-  /** The service's own login (random per process), allowed on every topic. */
-  serviceCredentials: ServiceCredentials;
+  /**
+   * A login allowed on every topic, for a service linked over the network (tests and benches).
+   * Absent, as in production, where the service uses the broker's own API: nobody logs in as it.
+   */
+  serviceCredentials?: ServiceCredentials;
   topicPrefix?: string;
   logger: Logger;
 }
@@ -27,7 +30,7 @@ export async function startLockBroker(options: LockBrokerOptions): Promise<Embed
     port: options.port,
     host: options.host,
     ...(options.tls ? { tls: options.tls } : {}),
-    policy: throttleLogins(lockBrokerPolicy(prefix, options.serviceCredentials, options.authenticateDevice)),
+    policy: throttleLogins(lockBrokerPolicy(prefix, options.serviceCredentials ?? null, options.authenticateDevice)),
     packetLimits: LOCK_PACKET_LIMITS,
     logger: options.logger,
   });

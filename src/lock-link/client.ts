@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import {
   decodeEvent, decodeOnline, decodeReply, decodeState, replyState, safeReason,
@@ -7,9 +6,13 @@ import {
 } from '../device-protocol/payloads.js';
 import { allLocksTopic, DEFAULT_TOPIC_PREFIX, isValidLockId, lockTopic, parseLockTopic } from '../device-protocol/topics.js';
 import { errors } from '../errors/catalogue.js';
-import { connectMqtt, type MqttTarget } from '../mqtt/connection.js';
+import type { LocalBrokerClient } from '../mqtt/broker.js';
+import { connectMqtt } from '../mqtt/connection.js';
 import { isValidTopicPrefix } from '../mqtt/topic-names.js';
 import { PendingCommands } from './pending-commands.js';
+import type { LinkTransport } from './transport.js';
+import { LocalTransport } from './transport-local.js';
+import { MqttTransport } from './transport-mqtt.js';
 
 /**
  * The service's side of the lock link (docs/device-protocol.md).
@@ -45,10 +48,10 @@ export interface LockLinkHandlers {
 
 export interface LockLinkOptions {
   /**
-   * mqtt:// or mqtts:// of an external broker, or the embedded broker's in-process connections
-   * (EmbeddedBroker.connectInProcess: the same protocol without a loopback socket).
+   * mqtt:// or mqtts:// of an external broker, or the embedded broker's own publish and subscribe
+   * (EmbeddedBroker.local: no MQTT packets on the service's side).
    */
-  broker: MqttTarget;
+  broker: string | LocalBrokerClient;
   username?: string;
   password?: string;
   /** Extra CA (PEM) to trust for mqtts://, e.g. a self-signed broker certificate. */
@@ -97,29 +100,29 @@ function outcomeOf(reply: ReplyPayload, logger: Logger, lockId: string): Outcome
   return { value: state === undefined ? {} : { state } };
 }
 
-class MqttLockLink implements LockLink {
+class TransportLockLink implements LockLink {
   private readonly presence = new Map<string, boolean>();
   private readonly pending = new PendingCommands<CommandResult>();
   private handlers: LockLinkHandlers | undefined;
   private closing: Promise<void> | undefined;
-  /** Connections made after the first one (counted by `connectLockLink`). */
-  reconnects = 0;
 
   constructor(
-    private readonly client: MqttClient,
+    private readonly transport: LinkTransport,
     private readonly prefix: string,
     private readonly options: LockLinkOptions,
-  ) {}
+  ) {
+    transport.attach({ message: (topic, payload) => this.receive(topic, payload), reconnected: () => this.reconnected() });
+  }
 
   brokerStatus(): { connected: boolean; reconnects: number; locksOnline: number } {
-    const connected = this.closing === undefined && this.client.connected;
+    const connected = this.closing === undefined && this.transport.connected();
     let locksOnline = 0;
     if (connected) for (const online of this.presence.values()) if (online) locksOnline += 1;
-    return { connected, reconnects: this.reconnects, locksOnline };
+    return { connected, reconnects: this.transport.reconnects(), locksOnline };
   }
 
   isOnline(lockId: string): boolean {
-    return this.closing === undefined && this.client.connected && this.presence.get(lockId) === true;
+    return this.closing === undefined && this.transport.connected() && this.presence.get(lockId) === true;
   }
 
   sendCommand(lockId: string, token: string, operation: Record<string, unknown>, id: string = randomUUID()): Promise<CommandResult> {
@@ -127,14 +130,16 @@ class MqttLockLink implements LockLink {
     if (!this.isOnline(lockId)) return Promise.reject(errors.lockOffline());
     const reply = this.pending.wait(id, lockId, this.options.replyTimeoutMs, errors.lockTimeout);
     const payload = JSON.stringify({ id, token, operation });
-    this.client.publish(lockTopic(this.prefix, lockId, 'command'), payload, { qos: 1 }, (err) => {
+    this.transport.publish(lockTopic(this.prefix, lockId, 'command'), payload, false, (err) => {
       if (err) this.pending.settle(id, lockId, { error: errors.lockOffline() });
     });
     return reply;
   }
 
-  async publishConfig(lockId: string, config: LockConfig): Promise<void> {
-    await this.client.publishAsync(this.configTopic(lockId), JSON.stringify(config), { qos: 1, retain: true });
+  publishConfig(lockId: string, config: LockConfig): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.transport.publish(this.configTopic(lockId), JSON.stringify(config), true, (err) => (err ? reject(err) : resolve()));
+    });
   }
 
   private configTopic(lockId: string): string {
@@ -148,17 +153,16 @@ class MqttLockLink implements LockLink {
     this.handlers = handlers;
     const topics = (['online', 'state', 'event', 'reply'] as const).map((kind) => allLocksTopic(this.prefix, kind));
     try {
-      // mqtt.js rejects when the SUBACK refuses any topic (0x80).
-      await this.client.subscribeAsync(topics, { qos: 1 });
+      await this.transport.subscribe(topics);
     } catch (err) {
-      await this.client.endAsync(true);
+      await this.transport.end(true);
       throw new Error(`MQTT broker refused the subscriptions ${topics.join(', ')}; check the service user's ACL`, { cause: err });
     }
     this.options.logger.info({ prefix: this.prefix }, 'lock link listening');
   }
 
-  /** The client reconnected (mqtt.js resubscribes by itself). */
-  reconnected(): void {
+  /** The transport reconnected (and resubscribed). */
+  private reconnected(): void {
     const handlers = this.handlers;
     if (handlers?.onReconnected && this.closing === undefined) this.invoke('onReconnected', '*', () => handlers.onReconnected?.());
   }
@@ -166,13 +170,13 @@ class MqttLockLink implements LockLink {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.pending.rejectAll(() => errors.lockOffline());
-      await this.client.endAsync();
+      await this.transport.end();
     })();
     return this.closing;
   }
 
   /** Entry point of every inbound message. */
-  receive(topic: string, payload: Buffer): void {
+  private receive(topic: string, payload: Buffer): void {
     const parsed = parseLockTopic(this.prefix, topic);
     const handlers = this.handlers;
     if (parsed === null || handlers === undefined) return;
@@ -231,11 +235,11 @@ class MqttLockLink implements LockLink {
   }
 }
 
-/** Connects to the broker; the link hears no lock until `listen`. */
-export async function connectLockLink(options: LockLinkOptions): Promise<LockLink> {
-  const prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
-  if (!isValidTopicPrefix(prefix)) throw new Error(`invalid MQTT topic prefix "${prefix}"`);
-  const client = await connectMqtt(options.broker, {
+/** Connects to the broker (external) or attaches to it (embedded, same process). */
+async function openTransport(options: LockLinkOptions): Promise<LinkTransport> {
+  const { broker } = options;
+  if (typeof broker === 'object') return new LocalTransport(broker);
+  const client = await connectMqtt(broker, {
     clientId: `latchkey-service-${randomUUID()}`,
     clean: true,
     protocolVersion: options.protocolVersion ?? 4,
@@ -243,14 +247,14 @@ export async function connectLockLink(options: LockLinkOptions): Promise<LockLin
     ...(options.password === undefined ? {} : { password: options.password }),
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
-  const link = new MqttLockLink(client, prefix, options);
-  const { logger } = options;
-  client.on('message', (topic, payload) => link.receive(topic, payload));
-  client.on('connect', () => link.reconnected()); // the first connection is over before this listener exists
-  client.on('error', (err) => logger.warn({ err: err.message }, 'MQTT client error'));
-  client.on('offline', () => logger.warn('MQTT connection lost; reconnecting'));
-  client.on('reconnect', () => logger.debug('MQTT reconnecting'));
-  client.on('connect', () => void (link.reconnects += 1));
-  logger.info({ prefix }, 'lock link connected');
+  return new MqttTransport(client, options.logger);
+}
+
+/** Connects to the broker; the link hears no lock until `listen`. */
+export async function connectLockLink(options: LockLinkOptions): Promise<LockLink> {
+  const prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
+  if (!isValidTopicPrefix(prefix)) throw new Error(`invalid MQTT topic prefix "${prefix}"`);
+  const link = new TransportLockLink(await openTransport(options), prefix, options);
+  options.logger.info({ prefix }, 'lock link connected');
   return link;
 }

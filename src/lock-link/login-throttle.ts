@@ -14,7 +14,8 @@ import type { BrokerPolicy } from '../mqtt/broker.js';
  *   failures); a right secret is always checked and answered at once, so a guesser at another
  *   address cannot lock the real lock out.
  * - Every refusal (wrong secret or throttled) is answered only after a delay, so a guesser gets
- *   few answers a second per connection; the in-process clients (the service's own) are exempt.
+ *   few answers a second per connection. Every client is a network client (the service's own link
+ *   uses the broker's API, not a login), so none is exempt.
  */
 export interface BrokerLoginLimits {
   perAddress: number;
@@ -42,8 +43,8 @@ export function throttleLogins<Identity>(
   return {
     ...policy,
     async login(clientId, username, password, peer, address) {
-      if (address === undefined) return policy.login(clientId, username, password, peer);
-      const from = addressKey(address);
+      // No address: a socket closed before its login was looked at. No client is exempt.
+      const from = address === undefined ? 'unknown' : addressKey(address);
       if (addresses.consume(from, 1) !== null) {
         await wait(limits.delayMs);
         return { ok: false, reason: 'throttled' };

@@ -1,20 +1,19 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { authenticateLockSecret } from '../locks/provision.js';
 import type { EmbeddedBroker } from '../mqtt/broker.js';
-import type { MqttTarget } from '../mqtt/connection.js';
 import { startLockBroker } from './broker.js';
 import { checkBrokerIsClosed } from './broker-check.js';
-import { connectLockLink, type LockLink } from './client.js';
+import { connectLockLink, type LockLink, type LockLinkOptions } from './client.js';
 
 /**
  * The lock link's infrastructure, built by the composition root: the embedded broker, unless
- * MQTT_URL names an external one, and the service's MQTT client, connected but not yet listening
- * (./subscribers.ts makes it listen, once the context is whole). Both register their close in
- * `closers`: the link closes before the broker.
+ * MQTT_URL names an external one, and the service's side of the link (an MQTT client of the
+ * external broker, or the embedded broker's own publish and subscribe), connected but not yet
+ * listening (./subscribers.ts makes it listen, once the context is whole). Both register their
+ * close in `closers`: the link closes before the broker.
  */
 
 export interface OpenedLockLink {
@@ -31,7 +30,8 @@ interface LinkInfrastructure {
   closers: Array<() => Promise<void> | void>;
 }
 
-async function startBroker(infra: LinkInfrastructure, port: number, service: { username: string; password: string }): Promise<EmbeddedBroker> {
+/** The embedded broker, for locks only: the service reaches it through its API, with no login (`EmbeddedBroker.local`). */
+async function startBroker(infra: LinkInfrastructure, port: number): Promise<EmbeddedBroker> {
   const { config } = infra;
   const clientCa = config.lockOps.tlsClientCaFile === null ? {} : { clientCa: await readFile(config.lockOps.tlsClientCaFile) };
   const tls = config.mqttTls ? { key: await readFile(config.mqttTls.keyFile), cert: await readFile(config.mqttTls.certFile), ...clientCa } : undefined;
@@ -39,34 +39,29 @@ async function startBroker(infra: LinkInfrastructure, port: number, service: { u
     port,
     host: config.host,
     ...(tls ? { tls } : {}),
-    serviceCredentials: service,
     authenticateDevice: (lockId, secret) => authenticateLockSecret(infra, lockId, secret),
     topicPrefix: config.topicPrefix,
     logger: infra.logger,
   });
 }
 
-/** Starts the embedded broker (if any) and connects the service's client to the broker. */
+/** Starts the embedded broker (if any) and opens the service's side of the link to the broker. */
 export async function openLockLink(infra: LinkInfrastructure): Promise<OpenedLockLink> {
   const { config, closers } = infra;
   let broker: EmbeddedBroker | null = null;
-  let target: MqttTarget;
-  let credentials: { username?: string; password?: string } = {};
+  let target: LockLinkOptions['broker'];
   if (config.mqtt.kind === 'embedded') {
-    // Random per process: only this process's own client may use every topic.
-    const service = { username: `latchkey-service-${randomUUID()}`, password: randomBytes(32).toString('base64url') };
-    const embedded = await startBroker(infra, config.mqtt.port, service);
+    const embedded = await startBroker(infra, config.mqtt.port);
     broker = embedded;
     closers.push(() => embedded.close());
-    // The service's client lives in the broker's process: an in-memory connection spares every
-    // command and reply a loopback socket (and TLS) in each direction (docs/decisions.md).
-    target = () => embedded.connectInProcess();
-    credentials = service;
+    // The link lives in the broker's process: it publishes and subscribes through the broker's own
+    // API, without encoding and parsing MQTT packets on its side (docs/decisions.md).
+    target = embedded.local;
   } else {
     target = config.mqtt.url;
     await checkBrokerIsClosed(config.mqtt.url, { allowInsecure: config.lockOps.allowInsecureBroker, logger: infra.logger });
   }
-  const link = await connectLockLink({ broker: target, ...credentials, topicPrefix: config.topicPrefix, replyTimeoutMs: config.lockReplyTimeoutMs, logger: infra.logger });
+  const link = await connectLockLink({ broker: target, topicPrefix: config.topicPrefix, replyTimeoutMs: config.lockReplyTimeoutMs, logger: infra.logger });
   closers.push(() => link.close());
   return { link, broker };
 }

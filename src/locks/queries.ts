@@ -144,7 +144,7 @@ function toMemberLock(row: MemberLockRow): MemberLock {
   };
 }
 
-// Prepared: it opens every unlock (and every other signed operation).
+// Prepared: GET /device/{id} reads one lock this way, and a claim its new lock.
 const memberLockQuery = prepareQuery<{ lockId: string; userId: string }, MemberLockRow>((db, slot) =>
   memberLocksQuery(db, slot.userId).where('lock_members.lock_id', '=', slot.lockId));
 
@@ -155,18 +155,55 @@ export async function loadLockForMember(db: Executor, dialect: DialectName, lock
 }
 
 /**
- * `loadLockForMember` outside any transaction: synchronous on SQLite when nothing else holds the
- * connection (as the session read, docs/decisions.md), else through the driver. Every signed
- * operation opens with it.
+ * What a signed operation needs of its lock: the settings MUTATE_LOCK is judged by
+ * (src/access/member-policy.ts, canUnlock) and the caller's enrolment, which every operation's
+ * policy reads. Not the lock's other columns nor its site: the whole MemberLock cost half again
+ * as much to read on every unlock (docs/decisions.md, Performance).
  */
-export async function readLockForMember(database: Database, lockId: string, userId: string): Promise<MemberLock | undefined> {
+export interface OperationLock {
+  id: string;
+  unlock_time: number;
+  permitted_addresses: string;
+  usage_requirements: string;
+  member: Pick<Membership, 'role' | 'start' | 'end'>;
+}
+
+type OperationLockRow = Pick<LockRow, 'unlock_time' | 'permitted_addresses' | 'usage_requirements'> & Pick<MemberColumns, 'role' | 'starts_at' | 'ends_at'>;
+
+// Prepared: it opens every unlock (and every other signed operation).
+const operationLockQuery = prepareQuery<{ lockId: string; userId: string }, OperationLockRow>((db, slot) =>
+  db
+    .selectFrom('lock_members')
+    .innerJoin('locks', 'locks.id', 'lock_members.lock_id')
+    .select(['locks.unlock_time', 'locks.permitted_addresses', 'locks.usage_requirements', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
+    .where('lock_members.lock_id', '=', slot.lockId)
+    .where('lock_members.user_id', '=', slot.userId));
+
+/** The row matched `lock_members.lock_id = lockId` exactly, so `lockId` is the lock's id as stored. */
+function toOperationLock(lockId: string, row: OperationLockRow): OperationLock {
+  return {
+    id: lockId,
+    unlock_time: row.unlock_time,
+    permitted_addresses: row.permitted_addresses,
+    usage_requirements: row.usage_requirements,
+    member: { role: row.role, start: row.starts_at, end: row.ends_at },
+  };
+}
+
+/**
+ * The lock as a signed operation by `userId` needs it (OperationLock), or undefined when they are
+ * not a member (or it does not exist). Synchronous on SQLite when nothing else holds the
+ * connection (as the session read, docs/decisions.md), else through the driver.
+ */
+export async function readLockForOperation(database: Database, lockId: string, userId: string): Promise<OperationLock | undefined> {
   const values = { lockId, userId };
   if (database.readRowNow) {
-    const compiled = memberLockQuery.compile(database.kysely, database.dialect, values);
-    const row = database.readRowNow<MemberLockRow>(compiled.sql, compiled.parameters);
-    if (row !== IN_TRANSACTION) return row && toMemberLock(row);
+    const compiled = operationLockQuery.compile(database.kysely, database.dialect, values);
+    const row = database.readRowNow<OperationLockRow>(compiled.sql, compiled.parameters);
+    if (row !== IN_TRANSACTION) return row && toOperationLock(lockId, row);
   }
-  return loadLockForMember(database.kysely, database.dialect, lockId, userId);
+  const row = await operationLockQuery.takeFirst(database.kysely, database.dialect, values);
+  return row && toOperationLock(lockId, row);
 }
 
 export interface LockListFilter {

@@ -4,7 +4,6 @@ import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Aedes, AuthenticateError, Client } from 'aedes';
 import type { Logger } from 'pino';
-import { inMemoryPipe } from './in-memory-pipe.js';
 import { guardPacketSizes, type PacketLimits } from './packet-size-guard.js';
 
 export type LoginDecision<Identity> =
@@ -45,19 +44,34 @@ export interface EmbeddedBrokerOptions<Identity> {
    */
   tls?: { key: string | Buffer; cert: string | Buffer; clientCa?: string | Buffer };
   policy: BrokerPolicy<Identity>;
-  /** The largest packets a network client may send (the in-process clients are not limited). */
+  /** The largest packets a network client may send. */
   packetLimits: PacketLimits;
   logger: Logger;
 }
 
+/**
+ * The broker's own publish and subscribe, for code in its process (the service's side of the lock
+ * link): no MQTT packets to encode and parse, no login and no ACL check (the caller is the broker's
+ * owner). What it publishes is stored when retained, queued for offline sessions and routed to
+ * subscribed clients exactly as a client's publication would be.
+ */
+export interface LocalBrokerClient {
+  /** Whether the broker is still open. */
+  isOpen(): boolean;
+  /** Calls `done` once the broker has routed (and, when retained, stored) the message. */
+  publish(topic: string, payload: Buffer, options: { qos: 0 | 1; retain: boolean }, done: (err?: Error) => void): void;
+  /**
+   * Hears every message published on `filters` from then on, then the retained messages they
+   * match (as a client's SUBSCRIBE would); resolves once subscribed, with the unsubscribe.
+   * `onMessage` runs synchronously as the broker routes the message and must not throw.
+   */
+  subscribe(filters: string[], onMessage: (topic: string, payload: Buffer) => void): Promise<() => Promise<void>>;
+}
+
 export interface EmbeddedBroker {
   port: number;
-  /**
-   * A new connection to the broker from inside this process: an in-memory stream that speaks
-   * MQTT like a socket, without the kernel's loopback round trip (the service's own client).
-   * It logs in like any other client.
-   */
-  connectInProcess(): Duplex;
+  /** Publish and subscribe from inside this process, without a connection (the service's own link). */
+  local: LocalBrokerClient;
   close(): Promise<void>;
 }
 
@@ -81,7 +95,7 @@ function guard<Identity>(broker: Aedes, policy: BrokerPolicy<Identity>, logger: 
   const identities = new WeakMap<Client, Identity>();
 
   broker.authenticate = (client, username, password, done) => {
-    // A network client's address (undefined for the in-process clients), for login throttling.
+    // The client's address, for login throttling.
     const address = (client.conn as Partial<Socket>).remoteAddress;
     policy.login(client.id, username, password, peers.get(client.conn as object), address).then(
       (decision) => {
@@ -117,6 +131,47 @@ function guard<Identity>(broker: Aedes, policy: BrokerPolicy<Identity>, logger: 
     if (policy.maySubscribe(identities.get(client), subscription.topic)) return done(null, subscription);
     logger.warn({ clientId: short(client.id), topic: short(subscription.topic) }, 'mqtt subscription refused');
     done(null, null); // negated grant: SUBACK 0x80, the connection stays up
+  };
+}
+
+/** What a local subscriber reads of a message, routed or retained. */
+interface Message {
+  topic: string;
+  payload: Buffer | string;
+}
+
+/** The retained messages `filters` match, from aedes' persistence (its typings leave it `any`). */
+function retainedMessages(broker: Aedes, filters: string[]): AsyncIterable<Message> {
+  const persistence = (broker as unknown as { persistence: { createRetainedStreamCombi(patterns: string[]): AsyncIterable<Message> } }).persistence;
+  return persistence.createRetainedStreamCombi(filters);
+}
+
+function localClient(broker: Aedes, logger: Logger): LocalBrokerClient {
+  const asBuffer = (payload: Buffer | string): Buffer => (typeof payload === 'string' ? Buffer.from(payload) : payload);
+  const subscribe = async (filters: string[], onMessage: (topic: string, payload: Buffer) => void): Promise<() => Promise<void>> => {
+    const deliver = (packet: Message, done: () => void): void => {
+      try {
+        // Filters starting with a wildcard would match $SYS topics (MQTT-4.7.2-1); ours never do, but keep the rule.
+        if (packet.topic.charCodeAt(0) !== 36) onMessage(packet.topic, asBuffer(packet.payload));
+      } catch (err) {
+        // It runs inside the publisher's routing: a throw must not reach the broker.
+        logger.error({ err, topic: short(packet.topic) }, 'a local subscriber failed on a message');
+      }
+      // aedes holds the publisher's flow until every subscriber calls back: call back at once.
+      done();
+    };
+    await Promise.all(filters.map((filter) => new Promise<void>((resolve) => broker.subscribe(filter, deliver, resolve))));
+    void (async () => {
+      for await (const retained of retainedMessages(broker, filters)) deliver(retained, () => undefined);
+    })().catch((err: unknown) => logger.error({ err }, 'reading retained messages for a local subscriber failed'));
+    return async () => {
+      await Promise.all(filters.map((filter) => new Promise<void>((resolve) => broker.unsubscribe(filter, deliver, resolve))));
+    };
+  };
+  return {
+    isOpen: () => !broker.closed,
+    publish: (topic, payload, { qos, retain }, done) => broker.publish({ cmd: 'publish', topic, payload, qos, retain, dup: false }, done),
+    subscribe,
   };
 }
 
@@ -162,7 +217,7 @@ export async function startEmbeddedBroker<Identity>(options: EmbeddedBrokerOptio
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   };
-  // Network clients (locks) pass the packet-size guard; the service's in-process client does not.
+  // Every network client (lock) passes the packet-size guard.
   const handle = (socket: Duplex): void => {
     const guarded = guardPacketSizes(socket, options.packetLimits);
     const peer = verifiedPeer(socket);
@@ -195,10 +250,5 @@ export async function startEmbeddedBroker<Identity>(options: EmbeddedBrokerOptio
     for (const socket of sockets) socket.destroy();
     await serverClosed;
   };
-  const connectInProcess = (): Duplex => {
-    const [clientEnd, brokerEnd] = inMemoryPipe();
-    broker.handle(brokerEnd);
-    return clientEnd;
-  };
-  return { port, connectInProcess, close: () => (closing ??= close()) };
+  return { port, local: localClient(broker, options.logger), close: () => (closing ??= close()) };
 }

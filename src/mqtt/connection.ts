@@ -1,6 +1,5 @@
-import { connectAsync, MqttClient, type IClientOptions } from 'mqtt';
+import { connectAsync, type MqttClient, type IClientOptions } from 'mqtt';
 import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
 
 /**
  * mqtt.js builds its TCP/TLS socket internally and offers no no-delay option, so Nagle's
@@ -17,39 +16,15 @@ function disableNagle(client: MqttClient): void {
   apply();
 }
 
-/** Where to connect: a broker URL (mqtt:// or mqtts://), or a maker of in-process connections. */
-export type MqttTarget = string | (() => Duplex);
-
 const DEFAULTS: IClientOptions = { protocolVersion: 4, connectTimeout: 10_000, reconnectPeriod: 1_000 };
 
-/** Like mqtt.js connectAsync without retries, over the streams `open` makes (one per (re)connection). */
-function connectOver(open: () => Duplex, options: IClientOptions): Promise<MqttClient> {
-  const client = new MqttClient(() => open(), options);
-  return new Promise((resolve, reject) => {
-    const settle = (err?: Error): void => {
-      client.off('connect', onConnect);
-      client.off('error', onError);
-      client.off('close', onClose);
-      if (err === undefined) return resolve(client);
-      client.end(true);
-      reject(err);
-    };
-    const onConnect = (): void => settle();
-    const onError = (err: Error): void => settle(err);
-    const onClose = (): void => settle(new Error('the broker closed the connection before CONNACK'));
-    client.once('connect', onConnect);
-    client.once('error', onError);
-    client.once('close', onClose);
-  });
-}
-
 /**
- * Connects to `target`, failing fast when the first attempt fails (wrong address or credentials
- * are start-up errors); once connected, mqtt.js reconnects by itself. MQTT 3.1.1 unless
- * `options.protocolVersion` says otherwise.
+ * Connects to the broker at `url` (mqtt:// or mqtts://), failing fast when the first attempt
+ * fails (wrong address or credentials are start-up errors); once connected, mqtt.js reconnects by
+ * itself. MQTT 3.1.1 unless `options.protocolVersion` says otherwise.
  */
-export async function connectMqtt(target: MqttTarget, options: IClientOptions): Promise<MqttClient> {
-  const client = typeof target === 'string' ? await connectAsync(target, { ...DEFAULTS, ...options }, false) : await connectOver(target, { ...DEFAULTS, ...options });
+export async function connectMqtt(url: string, options: IClientOptions): Promise<MqttClient> {
+  const client = await connectAsync(url, { ...DEFAULTS, ...options }, false);
   disableNagle(client);
   return client;
 }

@@ -70,6 +70,16 @@ describe('operation tokens', () => {
     for (let i = 0; i < 2; i++) assert.throws(() => decodeOperationToken(none), isStatus(401, /RS256 or EdDSA/));
   });
 
+  it('tells apart headers that share their first kilobyte, whichever was decoded first', async () => {
+    const padding = 'p'.repeat(1024);
+    const ours = decodeOperationToken(await eddsa(claims(), { alg: 'EdDSA', typ: 'JWT', kid: padding, x5c: chain }));
+    const foreign = decodeOperationToken(await eddsa(claims(), { alg: 'EdDSA', typ: 'JWT', kid: padding, x5c: foreignChain }));
+    assert.deepEqual(foreign.header.x5c, foreignChain);
+    await assert.rejects(verifyOperationSignature(foreign, { trustedRoot: anchor, now: NOW }), isStatus(401));
+    assert.deepEqual(decodeOperationToken(await eddsa(claims(), { alg: 'EdDSA', typ: 'JWT', kid: padding, x5c: chain })).header, ours.header);
+    await verifyOperationSignature(ours, { trustedRoot: anchor, now: NOW });
+  });
+
   it('accepts typ jwt or no typ', async () => {
     await verifyToken(await eddsa(claims(), { alg: 'EdDSA', typ: 'jwt', x5c: chain }));
     await verifyToken(await eddsa(claims(), { alg: 'EdDSA', x5c: chain }));

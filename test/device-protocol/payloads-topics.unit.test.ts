@@ -36,6 +36,13 @@ describe('broker policy', () => {
     assert.deepEqual(await decideLogin(LOCK, undefined, undefined, service, devices), { ok: false, reason: 'bad_credentials' });
   });
 
+  it('has no service login without service credentials (the embedded broker: the service uses its API)', async () => {
+    for (const username of ['svc', '', 'latchkey-service-x']) {
+      assert.equal((await decideLogin(username, username, Buffer.from('service-password'), null, devices)).ok, false, username);
+    }
+    assert.deepEqual(await decideLogin(LOCK, LOCK, Buffer.from('device-secret'), null, devices), { ok: true, identity: { kind: 'lock', lockId: LOCK } });
+  });
+
   it('refuses another spelling of a lock id (one lock, one session)', async () => {
     assert.deepEqual(await decideLogin(LOCK.toUpperCase(), LOCK.toUpperCase(), Buffer.from('device-secret'), service, async () => true), { ok: false, reason: 'bad_credentials' });
   });

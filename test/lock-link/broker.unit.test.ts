@@ -55,7 +55,8 @@ describe('embedded broker: a lock is confined to its own topics', () => {
   const recorder = recordingHandlers();
   before(async () => {
     broker = await startTestBroker();
-    link = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 1000, logger: silent, handlers: recorder.handlers });
+    // The service's side as in production: the broker's own API.
+    link = await createLockLink({ broker: broker.broker.local, replyTimeoutMs: 1000, logger: silent, handlers: recorder.handlers });
   });
   after(async () => { await link.close(); await broker.close(); });
 

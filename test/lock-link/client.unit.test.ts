@@ -1,7 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { Duplex } from 'node:stream';
 import { connectAsync } from 'mqtt';
 import { AppError } from '../../src/errors/catalogue.js';
 import type { LockLink } from '../../src/lock-link/client.js';
@@ -17,7 +16,13 @@ function isAppError(status: number, error: string) {
   return (err: unknown) => err instanceof AppError && err.status === status && err.error === error;
 }
 
-describe('lock link over the embedded broker', () => {
+/** The two transports of the link to the embedded broker: what production uses, and mqtt.js as to an external broker. */
+const transports = [
+  { name: 'through the broker\'s own API', connection: (broker: TestBroker) => ({ broker: broker.broker.local }), mqtt: false },
+  { name: 'over TCP (mqtt.js)', connection: (broker: TestBroker) => ({ broker: broker.url, ...broker.service }), mqtt: true },
+];
+
+for (const transport of transports) describe(`lock link to the embedded broker ${transport.name}`, () => {
   let broker: TestBroker;
   let link: LockLink;
   /** Same broker, a short reply timeout: only for the 504 cases, so busy machines do not time out the others. */
@@ -27,8 +32,8 @@ describe('lock link over the embedded broker', () => {
 
   before(async () => {
     broker = await startTestBroker();
-    link = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 5000, logger, handlers: recorder.handlers });
-    hasty = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 100, logger, handlers: recordingHandlers().handlers });
+    link = await createLockLink({ ...transport.connection(broker), replyTimeoutMs: 5000, logger, handlers: recorder.handlers });
+    hasty = await createLockLink({ ...transport.connection(broker), replyTimeoutMs: 100, logger, handlers: recordingHandlers().handlers });
   });
   after(async () => { await hasty.close(); await link.close(); await broker.close(); });
 
@@ -60,7 +65,7 @@ describe('lock link over the embedded broker', () => {
     const { logger: quiet, lines: quietLines } = capturingLogger();
     const calls: string[] = [];
     const throwing = await createLockLink({
-      broker: broker.url, ...broker.service, replyTimeoutMs: 5000, logger: quiet,
+      ...transport.connection(broker), replyTimeoutMs: 5000, logger: quiet,
       handlers: {
         onPresence: (lockId) => { calls.push(lockId); throw new Error('boom'); },
         onState: async (lockId) => { calls.push(lockId); throw new Error('async boom'); },
@@ -137,7 +142,7 @@ describe('lock link over the embedded broker', () => {
   });
 
   it('rejects pending commands when it closes', async () => {
-    const own = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 5000, logger, handlers: recordingHandlers().handlers });
+    const own = await createLockLink({ ...transport.connection(broker), replyTimeoutMs: 5000, logger, handlers: recordingHandlers().handlers });
     const credentials = broker.addLock();
     const lock = await connectTestLock({ url: broker.url, ...credentials, behaviour: { kind: 'silent' } });
     await waitFor(() => own.isOnline(credentials.id));
@@ -149,46 +154,23 @@ describe('lock link over the embedded broker', () => {
     await lock.close();
   });
 
-  it('refuses to start with credentials the broker rejects', async () => {
+  it('hears the presence and state a lock retained before the link listened', async () => {
+    const credentials = broker.addLock();
+    const lock = await connectTestLock({ url: broker.url, ...credentials });
+    await waitFor(() => link.isOnline(credentials.id));
+    const late = recordingHandlers();
+    const own = await createLockLink({ ...transport.connection(broker), replyTimeoutMs: 5000, logger, handlers: late.handlers });
+    await late.until((seen) => seen.presence.some((p) => p.lockId === credentials.id && p.online) && seen.states.some((s) => s.lockId === credentials.id));
+    assert.equal(own.isOnline(credentials.id), true);
+    assert.equal((await own.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false })).state?.locked, false);
+    await own.close();
+    assert.equal(own.brokerStatus().connected, false);
+    await lock.close();
+  });
+
+  it('refuses to start with credentials the broker rejects', { skip: transport.mqtt ? false : 'no login in-process' }, async () => {
     await assert.rejects(createLockLink({ broker: broker.url, username: broker.service.username, password: 'nope', replyTimeoutMs: 100, logger, handlers: recordingHandlers().handlers }));
     const anonymous = connectAsync(broker.url, { reconnectPeriod: 0 }, false);
     await assert.rejects(anonymous);
   });
 });
-
-describe('lock link over the embedded broker\'s in-process connection', () => {
-  let broker: TestBroker;
-  before(async () => { broker = await startTestBroker(); });
-  after(async () => { await broker.close(); });
-
-  it('sees presence and carries commands and replies like a socket, and comes back after the broker drops it', async () => {
-    const opened: Duplex[] = [];
-    const inProcess = () => {
-      const stream = broker.broker.connectInProcess();
-      opened.push(stream);
-      return stream;
-    };
-    const link = await createLockLink({ broker: inProcess, ...broker.service, replyTimeoutMs: 5000, logger: capturingLogger().logger, handlers: recordingHandlers().handlers });
-    const credentials = broker.addLock();
-    const lock = await connectTestLock({ url: broker.url, ...credentials });
-    await waitFor(() => link.isOnline(credentials.id));
-    const result = await link.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false });
-    assert.equal(result.state?.locked, false);
-    assert.deepEqual(lock.commands.map((c) => c.token), ['t']);
-    await link.publishConfig(credentials.id, config(3));
-    await waitFor(() => lock.configs.length === 1);
-
-    opened[0]!.destroy();
-    await waitFor(() => opened.length === 2 && link.isOnline(credentials.id));
-    await link.sendCommand(credentials.id, 't2', { type: 'MUTATE_LOCK', locked: true });
-    assert.deepEqual(lock.commands.map((c) => c.token), ['t', 't2']);
-    await lock.close();
-    await link.close();
-  });
-
-  it('refuses to start with credentials the broker rejects', async () => {
-    const inProcess = () => broker.broker.connectInProcess();
-    await assert.rejects(createLockLink({ broker: inProcess, username: broker.service.username, password: 'nope', replyTimeoutMs: 100, logger: capturingLogger().logger, handlers: recordingHandlers().handlers }));
-  });
-});
-
