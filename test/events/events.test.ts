@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { recordAuditNow } from '../../src/audit/record.js';
 import type { AuditType } from '../../src/audit/types.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
+import { eventually } from '../helpers/eventually.js';
 import { claimLock, revokeLock, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { openStream, type SseStream } from './sse-client.js';
@@ -50,8 +51,7 @@ describe('GET /device/events', () => {
     assert.deepEqual(unlock.data.state, { connected: false });
     assert.match(events[2]!.id, /^\d+\.\d+$/);
     // Heartbeat comments keep the stream alive.
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    assert.ok(stream.comments.includes('keep-alive'));
+    await eventually(async () => (stream.comments.includes('keep-alive') ? true : undefined), 'a keep-alive comment');
   });
 
   it('resumes after Last-Event-ID without loss or repetition', async () => {
