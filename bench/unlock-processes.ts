@@ -34,9 +34,12 @@ function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Forks the service with `env` as configuration overrides; resolves once it listens. */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = fork(join(root, 'bench/unlock-service.ts'), [JSON.stringify(env)], { execArgv: TSX, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/**
+ * Forks the service with `env` as configuration overrides; resolves once it listens. `nodeFlags`
+ * go to its node (`--perf-basic-prof` names its compiled JavaScript for Linux perf).
+ */
+export async function startServiceProcess(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServiceProcess> {
+  const child = fork(join(root, 'bench/unlock-service.ts'), [JSON.stringify(env)], { execArgv: [...TSX, ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = await nextMessage(child);
   if (ready.type !== 'ready') throw new Error(`service process did not start: ${JSON.stringify(ready)}`);
   let queue: Promise<unknown> = Promise.resolve();

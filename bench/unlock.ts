@@ -12,7 +12,9 @@
 // Not a test. Run: node --import tsx bench/unlock.ts
 // Env: UNLOCK_BENCH_CONCURRENCY=20,50,100 (the levels tried); UNLOCK_BENCH_PROFILE=DIR records
 // CPU profiles of the service during each phase, DIR/service-fixed.cpuprofile and
-// DIR/service-peak-N.cpuprofile (summarise them with bench/profile-summary.ts).
+// DIR/service-peak-N.cpuprofile (summarise them with bench/profile-summary.ts);
+// UNLOCK_BENCH_PERF=DIR records each peak with Linux perf (the CPU really used, every thread),
+// DIR/service-peak-N.perf.data, and prints its split by area (bench/perf-summary.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
@@ -20,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateEphemeralKey, requestCertificate, signOperation } from '../src/client/index.js';
 import { ed25519VerificationsPerSecond, percentile } from './lib.js';
+import { printPerfSummary, recordPerf } from './perf-summary.js';
 import { cpuSecondsOf, startServiceProcess, startSimulatorProcess } from './unlock-processes.js';
 
 const RATE = 100;
@@ -27,12 +30,13 @@ const FIXED_SECONDS = 10;
 const PEAK_SECONDS = 8;
 const CONCURRENCIES = (process.env.UNLOCK_BENCH_CONCURRENCY ?? '20,50,100').split(',').map(Number);
 const PROFILE_DIR = process.env.UNLOCK_BENCH_PROFILE;
+const PERF_DIR = process.env.UNLOCK_BENCH_PERF;
 const TARGET_SHARE = 0.4;
 /** Issue 17 §6: the service's CPU per unlock at peak, in Ed25519 verifications measured in the same run. */
 const TARGET_VERIFIES = 3;
 
 const dataDir = await mkdtemp(join(tmpdir(), 'latchkey-bench-unlock-'));
-const service = await startServiceProcess({ CERT_CHECK: 'never', LOG_LEVEL: 'error' });
+const service = await startServiceProcess({ CERT_CHECK: 'never', LOG_LEVEL: 'error' }, PERF_DIR ? ['--perf-basic-prof'] : []);
 const base = service.url;
 
 async function post(path: string, body: string, token?: string, contentType = 'application/json'): Promise<Response> {
@@ -140,6 +144,7 @@ interface Peak extends Measured { perSecond: number }
 async function peak(concurrency: number): Promise<Peak> {
   const tokens = Array.from({ length: 5000 * PEAK_SECONDS }, unlockToken);
   const latencies: number[] = [];
+  const perf = PERF_DIR ? await recordPerf(service.pid, join(PERF_DIR, `service-peak-${concurrency}.perf.data`)) : null;
   const cpu = cpuMeter();
   const result = await new Promise<AutocannonResult>((resolve, reject) => {
     const run = autocannon({
@@ -150,6 +155,7 @@ async function peak(concurrency: number): Promise<Peak> {
       if (status === 200) latencies.push(ms);
     });
   });
+  await perf?.stop();
   return {
     perSecond: result['2xx'] / result.duration,
     failures: result.non2xx + result.errors + result.timeouts,
@@ -180,6 +186,12 @@ for (const [concurrency, run] of peaks) {
 console.log(`  Ed25519 verify (node:crypto, one core, by CPU time): ${verifications.toFixed(0)}/s (${verificationsBefore.toFixed(0)} before, ${verificationsAfter.toFixed(0)} after), ${verifyMicros.toFixed(1)} µs each   best peak = ${((100 * top.perSecond) / verifications).toFixed(1)} % of it (target ≥ ${TARGET_SHARE * 100} %)`);
 console.log(`  service CPU per unlock at the best peak: ${us(top.cpuPerUnlock.service)} = ${(top.cpuPerUnlock.service / verifyMicros).toFixed(1)} × one Ed25519 verify (target ≤ ${TARGET_VERIFIES} ×, issue 17 §6)`);
 if (PROFILE_DIR) console.log(`  service CPU profiles: ${PROFILE_DIR}/service-{fixed,peak-N}.cpuprofile`);
+if (PERF_DIR) {
+  for (const [concurrency, run] of peaks) {
+    console.log(`  service CPU with ${concurrency} in flight by area (perf; µs per unlock):`);
+    await printPerfSummary(join(PERF_DIR, `service-peak-${concurrency}.perf.data`), run.cpuPerUnlock.service, '    ');
+  }
+}
 
 await simulator.stop();
 await service.stop();
