@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The hash chain of a lock's append-only audit trail (decisions §5). Each entry's hash covers the
@@ -149,7 +149,7 @@ export function auditEntryPreimage(previousHash: string | null, entry: AuditHash
 
 /** SHA-256 hex of the entry chained to `previousHash` (null for a lock's first entry). */
 export function auditEntryHash(previousHash: string | null, entry: AuditHashInput): string {
-  return createHash('sha256').update(auditEntryPreimage(previousHash, entry), 'utf8').digest('hex');
+  return hash('sha256', auditEntryPreimage(previousHash, entry), 'hex');
 }
 
 /** A stored entry as the verifier reads it: the hashed fields plus its id, its hash and, if stored, the previous hash. */
