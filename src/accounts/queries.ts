@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { IN_TRANSACTION, type Database } from '../db/database.js';
+import type { Database } from '../db/database.js';
 import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import type { CallerUser } from './caller.js';
@@ -90,14 +90,8 @@ export interface LiveSessionUser extends CallerUser {
 }
 
 /** That read: synchronous on SQLite when nothing else holds the connection, else through the driver. */
-export async function readLiveSessionUser(database: Database, sessionId: string, now: number): Promise<LiveSessionUser | undefined> {
-  const values = { sessionId, now };
-  if (database.readRowNow) {
-    const compiled = liveSessionUserQuery.compile(database.kysely, database.dialect, values);
-    const row = database.readRowNow<LiveSessionUser>(compiled.sql, compiled.parameters);
-    if (row !== IN_TRANSACTION) return row;
-  }
-  return liveSessionUserQuery.takeFirst(database.kysely, database.dialect, values);
+export function readLiveSessionUser(database: Database, sessionId: string, now: number): Promise<LiveSessionUser | undefined> {
+  return liveSessionUserQuery.takeFirstNow(database, { sessionId, now });
 }
 
 /** Moves the session to its next refresh token, only if `expectedRefreshId` is still the current one. */

@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
-import type { DialectName } from './database.js';
+import { IN_TRANSACTION, type Database, type DialectName } from './database.js';
 import type { DatabaseSchema } from './schema.js';
 import { runDirectly, type Executor } from './transaction.js';
 
@@ -33,6 +33,12 @@ export interface PreparedQuery<Values, Row> {
   execute(db: Executor, dialect: DialectName, values: Values): Promise<QueryResult<Row>>;
   /** The first row, or undefined. */
   takeFirst(db: Executor, dialect: DialectName, values: Values): Promise<Row | undefined>;
+  /**
+   * The first row, read outside any transaction: synchronously on SQLite when nothing else holds
+   * the connection (`Database.readRowNow`: the session read and the lock read that open every
+   * request and unlock, docs/decisions.md), else through the driver.
+   */
+  takeFirstNow(database: Database, values: Values): Promise<Row | undefined>;
   /** How many rows an insert, update or delete changed. */
   affectedRows(db: Executor, dialect: DialectName, values: Values): Promise<number>;
 }
@@ -66,10 +72,19 @@ export function prepareQuery<Values extends Record<string, unknown>, Row = never
     return { query: template.query, queryId: template.queryId, sql: template.sql, parameters } as CompiledQuery<Row>;
   };
   const execute = async (db: Executor, dialect: DialectName, values: Values): Promise<QueryResult<Row>> => runDirectly(db, compile(db, dialect, values));
+  const takeFirst = async (db: Executor, dialect: DialectName, values: Values): Promise<Row | undefined> => (await execute(db, dialect, values)).rows[0];
   return {
     compile,
     execute,
-    takeFirst: async (db, dialect, values) => (await execute(db, dialect, values)).rows[0],
+    takeFirst,
+    takeFirstNow: async (database, values) => {
+      if (database.readRowNow) {
+        const compiled = compile(database.kysely, database.dialect, values);
+        const row = database.readRowNow<Row>(compiled.sql, compiled.parameters);
+        if (row !== IN_TRANSACTION) return row;
+      }
+      return takeFirst(database.kysely, database.dialect, values);
+    },
     affectedRows: async (db, dialect, values) => Number((await execute(db, dialect, values)).numAffectedRows ?? 0),
   };
 }

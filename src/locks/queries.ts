@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { MemberRole } from '../access/types.js';
-import { IN_TRANSACTION, type Database, type DialectName } from '../db/database.js';
+import type { Database, DialectName } from '../db/database.js';
 import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import type { LockMembersTable, LocksTable } from './tables.js';
@@ -196,13 +196,7 @@ function toOperationLock(lockId: string, row: OperationLockRow): OperationLock {
  * connection (as the session read, docs/decisions.md), else through the driver.
  */
 export async function readLockForOperation(database: Database, lockId: string, userId: string): Promise<OperationLock | undefined> {
-  const values = { lockId, userId };
-  if (database.readRowNow) {
-    const compiled = operationLockQuery.compile(database.kysely, database.dialect, values);
-    const row = database.readRowNow<OperationLockRow>(compiled.sql, compiled.parameters);
-    if (row !== IN_TRANSACTION) return row && toOperationLock(lockId, row);
-  }
-  const row = await operationLockQuery.takeFirst(database.kysely, database.dialect, values);
+  const row = await operationLockQuery.takeFirstNow(database, { lockId, userId });
   return row && toOperationLock(lockId, row);
 }
 
