@@ -3,7 +3,7 @@ import { appendFile, readFile } from 'node:fs/promises';
 import { loadConfig } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
-import { UsageError, type Command } from '../cli/command.js';
+import { UsageError, type Command } from '../command-line/command.js';
 import { checkpointVerifier, stdout, type Print } from './cli.js';
 import { verifyConsistency } from './merkle-verify.js';
 import { openCheckpoint, parseVerifierKey, splitCheckpointFile, type Checkpoint, type NoteVerifier } from './note.js';

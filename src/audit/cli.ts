@@ -6,7 +6,7 @@ import { createSecretBox, loadKeyEncryptionKey } from '../crypto/secret-box.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
-import { UsageError, type Command } from '../cli/command.js';
+import { UsageError, type Command } from '../command-line/command.js';
 import { isUuid } from '../locks/ids.js';
 import { findLock } from '../locks/queries.js';
 import { loadCheckpointKey } from './checkpoint-key.js';

@@ -4,7 +4,7 @@ import { ConfigError } from '../config/config.js';
 import { lockCertificateCommand, lockProvisionCommand } from '../locks/cli.js';
 import { siteCreateCommand } from '../sites/cli.js';
 import { lockSimulateCommand } from './simulate.js';
-import { UsageError, parseOptions, type Command } from './command.js';
+import { UsageError, parseOptions, type Command } from '../command-line/command.js';
 import { migrateCommand, serveCommand } from './serve.js';
 
 /** Every `latchkey` command; features add theirs here. */

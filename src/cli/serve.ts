@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/config.js';
 import { SETTINGS } from '../config/settings.js';
-import type { Command } from './command.js';
+import type { Command } from '../command-line/command.js';
 
 // The service and the database are imported when a command runs, so `latchkey --help` stays quick.
 

@@ -5,8 +5,8 @@ import { loadKeyEncryptionKey, createSecretBox } from '../crypto/secret-box.js';
 import { openDatabase } from '../db/database.js';
 import { isValidLockId } from '../device-protocol/topics.js';
 import { runSimulator } from '../simulator/run-simulator.js';
-import { UsageError, optionalNumber, requireString, type Command } from './command.js';
-import { deviceSecret } from './device-secret.js';
+import { UsageError, optionalNumber, requireString, type Command } from '../command-line/command.js';
+import { deviceSecret } from '../command-line/device-secret.js';
 
 /** Base64 DER from a file holding a PEM certificate or Base64 DER. */
 export function rootFromText(text: string): string {

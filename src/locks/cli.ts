@@ -1,4 +1,4 @@
-import { UsageError, requireString, type Command } from '../cli/command.js';
+import { UsageError, requireString, type Command } from '../command-line/command.js';
 import { loadConfig } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';

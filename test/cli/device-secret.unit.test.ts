@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { deviceSecret } from '../../src/cli/device-secret.js';
+import { deviceSecret } from '../../src/command-line/device-secret.js';
 
 describe('a device secret for the CLI: file, environment, or (warned) argument', () => {
   let dir: string;
