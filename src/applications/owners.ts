@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Executor } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { isUuid } from '../locks/ids.js';
+import { isUuid } from '../ids/path-ids.js';
 import type { ApplicationRow } from './queries.js';
 
 /** GET/POST/DELETE /platform/application/{id}/owner: who may manage the application (decisions §6). */

@@ -7,9 +7,9 @@ import type { DatabaseSchema } from '../db/schema.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { UsageError, type Command } from '../command-line/command.js';
-import { isUuid } from '../locks/ids.js';
-import { findLock } from '../locks/queries.js';
+import { isUuid } from '../ids/path-ids.js';
 import { loadCheckpointKey } from './checkpoint-key.js';
+import { lockExists } from './queries.js';
 import { parseVerifierKey, type NoteVerifier } from './note.js';
 import { verifyAuditLog } from './verify-log.js';
 import { verifyAuditTrail } from './verify.js';
@@ -19,7 +19,7 @@ export const stdout: Print = (line) => void process.stdout.write(`${line}\n`);
 
 /** A lock that exists, or existed: its trail outlives it. */
 async function isKnownLock(db: Kysely<DatabaseSchema>, lockId: string): Promise<boolean> {
-  if (await findLock(db, lockId)) return true;
+  if (await lockExists(db, lockId)) return true;
   return (await db.selectFrom('audit_entries').select('seq').where('lock_id', '=', lockId).limit(1).executeTakeFirst()) !== undefined;
 }
 

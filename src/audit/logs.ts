@@ -3,9 +3,8 @@ import type { Caller } from '../accounts/caller.js';
 import { findUserById } from '../accounts/queries.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
-import { findMembership } from '../locks/queries.js';
 import { userLogScope } from './policy.js';
-import { administeredAmong, administersLockOf, lockLogPage, userLogPage, type LockLogRow, type PageQuery, type UserLogRow } from './queries.js';
+import { administeredAmong, administersLockOf, findReaderEnrolment, lockLogPage, userLogPage, type LockLogRow, type PageQuery, type UserLogRow } from './queries.js';
 import { DEFAULT_PAGE, MAX_PAGE, MAX_RANGE, type LogQuery } from './schemas.js';
 import { V1_TYPES } from './types.js';
 
@@ -35,7 +34,7 @@ function assertWholeRange<R>(page: PageQuery, rows: R[]): R[] {
  */
 export async function readLockLog(ctx: AppContext, caller: Caller, lockId: string, page: PageQuery, version: 1 | 2): Promise<LockLogRow[]> {
   const db = ctx.db.kysely;
-  const member = await findMembership(db, lockId, caller.userId);
+  const member = await findReaderEnrolment(db, lockId, caller.userId);
   if (!member) throw errors.notFound('lock');
   assertAllowed(canReadAdminData(member, ctx.now()));
   return assertWholeRange(page, await lockLogPage(db, lockId, page, version === 1 ? V1_TYPES : undefined));

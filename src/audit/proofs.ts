@@ -2,10 +2,9 @@ import { assertAllowed, canReadAdminData } from '../access/member-policy.js';
 import type { Caller } from '../accounts/caller.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
-import { findMembership } from '../locks/queries.js';
 import { checkpointSigner } from './checkpoint-signer.js';
 import type { CheckpointKey } from './checkpoint-key.js';
-import { lockLogPage, type AuditRow, type PageQuery } from './queries.js';
+import { findReaderEnrolment, lockLogPage, type AuditRow, type PageQuery } from './queries.js';
 import { consistencyProof, inclusionProof, readTreeHead } from './tree.js';
 import type { Executor } from '../db/transaction.js';
 
@@ -73,7 +72,7 @@ async function prove(ctx: AppContext, rows: AuditRow[], treeSize: number): Promi
 }
 
 async function assertMayReadLog(ctx: AppContext, caller: Caller, lockId: string): Promise<void> {
-  const member = await findMembership(ctx.db.kysely, lockId, caller.userId);
+  const member = await findReaderEnrolment(ctx.db.kysely, lockId, caller.userId);
   if (!member) throw errors.notFound('lock');
   assertAllowed(canReadAdminData(member, ctx.now()));
 }
@@ -94,7 +93,7 @@ export async function readLockLogProofs(ctx: AppContext, caller: Caller, lockId:
 /** One entry with its inclusion proof; 404 for an entry the caller may not read. */
 export async function readEntryProof(ctx: AppContext, caller: Caller, entryId: string, asked?: number): Promise<{ treeSize: number; entry: ProvenEntry }> {
   const row = await ctx.db.kysely.selectFrom('audit_entries').selectAll().where('id', '=', entryId).executeTakeFirst();
-  const member = row && (await findMembership(ctx.db.kysely, row.lock_id, caller.userId));
+  const member = row && (await findReaderEnrolment(ctx.db.kysely, row.lock_id, caller.userId));
   // Whoever may not read the entry's log learns nothing of it, not even that it exists.
   if (!row || !member || !canReadAdminData(member, ctx.now()).allowed) throw errors.notFound('entry');
   const treeSize = await proofTreeSize(ctx, asked);

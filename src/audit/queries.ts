@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../db/transaction.js';
-import { activeAdmin } from '../locks/admin-queries.js';
+import { activeAdmin } from '../access/active-admin.js';
 import type { AuditEntriesTable } from './tables.js';
 import type { AuditType } from './types.js';
 
@@ -24,6 +24,20 @@ export interface PageQuery {
   wholeRange?: boolean;
   /** Only entries older than this `seq` (the cursor of a page that went on). */
   beforeSeq?: number;
+}
+
+/**
+ * The reader's enrolment on a lock (role and window, for canReadAdminData of src/access/member-policy.ts), or
+ * undefined when they are not a member. The audit reads lock_members itself: it sits below the
+ * features that record into it.
+ */
+export function findReaderEnrolment(db: Executor, lockId: string, userId: string) {
+  return db.selectFrom('lock_members').select(['role', 'starts_at as start', 'ends_at as end']).where('lock_id', '=', lockId).where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** Whether the lock exists (its trail outlives it: see src/audit/cli.ts). */
+export async function lockExists(db: Executor, lockId: string): Promise<boolean> {
+  return (await db.selectFrom('locks').select('id').where('id', '=', lockId).executeTakeFirst()) !== undefined;
 }
 
 /** One lock's entries, each carrying who its actor and subject were (the v2 shape shows them). */

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
-import { pathId } from '../locks/ids.js';
-import { LockIdParams } from '../locks/schemas.js';
+import { LockIdParams, pathId } from '../ids/path-ids.js';
 import { presentCheckpoint, presentCheckpointKey, presentProvenEntry } from './presenters-proofs.js';
 import { checkpointKey, readCheckpoint, readConsistencyProof, readEntryProof, readLockLogProofs } from './proofs.js';
 import { CheckpointKeyResponse, CheckpointResponse, ConsistencyQuery, ConsistencyResponse, EntryIdParams, EntryProofResponse, LogProofQuery, LogProofResponse, MAX_PROOF_PAGE, ProofQuery } from './schemas-proofs.js';

@@ -5,8 +5,7 @@ import { pickVersion } from '../http/negotiation.js';
 import { errorResponses } from '../http/schemas.js';
 import { readLockLog, readUserLog, toPage } from './logs.js';
 import { presentLockEntryV1, presentLockEntryV2, presentUserEntry } from './presenters.js';
-import { pathId } from '../locks/ids.js';
-import { LockIdParams, UserIdParams } from '../locks/schemas.js';
+import { LockIdParams, UserIdParams, pathId } from '../ids/path-ids.js';
 import { LockAuditEntry, LogQuery, UserAuditEntry } from './schemas.js';
 import { auditProofRoutes } from './routes-proofs.js';
 

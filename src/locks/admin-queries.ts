@@ -1,24 +1,10 @@
-import type { ExpressionBuilder } from 'kysely';
-import type { DatabaseSchema } from '../db/schema.js';
+import { activeAdmin } from '../access/active-admin.js';
 import type { Executor } from '../db/transaction.js';
-import type { LockMembersTable } from './tables.js';
 
 /**
- * Reads scoped to the locks a user administers now: an ADMIN membership inside its start/end
- * window (an ADMIN whose access has ended administers nothing, decisions §4). The caller's own
+ * Reads scoped to the locks a user administers now (src/access/active-admin.ts). The caller's own
  * lock_members row is always aliased `admin` in these queries.
  */
-type WithAdmin = DatabaseSchema & { admin: LockMembersTable };
-
-export function activeAdmin(userId: string, now: number) {
-  return (eb: ExpressionBuilder<WithAdmin, 'admin'>) =>
-    eb.and([
-      eb('admin.user_id', '=', userId),
-      eb('admin.role', '=', 'ADMIN'),
-      eb.or([eb('admin.starts_at', 'is', null), eb('admin.starts_at', '<=', now)]),
-      eb.or([eb('admin.ends_at', 'is', null), eb('admin.ends_at', '>', now)]),
-    ]);
-}
 
 /** Locks `userId` administers now, with the names needed to show them (GET /device/shareable). */
 export function listAdministeredLocks(db: Executor, userId: string, now: number) {

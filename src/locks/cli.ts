@@ -3,7 +3,7 @@ import { loadConfig } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { isAppError } from '../errors/catalogue.js';
-import { isUuid } from './ids.js';
+import { isUuid } from '../ids/path-ids.js';
 import { writeDeviceCertificate } from './device-certificates.js';
 import { provisionLock } from './provision.js';
 

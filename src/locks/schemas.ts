@@ -37,9 +37,6 @@ const NullableSeconds = Type.Union([Seconds, Type.Null()]);
 const Role = Type.Union([Type.Literal('ADMIN'), Type.Literal('USER')]);
 const UnlockBetweenOrNull = Type.Union([UnlockBetweenWindowSchema, Type.Null()]);
 
-export const LockIdParams = Type.Object({ lockId: Type.String({ description: 'lock UUID' }) });
-export const UserIdParams = Type.Object({ userId: Type.String({ description: 'user UUID' }) });
-
 export const LockSettingsResponse = Type.Object({
   txBeaconRssi: Type.Integer({ description: 'deprecated' }),
   rxBeaconRssi: Type.Integer({ description: 'deprecated' }),

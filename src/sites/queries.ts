@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../db/transaction.js';
-import { activeAdmin } from '../locks/admin-queries.js';
+import { activeAdmin } from '../access/active-admin.js';
 import type { SitesTable } from './tables.js';
 
 export type SiteRow = Selectable<SitesTable>;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
-import { pathId } from '../locks/ids.js';
+import { pathId } from '../ids/path-ids.js';
 import { presentSiteLock } from '../locks/presenters.js';
 import { SiteLockResponse } from '../locks/schemas.js';
 import { presentSite, presentSiteUser } from './presenters.js';

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/transaction.js';
-import { activeAdmin } from '../locks/admin-queries.js';
+import { activeAdmin } from '../access/active-admin.js';
 
 export function findTile(db: Executor, tileId: string) {
   return db.selectFrom('tiles').selectAll().where('id', '=', tileId).executeTakeFirst();

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { pickVersion } from '../http/negotiation.js';
 import { errorResponses, NoContent } from '../http/schemas.js';
-import { pathId } from '../locks/ids.js';
+import { pathId } from '../ids/path-ids.js';
 import { linkTile, resolveTile, setTileLocks, unlinkTile } from './service.js';
 
 const TileParams = Type.Object({ tileId: Type.String({ description: 'tile UUID' }) });

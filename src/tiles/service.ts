@@ -3,7 +3,7 @@ import type { Caller } from '../accounts/caller.js';
 import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { pathId } from '../locks/ids.js';
+import { pathId } from '../ids/path-ids.js';
 import { canManageTiles } from '../locks/policy.js';
 import { findLock, findMembership } from '../locks/queries.js';
 import { addTileLinks, ensureTile, memberLocksOfTile, removeTileLinks, tileLocksAdministeredBy } from './queries.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pathId } from '../../src/locks/ids.js';
+import { pathId } from '../../src/ids/path-ids.js';
 import { readPermittedAddresses, readUnlockBetween, readUsageRequirements } from '../../src/locks/json.js';
 import { DEFAULT_LOCK_COLOUR, presentLock, presentSiteLock } from '../../src/locks/presenters.js';
 import type { MemberLock } from '../../src/locks/queries.js';

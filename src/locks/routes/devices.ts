@@ -4,10 +4,10 @@ import type { AppContext } from '../../context.js';
 import { sendJsonText } from '../../http/json-text.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
 import { claimLock } from '../claim.js';
-import { pathId } from '../ids.js';
+import { LockIdParams, pathId } from '../../ids/path-ids.js';
 import { presentLock, presentSiteLock } from '../presenters.js';
 import { getLock, listLocksAsJson, listLocksWithTiles, listShareableLocks } from '../reads.js';
-import { ClaimBody, LockIdParams, LockResponse, LockUpdate, ShareableLockResponse, SiteLockResponse } from '../schemas.js';
+import { ClaimBody, LockResponse, LockUpdate, ShareableLockResponse, SiteLockResponse } from '../schemas.js';
 import { updateLock } from '../update.js';
 
 /** GET/PUT/POST /device…: the caller's locks, one lock, its per-member fields and settings, claiming. */

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../http/schemas.js';
-import { pathId } from '../ids.js';
+import { LockIdParams, UserIdParams, pathId } from '../../ids/path-ids.js';
 import { presentLockUser, presentUserWithLocks } from '../presenters.js';
 import { listUsersOfLock } from '../reads.js';
-import { LockIdParams, LockUserResponse, UserIdParams, UserWithLocksResponse } from '../schemas.js';
+import { LockUserResponse, UserWithLocksResponse } from '../schemas.js';
 import { getUserWithLocks } from '../users.js';
 
 /** Who is enrolled where, for administrators. */

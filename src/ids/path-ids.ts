@@ -1,5 +1,11 @@
+import { Type } from '@sinclair/typebox';
 import { UUID_PATTERN } from '../crypto/random.js';
 import { errors } from '../errors/catalogue.js';
+
+/**
+ * Ids in paths (locks, users, sites, tiles, entries), shared by every feature's routes: their
+ * params' schemas and the check that turns a path segment into an id.
+ */
 
 const UUID = new RegExp(UUID_PATTERN);
 
@@ -16,3 +22,6 @@ export function pathId(value: string, what: string): string {
   if (!isUuid(value)) throw errors.notFound(what);
   return value.toLowerCase();
 }
+
+export const LockIdParams = Type.Object({ lockId: Type.String({ description: 'lock UUID' }) });
+export const UserIdParams = Type.Object({ userId: Type.String({ description: 'user UUID' }) });
