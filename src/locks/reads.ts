@@ -2,10 +2,10 @@ import { assertAllowed } from '../access/member-policy.js';
 import type { Caller } from '../accounts/caller.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
-import { tileIdsByLockForMember, type TileFilter } from '../tiles/queries.js';
 import { listAdministeredLocks } from './admin-queries.js';
 import { listHeldUsers } from './held-shares.js';
 import { listLocksJson } from './list-json.js';
+import { tileIdsByLockForMember, type TileFilter } from './tile-ids.js';
 import { canListLockUsers } from './policy.js';
 import { findMembership, listLocksForMember, listLockUsers, loadLockForMember, type LockUserRow, type MemberLock } from './queries.js';
 
