@@ -112,7 +112,7 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(accountRoutes(ctx));
     await api.register(platformRoutes(ctx, applications));
     await api.register(directoryRoutes(ctx, applications.tokens));
-    await api.register(cdnRoutes(ctx, applications.embedded));
+    await api.register(cdnRoutes(ctx, applications.embedded, applications.exists));
     await api.register(auditRoutes(ctx));
     await api.register(eventRoutes(ctx, applications.tokens));
     await api.register(lockRoutes(ctx));

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { createLogoStorage, type EmbeddedLogoStorage, type LogoStorage } from '../cdn/storage.js';
 import { CorsOrigins } from './cors-origins.js';
 import { IssuerKeyCache } from './issuer-keys.js';
+import { findApplication } from './queries.js';
 import type { ApplicationChanges } from './policy.js';
 import { ThirdPartyTokens } from './third-party-tokens.js';
 
@@ -18,6 +19,8 @@ export interface ApplicationsPlatform extends ApplicationChanges {
   logos: LogoStorage;
   /** The embedded store, which also answers PUT/GET /cdn/*. */
   embedded: EmbeddedLogoStorage;
+  /** Whether the application exists (an upload to the embedded CDN is for an existing one). */
+  exists(applicationId: string): Promise<boolean>;
 }
 
 export function createApplicationsPlatform(ctx: AppContext): ApplicationsPlatform {
@@ -45,6 +48,7 @@ export function createApplicationsPlatform(ctx: AppContext): ApplicationsPlatfor
     cors,
     logos: storage,
     embedded,
+    exists: async (applicationId) => (await findApplication(ctx.db.kysely, applicationId)) !== undefined,
     changed(applicationId) {
       // Here at once; elsewhere when the bus delivers (a message lost while an instance's bus was
       // down: that instance empties its caches when the bus returns; the caches' TTL bounds the rest).

@@ -4,7 +4,6 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
 import { errorResponses, NoContent } from '../http/schemas.js';
-import { findApplication } from '../applications/queries.js';
 import { mediaTypeOf, parseObjectKey, type ObjectKey } from './content-types.js';
 import type { EmbeddedLogoStorage } from './storage.js';
 import { checkUpload } from './upload-signature.js';
@@ -22,11 +21,14 @@ const UploadQuery = Type.Object({
 });
 const Wildcard = Type.Object({ '*': Type.String({ maxLength: 512 }) });
 
+/** Whether the application an object belongs to still exists (the applications feature answers). */
+export type ApplicationExists = (applicationId: string) => Promise<boolean>;
+
 /**
  * The embedded CDN: `PUT /cdn/{key}` takes an upload signed by POST …/logo (15 minutes, one
  * object, one content type), `GET /cdn/{key}` serves it without authentication.
  */
-export function cdnRoutes(ctx: AppContext, store: EmbeddedLogoStorage): FastifyPluginAsyncTypebox {
+export function cdnRoutes(ctx: AppContext, store: EmbeddedLogoStorage, applicationExists: ApplicationExists): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Raw bytes of any type: the announced type is checked against the signature, not by a parser.
     app.removeAllContentTypeParsers();
@@ -43,7 +45,7 @@ export function cdnRoutes(ctx: AppContext, store: EmbeddedLogoStorage): FastifyP
       const check = checkUpload(await store.uploadSecret(), grant, query.signature, ctx.now());
       if (check === 'expired') throw errors.forbidden('upload URL has expired');
       if (check !== 'ok') throw errors.forbidden('upload URL signature is not valid');
-      if (!(await findApplication(ctx.db.kysely, object.applicationId))) throw errors.forbidden('the application no longer exists');
+      if (!(await applicationExists(object.applicationId))) throw errors.forbidden('the application no longer exists');
       return object;
     };
 
