@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { createInProcessBus, createRedisBus, type EventBus } from './bus/event-bus.js';
+import { applicationsFollowAccountDeletions } from './applications/app-users.js';
 import { brandingFor as applicationBranding } from './applications/branding.js';
 import type { Config } from './config/config.js';
 import { warnAboutLoosePrivateFiles } from './config/private-files.js';
@@ -8,6 +9,7 @@ import { startupStep } from './config/startup-step.js';
 import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { ServiceKeys } from './crypto/service-keys.js';
 import { ServiceTokens } from './crypto/service-tokens.js';
+import { AccountEvents } from './accounts/events.js';
 import { LiveSessions } from './accounts/live-sessions.js';
 import { auditCheckpointLag } from './audit/checkpoint-lag.js';
 import { startSessionRevocation } from './accounts/session-revocation.js';
@@ -16,12 +18,14 @@ import { migrateToLatest } from './db/migrator.js';
 import { createRateLimit, type RateLimit } from './http/rate-limiter.js';
 import type { LockLink } from './lock-link/client.js';
 import { openLockLink } from './lock-link/open.js';
+import { lockConfigsFollowAccountKeys } from './locks/config-changes.js';
 import type { EmbeddedBroker } from './mqtt/broker.js';
 import type { Branding } from './messaging/branding.js';
 import { loadCertificateAuthority, type Pki } from './certificates/ca.js';
 import { createMailer, type Mailer } from './messaging/mailer.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
 import { createTextSender, type TextSender } from './messaging/sms.js';
+import { sharingFollowsAccounts } from './sharing/account-events.js';
 
 export interface RateLimits {
   loginFailuresPerAccount: RateLimit;
@@ -53,6 +57,8 @@ export interface AppContext {
   redis: Redis | null;
   /** Events between features and instances (in-process, or Redis when configured). */
   bus: EventBus;
+  /** What happens to accounts, told to other features inside the transaction that does it (src/accounts/events.ts). */
+  accountEvents: AccountEvents;
   /** The look of messages to a user of `namespace` ('direct' or an application id). */
   brandingFor: (namespace: string) => Promise<Branding>;
   /** Unix seconds with fraction; injectable for tests. */
@@ -139,7 +145,13 @@ export async function createContext(config: Config, options: ContextOptions = {}
       busReconnects: () => bus.status().reconnects,
       auditCheckpointLag: () => auditCheckpointLag(db.kysely, now()),
     });
-    return { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, brandingFor, now, link, broker, metrics, closers };
+    const accountEvents = new AccountEvents();
+    const ctx: AppContext = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, accountEvents, brandingFor, now, link, broker, metrics, closers };
+    // In this order inside an account's transaction: a deleted user leaves their locks before their application's tombstone is written.
+    sharingFollowsAccounts(ctx);
+    lockConfigsFollowAccountKeys(ctx);
+    applicationsFollowAccountDeletions(ctx);
+    return ctx;
   } catch (err) {
     await closeAll(closers);
     throw err;

@@ -18,8 +18,11 @@ import { eventRoutes } from './events/routes.js';
 import { addRouteHook, type HttpApp } from './http/app.js';
 import { addressKey } from './http/rate-limiter.js';
 import { brokerAuthRoutes } from './lock-link/auth-hook.js';
-import { lockRoutes } from './locks/routes/index.js';
+import { lockRoutes } from './locks/routes.js';
+import { sharingRoutes } from './sharing/routes.js';
+import { siteRoutes } from './sites/routes.js';
 import { systemRoutes } from './system/routes.js';
+import { tileRoutes } from './tiles/routes.js';
 import { probeRoutes } from './system/probes.js';
 import { observeHttp, serveMetrics } from './metrics/serve.js';
 
@@ -116,6 +119,9 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(auditRoutes(ctx));
     await api.register(eventRoutes(ctx, applications.tokens));
     await api.register(lockRoutes(ctx));
+    await api.register(sharingRoutes(ctx));
+    await api.register(siteRoutes(ctx));
+    await api.register(tileRoutes(ctx));
     await api.register(certificateRoutes(ctx));
     await api.register(executeRoutes(ctx));
     await api.register(brokerAuthRoutes(ctx));

@@ -16,12 +16,12 @@ import type { Member, OperationLocation, UsageRequirements } from './types.js';
 export type Denied = { allowed: false; status: 403 | 409; reason: string; error?: 'last_admin' };
 export type Allowed = { allowed: true };
 export type Decision = Allowed | Denied;
-export type RemovalDecision = (Allowed & { lockBecomesUnowned: boolean }) | Denied;
 
 const forbidden = (reason: string): Denied => ({ allowed: false, status: 403, reason });
 const ALLOWED: Allowed = { allowed: true };
 
-type Enrolment = Pick<Member, 'role'> & { start?: number | null; end?: number | null };
+/** A member's role and window, as the rules read them. */
+export type Enrolment = Pick<Member, 'role'> & { start?: number | null; end?: number | null };
 
 /** Inside the member's window: from `start` (inclusive; null/absent = always) to `end` (exclusive; null/absent = never). */
 export function isMemberActive(member: Pick<Member, 'start' | 'end'> | { start?: number | null; end?: number | null }, now: number): boolean {
@@ -34,7 +34,8 @@ function windowRefusal(member: Enrolment, now: number): Denied | null {
   return null;
 }
 
-function adminOnly(member: Enrolment, now: number | undefined): Decision {
+/** An ADMIN, inside their window when `now` is given: what managing a lock takes (settings, members, admin reads). */
+export function adminOnly(member: Enrolment, now: number | undefined): Decision {
   if (member.role !== 'ADMIN') return forbidden('admin role required');
   return (now === undefined ? null : windowRefusal(member, now)) ?? ALLOWED;
 }
@@ -80,11 +81,6 @@ export function mayUnlockFor(member: Pick<Member, 'role'>, duration: number | nu
   return member.role === 'ADMIN' || duration == null || duration <= unlockDuration;
 }
 
-/** ADD_USER and REMOVE_USER of others. */
-export function canManageMembers(member: Enrolment, now?: number): Decision {
-  return adminOnly(member, now);
-}
-
 /** MUTATE_SETTING and the `settings` part of PUT /device/{id}. */
 export function canChangeSettings(member: Enrolment, now?: number): Decision {
   return adminOnly(member, now);
@@ -93,58 +89,6 @@ export function canChangeSettings(member: Enrolment, now?: number): Decision {
 /** The lock's users list and the lock's audit trail: 403 for a USER (a non-member gets 404 before this). */
 export function canReadAdminData(member: Enrolment, now?: number): Decision {
   return adminOnly(member, now);
-}
-
-/**
- * An ADMIN who can manage the lock now and for good: inside their window, with no end. Only these
- * count for the last-admin rule: an ADMIN whose window ends (or has not begun) would leave the
- * lock, when it ends, with members and nobody able to manage them.
- */
-export function isLastingAdmin(member: Enrolment, now: number | undefined): boolean {
-  return member.role === 'ADMIN' && member.end == null && (now === undefined || member.start == null || now >= member.start);
-}
-
-export interface MembershipCounts {
-  /** Lasting ADMINs (isLastingAdmin) enrolled on the lock, the actor included. */
-  adminCount: number;
-  /** Members enrolled on the lock now, of any role, the actor included. */
-  memberCount: number;
-  /** When given, the actor must be inside its window to remove others. */
-  now?: number;
-}
-
-/**
- * REMOVE_USER of several members at once. `targets` must be enrolled members (the caller answers
- * 404 or ignores others beforehand). Removing oneself is open to any member; removing others is
- * ADMIN only. A removal that would leave members but no ADMIN is refused (409, last admin);
- * one that leaves nobody returns the lock to unowned.
- */
-export function canRemoveMembers(
-  actor: Enrolment & Pick<Member, 'userId'>,
-  targets: ReadonlyArray<{ userId: string } & Enrolment>,
-  counts: MembershipCounts,
-): RemovalDecision {
-  const unique = [...new Map(targets.map((target) => [target.userId, target])).values()];
-  if (unique.some((target) => target.userId !== actor.userId)) {
-    const decision = adminOnly(actor, counts.now);
-    if (!decision.allowed) return decision;
-  }
-  const remainingMembers = counts.memberCount - unique.length;
-  const removedAdmins = unique.filter((target) => isLastingAdmin(target, counts.now)).length;
-  if (remainingMembers <= 0) return { allowed: true, lockBecomesUnowned: true };
-  if (removedAdmins > 0 && counts.adminCount - removedAdmins <= 0) {
-    return { allowed: false, status: 409, reason: 'the last admin cannot leave while other users remain', error: 'last_admin' };
-  }
-  return { allowed: true, lockBecomesUnowned: false };
-}
-
-/**
- * REMOVE_USER of one member. When `targetUserId` is someone else its role is not needed: an
- * ADMIN actor remains, so the lock keeps an admin whatever the target was.
- */
-export function canRemoveMember(actor: Enrolment & Pick<Member, 'userId'>, targetUserId: string, counts: MembershipCounts): RemovalDecision {
-  const target = targetUserId === actor.userId ? actor : { userId: targetUserId, role: 'USER' as const };
-  return canRemoveMembers(actor, [target], counts);
 }
 
 /** The AppError a refusal is answered with. */

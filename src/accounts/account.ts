@@ -4,7 +4,6 @@ import { hashPassword, verifyPassword } from '../crypto/passwords.js';
 import { sha256Hex } from '../crypto/random.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { hasHeldShares, releaseInviteShares } from '../locks/held-shares.js';
 import type { Caller } from './caller.js';
 import { prepareVerificationEmail } from './emails.js';
 import { certifiedKeyOf } from './certified-keys.js';
@@ -51,10 +50,9 @@ export async function changePassword(ctx: AppContext, caller: Caller, oldPasswor
 }
 
 /**
- * PUT /account/email/verify. The code proves the mailbox; when the account has shares waiting
- * for it (src/locks/held-shares.ts), the caller must also be that account (issue 15): whoever
- * registered someone else's address cannot have them released by the owner clicking the link.
- * 403 then, and the code stays unused (the transaction rolls back).
+ * PUT /account/email/verify. The code proves the mailbox; `emailVerified` is announced in the same
+ * transaction (src/accounts/events.ts): sharing releases the shares waiting for it, and refuses
+ * (403, the code stays unused) when they wait for an account other than the caller's (issue 15).
  */
 export async function verifyEmail(ctx: AppContext, code: string, callerUserId?: string): Promise<void> {
   await inTransaction(ctx.db, ctx.logger, async (uow) => {
@@ -64,9 +62,8 @@ export async function verifyEmail(ctx: AppContext, code: string, callerUserId?: 
     const user = await findUserById(db, verification.user_id);
     // A code proves only the address it was sent to.
     if (!user || user.email !== verification.email) throw errors.badRequest('verification code is invalid, used or expired');
-    if (callerUserId !== user.id && (await hasHeldShares(db, user.id))) throw errors.signInRequired();
     await updateUser(accountWriter(ctx, uow), user.id, { email_verified: 1, updated: ctx.now() });
-    await releaseInviteShares(ctx, uow, user.id);
+    await ctx.accountEvents.announce('emailVerified', uow, { userId: user.id, callerUserId });
   });
 }
 

@@ -2,7 +2,6 @@ import type { AppContext } from '../context.js';
 import { generateLegacyKeyPair } from '../crypto/legacy-keys.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { locksOfUserChanged } from '../locks/config-changes.js';
 import { accountWriter } from './live-sessions.js';
 import { findUserById, setLegacyKeyIfMissing, type UserRow } from './queries.js';
 
@@ -31,14 +30,14 @@ export function openLegacyPrivateKey(ctx: AppContext, userId: string, sealed: st
 }
 
 /**
- * Stores `key` as the user's legacy key unless they have one already; true when stored. The
- * configs of the user's locks then change too: a lock checks RS256 tokens against the key its
- * config lists for the user.
+ * Stores `key` as the user's legacy key unless they have one already; true when stored, and then
+ * announced (`keyChanged`): the configs of the user's locks change too, since a lock checks RS256
+ * tokens against the key its config lists for the user.
  */
 export function storeLegacyKeyIfMissing(ctx: AppContext, userId: string, key: SealedLegacyKey): Promise<boolean> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const stored = await setLegacyKeyIfMissing(accountWriter(ctx, uow), userId, { public_key: key.public_key, private_key_sealed: key.private_key_sealed, updated: ctx.now() });
-    if (stored) await locksOfUserChanged(ctx, uow, userId);
+    if (stored) await ctx.accountEvents.announce('keyChanged', uow, { userId });
     return stored;
   });
 }

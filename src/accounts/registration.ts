@@ -4,7 +4,6 @@ import { newPublicId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { holdInviteShares, revokeDiscardedInvite } from '../locks/held-shares.js';
 import { prepareVerificationEmail } from './emails.js';
 import { createLegacyKey, openLegacyPrivateKey, sealLegacyPrivateKey, type SealedLegacyKey } from './legacy-key.js';
 import { accountWriter } from './live-sessions.js';
@@ -45,19 +44,20 @@ export async function register(ctx: AppContext, input: RegistrationInput): Promi
       const now = ctx.now();
       let id = userId;
       let key: LegacyKeyPair | null = legacyKey ? { publicKey: legacyKey.public_key, privateKey: legacyKey.privateKey } : null;
-      if (existing && input.version === 1) {
+      const takesOverInvite = existing !== undefined && input.version === 1;
+      if (takesOverInvite) {
         id = existing.id;
         key = await takeOverInvite(ctx, accountWriter(ctx, uow), existing, { input, passwordHash, legacyKey, now });
-        // Typing an address proves nothing: the invite's shares wait until the email is verified.
-        await holdInviteShares(ctx, uow, id);
       } else {
         if (existing && !input.force) throw errors.pendingInvite();
         if (existing) {
-          await revokeDiscardedInvite(ctx, uow, existing.id, id);
+          await ctx.accountEvents.announce('inviteDiscarded', uow, { inviteId: existing.id, registrantId: id });
           await deleteUser(accountWriter(ctx, uow), existing.id);
         }
         await insertUser(uow.db, newUserRow(id, input, passwordHash, legacyKey, now));
       }
+      // Typing an address proves nothing: the shares of an invite taken over wait until the email is verified (src/sharing/).
+      await ctx.accountEvents.announce('registered', uow, { userId: id, tookOverInvite: takesOverInvite });
       if (registrationKey !== null) await rememberRegistrationKey(uow.db, id, registrationKey, now);
       const session = await openSession(ctx, uow.db, id);
       const sendEmail = await prepareVerificationEmail(ctx, uow.db, { id, namespace: DIRECT_NAMESPACE, email: input.email.trim(), displayName: input.displayName ?? null });
@@ -80,7 +80,7 @@ interface LegacyKeyPair {
 
 /**
  * Registration v1 with the email of a pending invite: the account keeps the invite's id, key and
- * the shares made to it (held until the email is verified: src/locks/held-shares.ts). An invite
+ * the shares made to it (held until the email is verified: src/sharing/held-shares.ts). An invite
  * without a key gets the one just generated, sealed for its id.
  */
 async function takeOverInvite(

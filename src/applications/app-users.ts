@@ -1,7 +1,7 @@
 import type { Updateable } from 'kysely';
 import { callerFromUser, type Caller } from '../accounts/caller.js';
 import { accountWriter } from '../accounts/live-sessions.js';
-import { findUserByEmail, insertUser, normaliseEmail, updateUser, type AccountWriter, type UserRow } from '../accounts/queries.js';
+import { DIRECT_NAMESPACE, findUserByEmail, insertUser, normaliseEmail, updateUser, type AccountWriter, type UserRow } from '../accounts/queries.js';
 import type { UsersTable } from '../accounts/tables.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
@@ -57,6 +57,16 @@ export async function recordApplicationUserDeletion(db: Executor, applicationId:
     .values({ application_id: applicationId, external_id: externalId, deleted_at: now })
     .onConflict((oc) => oc.columns(['application_id', 'external_id']).doUpdateSet({ deleted_at: now }))
     .execute();
+}
+
+/**
+ * A deleted application user leaves a tombstone (recordApplicationUserDeletion), in the deletion's
+ * transaction (src/accounts/events.ts); direct users and users without an external id leave none.
+ */
+export function applicationsFollowAccountDeletions(ctx: AppContext): void {
+  ctx.accountEvents.on('deleting', async (uow, { user }) => {
+    if (user.namespace !== DIRECT_NAMESPACE && user.external_id !== null) await recordApplicationUserDeletion(uow.db, user.namespace, user.external_id, ctx.now());
+  });
 }
 
 export function callerFor(user: UserRow, applicationId: string): Caller {

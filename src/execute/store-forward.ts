@@ -1,9 +1,10 @@
-import { canChangeSettings, canManageMembers } from '../access/member-policy.js';
+import { canChangeSettings } from '../access/member-policy.js';
 import { findUserById } from '../accounts/queries.js';
 import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { addMember, removeMembers } from '../locks/membership.js';
+import { addMember, removeMembers } from '../sharing/enrolments.js';
+import { canManageMembers } from '../sharing/policy.js';
 import { updateLockSettings } from '../locks/settings.js';
 import type { AddUserOperation, MutateSettingOperation, RemoveUserOperation } from './claims.js';
 import type { VerifiedOperation } from './context.js';

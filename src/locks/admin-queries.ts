@@ -16,21 +16,3 @@ export function listAdministeredLocks(db: Executor, userId: string, now: number)
     .orderBy('admin.lock_id')
     .execute();
 }
-
-/** True when `userId` administers at least one lock now. */
-export async function administersAnyLock(db: Executor, userId: string, now: number): Promise<boolean> {
-  const row = await db.selectFrom('lock_members as admin').select('admin.lock_id').where(activeAdmin(userId, now)).limit(1).executeTakeFirst();
-  return row !== undefined;
-}
-
-/** The enrolments of `userId` on locks `adminId` administers now (GET /user/{id}/). */
-export function listEnrolmentsVisibleTo(db: Executor, adminId: string, userId: string, now: number) {
-  return db
-    .selectFrom('lock_members as admin')
-    .innerJoin('lock_members', 'lock_members.lock_id', 'admin.lock_id')
-    .select(['lock_members.lock_id', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
-    .where(activeAdmin(adminId, now))
-    .where('lock_members.user_id', '=', userId)
-    .orderBy('lock_members.lock_id')
-    .execute();
-}

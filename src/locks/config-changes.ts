@@ -22,3 +22,7 @@ export async function locksOfUserChanged(ctx: AppContext, uow: UnitOfWork, userI
   for (const { lock_id: lockId } of rows) await configChanged(ctx, uow, lockId);
 }
 
+/** A user's new legacy key reaches the configs of their locks (src/accounts/events.ts, `keyChanged`). */
+export function lockConfigsFollowAccountKeys(ctx: AppContext): void {
+  ctx.accountEvents.on('keyChanged', (uow, { userId }) => locksOfUserChanged(ctx, uow, userId));
+}

@@ -1,9 +1,7 @@
-import { DIRECT_NAMESPACE } from '../accounts/queries.js';
 import { readPermittedAddresses, readUnlockBetween, readUsageRequirements } from './json.js';
-import type { LockUserRow, MemberLock } from './queries.js';
+import type { MemberLock } from './queries.js';
 import { DEFAULT_LOCATION_ACCURACY, DEFAULT_LOCATION_RADIUS, type UsageRequirements } from '../access/types.js';
-import type { LockResponse, LockUserResponse, SiteLockResponse, UsageRequirementsResponse, UserWithLocksResponse } from './schemas.js';
-import type { UserWithLocks } from './users.js';
+import type { LockResponse, SiteLockResponse, UsageRequirementsResponse } from './schemas.js';
 
 /** Shown when neither the member nor the lock's site chose a colour (the service's primary colour). */
 export const DEFAULT_LOCK_COLOUR = '#00283C';
@@ -94,32 +92,5 @@ export function presentSiteLock(lock: MemberLock, tiles: readonly string[]): Sit
     },
     state: { connected: lock.connected === 1, ...lockedState(lock) },
     favourite: lock.member.favourite,
-  };
-}
-
-export function presentLockUser(row: LockUserRow & { pending: boolean }): LockUserResponse {
-  return {
-    userId: row.user_id,
-    email: row.email,
-    publicKey: row.public_key ?? row.certified_key,
-    displayName: row.display_name,
-    orphan: row.orphan === 1,
-    foreign: row.namespace !== DIRECT_NAMESPACE,
-    role: row.role,
-    start: row.starts_at,
-    end: row.ends_at,
-    pending: row.pending,
-  };
-}
-
-export function presentUserWithLocks({ user, devices, certifiedKey }: UserWithLocks): UserWithLocksResponse {
-  return {
-    userId: user.id,
-    email: user.email,
-    publicKey: user.public_key ?? certifiedKey,
-    displayName: user.display_name,
-    orphan: user.orphan === 1,
-    foreign: user.namespace !== DIRECT_NAMESPACE,
-    devices: devices.map((d) => ({ deviceId: d.lock_id, role: d.role, start: d.starts_at, end: d.ends_at })),
   };
 }

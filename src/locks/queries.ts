@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { MemberRole } from '../access/types.js';
 import type { Database, DialectName } from '../db/database.js';
 import { prepareQuery } from '../db/prepared.js';
@@ -222,57 +222,12 @@ export async function insertMember(db: Executor, member: Insertable<LockMembersT
   await db.insertInto('lock_members').values(member).execute();
 }
 
-/** Members of a lock counted by role. */
-/** A lock's members and its lasting ADMINs at `now` (src/access/member-policy.ts, isLastingAdmin). */
-export async function countMembers(db: Executor, lockId: string, now: number): Promise<{ adminCount: number; memberCount: number }> {
-  const row = await db
-    .selectFrom('lock_members')
-    .select([
-      (eb) => eb.fn.countAll<number>().as('members'),
-      sql<number>`coalesce(sum(case when role = 'ADMIN' and ends_at is null and (starts_at is null or starts_at <= ${now}) then 1 else 0 end), 0)`.as('admins'),
-    ])
-    .where('lock_id', '=', lockId)
-    .executeTakeFirst();
-  return { adminCount: Number(row?.admins ?? 0), memberCount: Number(row?.members ?? 0) };
-}
-
 /** Members of a lock among `userIds` (others are not enrolled). */
 export async function findMemberships(db: Executor, lockId: string, userIds: readonly string[]): Promise<Membership[]> {
   if (userIds.length === 0) return [];
   const rows = await db.selectFrom('lock_members').select(MEMBER_COLUMNS).where('lock_id', '=', lockId).where('user_id', 'in', [...userIds]).execute();
   return rows.map(toMembership);
 }
-
-/** The user details a lock's users list shows (of `users` joined with their `certified_keys`). */
-export const LISTED_USER_COLUMNS = [
-      'users.id as user_id',
-      'users.email',
-      'users.public_key',
-      'certified_keys.public_key as certified_key',
-      'users.namespace',
-      'users.display_name',
-      'users.orphan',
-] as const;
-
-/** Every member of a lock with the user details the users list shows, oldest enrolment first. */
-export function listLockUsers(db: Executor, lockId: string) {
-  return db
-    .selectFrom('lock_members')
-    .innerJoin('users', 'users.id', 'lock_members.user_id')
-    .leftJoin('certified_keys', 'certified_keys.user_id', 'lock_members.user_id')
-    .select(LISTED_USER_COLUMNS)
-    .select([
-      'lock_members.role',
-      'lock_members.starts_at',
-      'lock_members.ends_at',
-    ])
-    .where('lock_members.lock_id', '=', lockId)
-    .orderBy('lock_members.created')
-    .orderBy('lock_members.user_id')
-    .execute();
-}
-
-export type LockUserRow = Awaited<ReturnType<typeof listLockUsers>>[number];
 
 /** Takes the next config version; the row lock it takes also serialises concurrent changes on PostgreSQL. */
 export async function bumpConfigVersion(db: Executor, lockId: string, now: number): Promise<void> {

@@ -1,13 +1,10 @@
-import { assertAllowed } from '../access/member-policy.js';
 import type { Caller } from '../accounts/caller.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
 import { listAdministeredLocks } from './admin-queries.js';
-import { listHeldUsers } from './held-shares.js';
 import { listLocksJson } from './list-json.js';
 import { tileIdsByLockForMember, type TileFilter } from './tile-ids.js';
-import { canListLockUsers } from './policy.js';
-import { findMembership, listLocksForMember, listLockUsers, loadLockForMember, type LockUserRow, type MemberLock } from './queries.js';
+import { listLocksForMember, loadLockForMember, type MemberLock } from './queries.js';
 
 /** Reads of the lock endpoints; every one is scoped to the caller's own enrolments. */
 
@@ -40,14 +37,4 @@ export async function listLocksWithTiles(ctx: AppContext, caller: Caller, filter
 export async function listShareableLocks(ctx: AppContext, caller: Caller): Promise<Array<{ id: string; name: string }>> {
   const rows = await listAdministeredLocks(ctx.db.kysely, caller.userId, ctx.now());
   return rows.map((row) => ({ id: row.id, name: row.alias ?? row.default_name ?? row.name }));
-}
-
-/** GET /device/{id}/users: 404 for a non-member, 403 unless an active ADMIN. Held shares (src/locks/held-shares.ts) come last, `pending`. */
-export async function listUsersOfLock(ctx: AppContext, caller: Caller, lockId: string): Promise<Array<LockUserRow & { pending: boolean }>> {
-  const db = ctx.db.kysely;
-  const member = await findMembership(db, lockId, caller.userId);
-  if (!member) throw errors.notFound('lock');
-  assertAllowed(canListLockUsers(member, ctx.now()));
-  const [enrolled, held] = await Promise.all([listLockUsers(db, lockId), listHeldUsers(db, lockId)]);
-  return [...enrolled.map((row) => ({ ...row, pending: false })), ...held.map((row) => ({ ...row, pending: true }))];
 }

@@ -33,8 +33,8 @@ const UsageRequirementsResponse = Type.Object({
 export type UsageRequirementsResponse = Static<typeof UsageRequirementsResponse>;
 const UnlockBetweenWindowSchema = Type.Unsafe<UnlockBetweenWindow>(UnlockBetweenWindowRule);
 const Seconds = Type.Number({ description: 'Unix seconds' });
-const NullableSeconds = Type.Union([Seconds, Type.Null()]);
-const Role = Type.Union([Type.Literal('ADMIN'), Type.Literal('USER')]);
+export const NullableSeconds = Type.Union([Seconds, Type.Null()]);
+export const Role = Type.Union([Type.Literal('ADMIN'), Type.Literal('USER')]);
 const UnlockBetweenOrNull = Type.Union([UnlockBetweenWindowSchema, Type.Null()]);
 
 export const LockSettingsResponse = Type.Object({
@@ -98,34 +98,6 @@ export const ShareableLockResponse = Type.Object({ id: Type.String(), name: Type
 
 /** docs/decisions.md "SDK shapes": true for a user of a third-party application (not registered directly). */
 export const Foreign = Type.Boolean({ description: 'true when the user belongs to a third-party application rather than registering directly' });
-/** Legacy RSA key, else the Ed25519 key certified last (both Base64 DER SPKI); null only for a user with neither. */
-const PublicKey = Type.Union([Type.String(), Type.Null()], { description: 'legacy RSA key, else the Ed25519 key certified last (Base64 DER SPKI); null when the user has neither' });
-
-export const LockUserResponse = Type.Object({
-  userId: Type.String(),
-  email: Type.Union([Type.String(), Type.Null()]),
-  publicKey: PublicKey,
-  displayName: Type.Union([Type.String(), Type.Null()]),
-  orphan: Type.Boolean(),
-  foreign: Foreign,
-  role: Role,
-  start: NullableSeconds,
-  end: NullableSeconds,
-  pending: Type.Boolean({ description: 'true while the share waits for the user to verify their email (held: no access yet, the lock does not know them)' }),
-});
-export type LockUserResponse = Static<typeof LockUserResponse>;
-
-export const UserWithLocksResponse = Type.Object({
-  userId: Type.String(),
-  email: Type.Union([Type.String(), Type.Null()]),
-  publicKey: PublicKey,
-  displayName: Type.Union([Type.String(), Type.Null()]),
-  orphan: Type.Boolean(),
-  foreign: Foreign,
-  devices: Type.Array(Type.Object({ deviceId: Type.String(), role: Role, start: NullableSeconds, end: NullableSeconds })),
-});
-export type UserWithLocksResponse = Static<typeof UserWithLocksResponse>;
-
 export const ClaimBody = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 256, description: "the lock's registration key" }),
   name: Type.String({ minLength: 1, maxLength: 255, description: 'default name of the lock' }),

@@ -77,7 +77,7 @@ export interface CertifiedKeysTable {
 export interface LockTables {
   locks: LocksTable;
   lock_members: LockMembersTable;
-  /** Shares of an invite taken over by a registration whose email is not yet verified (src/invites/held-shares.ts). */
+  /** Shares of an invite taken over by a registration whose email is not yet verified (src/sharing/held-shares.ts). */
   held_invite_shares: LockMembersTable;
   certified_keys: CertifiedKeysTable;
 }

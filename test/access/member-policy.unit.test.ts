@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  assertAllowed, canChangeSettings, canManageMembers, canReadAdminData, canRemoveMember, canRemoveMembers, canUnlock, isLastingAdmin, isMemberActive,
-  type UnlockRequest,
-} from '../../src/access/member-policy.js';
+import { assertAllowed, canChangeSettings, canReadAdminData, canUnlock, isMemberActive, type UnlockRequest } from '../../src/access/member-policy.js';
+import { canManageMembers, canRemoveMember, canRemoveMembers, isLastingAdmin } from '../../src/sharing/policy.js';
 import type { Member, UsageRequirements } from '../../src/access/types.js';
 import { AppError } from '../../src/errors/catalogue.js';
 

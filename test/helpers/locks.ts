@@ -1,7 +1,7 @@
 import type { MemberRole } from '../../src/access/types.js';
 import type { LockResponse } from '../../src/locks/schemas.js';
 import { inTransaction } from '../../src/db/transaction.js';
-import { addMember, removeMembers } from '../../src/locks/membership.js';
+import { addMember, removeMembers } from '../../src/sharing/enrolments.js';
 import { provisionLock as provision, type ProvisionedLock } from '../../src/locks/provision.js';
 import { createSite as create, type SiteInput } from '../../src/sites/service.js';
 import type { SiteRow } from '../../src/sites/queries.js';

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { inTransaction } from '../../src/db/transaction.js';
 import { AppError } from '../../src/errors/catalogue.js';
 import { lockConfig } from '../../src/locks/config.js';
-import { addMember, removeMembers } from '../../src/locks/membership.js';
+import { addMember, removeMembers } from '../../src/sharing/enrolments.js';
 import { findMembership } from '../../src/locks/queries.js';
 import { updateLockSettings } from '../../src/locks/settings.js';
 import type { TestUser } from '../helpers/factories.js';

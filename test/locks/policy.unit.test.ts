@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  accessWindowError, canAddMember, canListLockUsers, canManageTiles, canUpdateLock, demotesLastAdmin, membershipChange, outlastsGranter, permittedAddressesUpdate, unlockDurationError,
-} from '../../src/locks/policy.js';
+import { canManageTiles, canUpdateLock, permittedAddressesUpdate, unlockDurationError } from '../../src/locks/policy.js';
+import { accessWindowError, canAddMember, canListLockUsers, demotesLastAdmin, membershipChange, outlastsGranter } from '../../src/sharing/policy.js';
 
 const NOW = 1_750_000_000;
 const admin = { role: 'ADMIN' as const, start: null, end: null };

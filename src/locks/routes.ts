@@ -1,17 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
-import { sendJsonText } from '../../http/json-text.js';
-import { errorResponses, NoContent } from '../../http/schemas.js';
-import { claimLock } from '../claim.js';
-import { LockIdParams, pathId } from '../../ids/path-ids.js';
-import { presentLock, presentSiteLock } from '../presenters.js';
-import { getLock, listLocksAsJson, listLocksWithTiles, listShareableLocks } from '../reads.js';
-import { ClaimBody, LockResponse, LockUpdate, ShareableLockResponse, SiteLockResponse } from '../schemas.js';
-import { updateLock } from '../update.js';
+import type { AppContext } from '../context.js';
+import { sendJsonText } from '../http/json-text.js';
+import { errorResponses, NoContent } from '../http/schemas.js';
+import { claimLock } from './claim.js';
+import { LockIdParams, pathId } from '../ids/path-ids.js';
+import { presentLock, presentSiteLock } from './presenters.js';
+import { getLock, listLocksAsJson, listLocksWithTiles, listShareableLocks } from './reads.js';
+import { ClaimBody, LockResponse, LockUpdate, ShareableLockResponse, SiteLockResponse } from './schemas.js';
+import { updateLock } from './update.js';
 
 /** GET/PUT/POST /device…: the caller's locks, one lock, its per-member fields and settings, claiming. */
-export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function lockRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/device', {
       schema: { tags: ['locks'], summary: 'Every lock the caller is enrolled on', response: { 200: Type.Array(LockResponse), ...errorResponses(401, 406) } },

@@ -6,8 +6,8 @@ import { newPublicId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { administersAnyLock } from '../locks/admin-queries.js';
-import { invitationSender } from './email.js';
+import { invitationSender } from './invitation-email.js';
+import { administersAnyLock } from './queries.js';
 
 export interface PublicKeyResult {
   id: string;

@@ -1,10 +1,16 @@
+import { assertAllowed } from '../access/member-policy.js';
 import type { MemberRole } from '../access/types.js';
 import type { Caller } from '../accounts/caller.js';
+import { certifiedKeyOf } from '../accounts/certified-keys.js';
 import { findUserById, type UserRow } from '../accounts/queries.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
-import { listEnrolmentsVisibleTo } from './admin-queries.js';
-import { certifiedKeyOf } from '../accounts/certified-keys.js';
+import { findMembership } from '../locks/queries.js';
+import { listHeldUsers } from './held-shares.js';
+import { canListLockUsers } from './policy.js';
+import { listEnrolmentsVisibleTo, listLockUsers, type LockUserRow } from './queries.js';
+
+/** Who is enrolled where, for administrators: a lock's users, a user's enrolments. */
 
 export interface UserWithLocks {
   user: UserRow;
@@ -23,4 +29,14 @@ export async function getUserWithLocks(ctx: AppContext, caller: Caller, userId: 
   const user = devices.length > 0 ? await findUserById(db, userId) : undefined;
   if (!user) throw errors.notFound('user');
   return { user, devices, certifiedKey: user.public_key === null ? await certifiedKeyOf(db, userId) : null };
+}
+
+/** GET /device/{id}/users: 404 for a non-member, 403 unless an active ADMIN. Held shares (src/sharing/held-shares.ts) come last, `pending`. */
+export async function listUsersOfLock(ctx: AppContext, caller: Caller, lockId: string): Promise<Array<LockUserRow & { pending: boolean }>> {
+  const db = ctx.db.kysely;
+  const member = await findMembership(db, lockId, caller.userId);
+  if (!member) throw errors.notFound('lock');
+  assertAllowed(canListLockUsers(member, ctx.now()));
+  const [enrolled, held] = await Promise.all([listLockUsers(db, lockId), listHeldUsers(db, lockId)]);
+  return [...enrolled.map((row) => ({ ...row, pending: false })), ...held.map((row) => ({ ...row, pending: true }))];
 }

@@ -1,10 +1,10 @@
 import type { MemberRole } from '../access/types.js';
-import { DIRECT_NAMESPACE, type UserRow } from '../accounts/queries.js';
 import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { Executor, UnitOfWork } from '../db/transaction.js';
-import { configChanged } from './config-changes.js';
-import { LISTED_USER_COLUMNS, lockRowsForUpdate } from './queries.js';
+import { configChanged } from '../locks/config-changes.js';
+import { lockRowsForUpdate } from '../locks/queries.js';
+import { LISTED_USER_COLUMNS } from './queries.js';
 
 /**
  * The shares of a pending invite, held while nobody has proved they own its email (decisions §2
@@ -74,16 +74,6 @@ export async function dropHeldShares(db: Executor, lockId: string, userIds?: rea
   }
   const rows = await query.returning('user_id').execute();
   return rows.map((row) => row.user_id);
-}
-
-/**
- * Whether a share to this user must wait for their email to be verified (issue 15): a direct
- * account whose address nobody has proved may have been registered by anyone, so whoever holds
- * the mailbox must first verify it. A pending invite (orphan) cannot sign in; its shares are held
- * when a registration takes it over. An application's users are vouched for by their application.
- */
-export function shareWaitsForVerification(user: Pick<UserRow, 'namespace' | 'email_verified' | 'orphan'>): boolean {
-  return user.namespace === DIRECT_NAMESPACE && user.email_verified === 0 && user.orphan === 0;
 }
 
 export interface HeldShare {

@@ -1,20 +1,27 @@
-import { assertAllowed, canManageMembers, canRemoveMembers } from '../access/member-policy.js';
+import { assertAllowed, type Denied } from '../access/member-policy.js';
 import type { MemberRole } from '../access/types.js';
 import { findUserById } from '../accounts/queries.js';
 import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { configChanged } from './config-changes.js';
-import { dropHeldShares, holdShare, shareWaitsForVerification } from './held-shares.js';
-import { accessWindowError, canAddMember, demotesLastAdmin, membershipChange, outlastsGranter, type MembershipChange } from './policy.js';
-import { countMembers, findLockForUpdate, findMembership, findMemberships, insertMember, type LockRow, type Membership } from './queries.js';
+import { configChanged } from '../locks/config-changes.js';
+import { findLockForUpdate, findMembership, findMemberships, insertMember, lockRowsForUpdate, type LockRow, type Membership } from '../locks/queries.js';
+import { dropHeldShares, holdShare } from './held-shares.js';
+import {
+  accessWindowError, canAddMember, canManageMembers, canRemoveMembers, demotesLastAdmin, membershipChange, outlastsGranter, shareWaitsForVerification, type MembershipChange,
+} from './policy.js';
+import { countMembers } from './queries.js';
 
 /**
- * Changes of who may use a lock, for the signed operations (ADD_USER, REMOVE_USER) and the claim.
- * Each runs inside the caller's transaction, checks the actor's rights itself, audits, takes the
- * lock's next config version and, after commit, announces `lock-config` so the lock link
+ * Changes of who may use a lock, for the signed operations (ADD_USER, REMOVE_USER) and account
+ * deletion. Each runs inside the caller's transaction, checks the actor's rights itself, audits,
+ * takes the lock's next config version and, after commit, announces `lock-config` so the lock link
  * publishes the new configuration to the lock.
+ *
+ * A refusal (403, 409) is a value (`Denied`) from the `try…` forms, which the signed operations
+ * audit (src/operations/); `addMember` and `removeMembers` throw it as its AppError instead. A
+ * request that names nothing there (404) or is malformed (400) throws either way.
  */
 
 /** The lock (row-locked on PostgreSQL) and the actor's enrolment; 404 when either is missing. */
@@ -24,6 +31,9 @@ async function lockAndActor(ctx: AppContext, uow: UnitOfWork, lockId: string, ac
   if (!lock || !actor) throw errors.notFound('lock');
   return { lock, actor };
 }
+
+const forbidden = (reason: string): Denied => ({ allowed: false, status: 403, reason });
+const LAST_ADMIN: Denied = { allowed: false, status: 409, reason: 'the last admin cannot leave while other users remain', error: 'last_admin' };
 
 export interface AddMemberInput {
   lockId: string;
@@ -37,37 +47,43 @@ export interface AddMemberInput {
   end?: number | null;
 }
 
+export interface AddMemberResult {
+  change: MembershipChange;
+}
+
 /**
  * ADD_USER: enrols `userId` (LOCK_SHARED), changes the role of an enrolled user
  * (USER_PROMOTED / USER_DEMOTED) or, with the same role, replaces their access window.
- * 404 unknown lock or user, or actor not a member; 403 actor not an active ADMIN, or a time-limited one granting past their own end; 400 bad window;
- * 409 demoting the last ADMIN.
+ * Refused (403) unless the actor is an active ADMIN, when a time-limited one grants past their own
+ * end, or when a member changes their own window; refused (409) when it demotes the last ADMIN.
+ * Throws 404 unknown lock or user, or actor not a member; 400 bad window.
  */
-export async function addMember(ctx: AppContext, uow: UnitOfWork, input: AddMemberInput): Promise<{ change: MembershipChange }> {
+export async function tryAddMember(ctx: AppContext, uow: UnitOfWork, input: AddMemberInput): Promise<({ allowed: true } & AddMemberResult) | Denied> {
   const role = input.role ?? 'USER';
   const start = input.start ?? null;
   const end = input.end ?? null;
   const { lockId, actorUserId, userId } = input;
   const { actor } = await lockAndActor(ctx, uow, lockId, actorUserId);
   const now = ctx.now();
-  assertAllowed(canAddMember(actor, now));
+  const allowed = canAddMember(actor, now);
+  if (!allowed.allowed) return allowed;
   const windowError = accessWindowError(start, end);
   if (windowError !== null) throw errors.validation(windowError);
-  if (outlastsGranter(actor, { end })) throw errors.forbidden('an admin whose access ends cannot grant access that ends later');
+  if (outlastsGranter(actor, { end })) return forbidden('an admin whose access ends cannot grant access that ends later');
   const user = await findUserById(uow.db, userId);
   if (!user) throw errors.notFound('user');
 
   const existing = await findMembership(uow.db, lockId, userId);
   if (existing === undefined && shareWaitsForVerification(user)) {
     await holdShare(ctx, uow, { lockId, actorUserId, userId, role, start, end });
-    return { change: 'LOCK_SHARED' };
+    return { allowed: true, change: 'LOCK_SHARED' };
   }
   const change = membershipChange(existing?.role, role);
   // An ADMIN whose access ends must not lift the end themselves, nor by stepping down; stepping down with the same window and leaving stay open.
   if (existing !== undefined && userId === actorUserId && (change === 'WINDOW_UPDATED' || start !== existing.start || end !== existing.end)) {
-    throw errors.forbidden('members cannot change their own access window');
+    return forbidden('members cannot change their own access window');
   }
-  if (demotesLastAdmin(existing, { role, start, end }, (await countMembers(uow.db, lockId, now)).adminCount, now)) throw errors.lastAdmin();
+  if (demotesLastAdmin(existing, { role, start, end }, (await countMembers(uow.db, lockId, now)).adminCount, now)) return LAST_ADMIN;
   if (existing === undefined) {
     await insertMember(uow.db, { lock_id: lockId, user_id: userId, role, starts_at: start, ends_at: end, alias: null, favourite: 0, colour: null, created: now, updated: now });
   } else {
@@ -82,7 +98,14 @@ export async function addMember(ctx: AppContext, uow: UnitOfWork, input: AddMemb
     details: { role, start, end },
   });
   await configChanged(ctx, uow, lockId);
-  return { change };
+  return { allowed: true, change };
+}
+
+/** tryAddMember, throwing a refusal as its AppError (403, 409). */
+export async function addMember(ctx: AppContext, uow: UnitOfWork, input: AddMemberInput): Promise<AddMemberResult> {
+  const outcome = await tryAddMember(ctx, uow, input);
+  assertAllowed(outcome);
+  return { change: outcome.change };
 }
 
 export interface RemoveMembersInput {
@@ -99,25 +122,29 @@ export interface RemoveMembersResult {
 }
 
 /**
- * REMOVE_USER: any member may remove themselves, an active ADMIN anyone (LOCK_REVOKED each).
- * The last ADMIN cannot leave while others remain (409). When nobody is left the owner is
- * cleared; the registration key stays spent, so the lock can only be claimed again after an
- * operator provisions it anew. 404 unknown lock, actor not a member, or no listed user enrolled.
+ * REMOVE_USER: any member may remove themselves, an active ADMIN anyone (LOCK_REVOKED each);
+ * others are refused (403). The last ADMIN cannot leave while others remain (refused, 409). When
+ * nobody is left the owner is cleared; the registration key stays spent, so the lock can only be
+ * claimed again after an operator provisions it anew. Throws 404 unknown lock, actor not a
+ * member, or no listed user enrolled.
  */
-export async function removeMembers(ctx: AppContext, uow: UnitOfWork, input: RemoveMembersInput): Promise<RemoveMembersResult> {
+export async function tryRemoveMembers(ctx: AppContext, uow: UnitOfWork, input: RemoveMembersInput): Promise<({ allowed: true } & RemoveMembersResult) | Denied> {
   const { lockId, actorUserId } = input;
   const { lock, actor } = await lockAndActor(ctx, uow, lockId, actorUserId);
   const now = ctx.now();
   const requested = [...new Set(input.userIds)];
   // Asking about others is an ADMIN's business: a USER learns nothing about who else is enrolled.
-  if (requested.some((id) => id !== actorUserId)) assertAllowed(canManageMembers(actor, now));
+  if (requested.some((id) => id !== actorUserId)) {
+    const allowed = canManageMembers(actor, now);
+    if (!allowed.allowed) return allowed;
+  }
   const targets = await findMemberships(uow.db, lockId, requested);
-  // An invitee whose shares are held (src/locks/held-shares.ts) is revoked too: they must not come back on verification.
+  // An invitee whose shares are held (src/sharing/held-shares.ts) is revoked too: they must not come back on verification.
   const heldRevoked = requested.some((id) => id !== actorUserId) ? await dropHeldShares(uow.db, lockId, requested) : [];
   if (targets.length === 0 && heldRevoked.length === 0) throw errors.notFound('member');
 
   const decision = canRemoveMembers(actor, targets, { ...(await countMembers(uow.db, lockId, now)), now });
-  assertAllowed(decision);
+  if (!decision.allowed) return decision;
   const removed = targets.map((t) => t.userId);
   if (removed.length > 0) await uow.db.deleteFrom('lock_members').where('lock_id', '=', lockId).where('user_id', 'in', removed).execute();
   for (const userId of removed) {
@@ -129,5 +156,27 @@ export async function removeMembers(ctx: AppContext, uow: UnitOfWork, input: Rem
   }
   if (decision.lockBecomesUnowned) await dropHeldShares(uow.db, lockId);
   await configChanged(ctx, uow, lockId);
-  return { removed: [...removed, ...heldRevoked], lockBecameUnowned: decision.lockBecomesUnowned };
+  return { allowed: true, removed: [...removed, ...heldRevoked], lockBecameUnowned: decision.lockBecomesUnowned };
+}
+
+/** tryRemoveMembers, throwing a refusal as its AppError (403, 409). */
+export async function removeMembers(ctx: AppContext, uow: UnitOfWork, input: RemoveMembersInput): Promise<RemoveMembersResult> {
+  const outcome = await tryRemoveMembers(ctx, uow, input);
+  assertAllowed(outcome);
+  return { removed: outcome.removed, lockBecameUnowned: outcome.lockBecameUnowned };
+}
+
+/**
+ * Account deletion: the user leaves every lock as REMOVE_USER of themselves would (audited, the
+ * lock's config pushed after commit, 409 last_admin when they are the last ADMIN of a lock others
+ * still use, which undoes the whole deletion).
+ */
+export async function leaveEveryLock(ctx: AppContext, uow: UnitOfWork, userId: string): Promise<void> {
+  // In id order, so two transactions touching the same locks take their row locks in one order.
+  const enrolments = await uow.db.selectFrom('lock_members').select('lock_id').where('user_id', '=', userId).orderBy('lock_id').execute();
+  // Every row lock before the first audit entry (the audit tree's head is taken then).
+  await lockRowsForUpdate(uow, enrolments.map((row) => row.lock_id));
+  for (const { lock_id: lockId } of enrolments) {
+    await removeMembers(ctx, uow, { lockId, actorUserId: userId, userIds: [userId] });
+  }
 }

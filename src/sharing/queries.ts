@@ -1,0 +1,67 @@
+import { sql } from 'kysely';
+import { activeAdmin } from '../access/active-admin.js';
+import type { Executor } from '../db/transaction.js';
+
+/** Reads of who is enrolled where, for sharing (the lock_members rows locks read are src/locks/queries.ts's). */
+
+/** A lock's members and its lasting ADMINs at `now` (src/sharing/policy.ts, isLastingAdmin). */
+export async function countMembers(db: Executor, lockId: string, now: number): Promise<{ adminCount: number; memberCount: number }> {
+  const row = await db
+    .selectFrom('lock_members')
+    .select([
+      (eb) => eb.fn.countAll<number>().as('members'),
+      sql<number>`coalesce(sum(case when role = 'ADMIN' and ends_at is null and (starts_at is null or starts_at <= ${now}) then 1 else 0 end), 0)`.as('admins'),
+    ])
+    .where('lock_id', '=', lockId)
+    .executeTakeFirst();
+  return { adminCount: Number(row?.admins ?? 0), memberCount: Number(row?.members ?? 0) };
+}
+
+/** The user details a lock's users list shows (of `users` joined with their `certified_keys`). */
+export const LISTED_USER_COLUMNS = [
+  'users.id as user_id',
+  'users.email',
+  'users.public_key',
+  'certified_keys.public_key as certified_key',
+  'users.namespace',
+  'users.display_name',
+  'users.orphan',
+] as const;
+
+/** Every member of a lock with the user details the users list shows, oldest enrolment first. */
+export function listLockUsers(db: Executor, lockId: string) {
+  return db
+    .selectFrom('lock_members')
+    .innerJoin('users', 'users.id', 'lock_members.user_id')
+    .leftJoin('certified_keys', 'certified_keys.user_id', 'lock_members.user_id')
+    .select(LISTED_USER_COLUMNS)
+    .select([
+      'lock_members.role',
+      'lock_members.starts_at',
+      'lock_members.ends_at',
+    ])
+    .where('lock_members.lock_id', '=', lockId)
+    .orderBy('lock_members.created')
+    .orderBy('lock_members.user_id')
+    .execute();
+}
+
+export type LockUserRow = Awaited<ReturnType<typeof listLockUsers>>[number];
+
+/** True when `userId` administers at least one lock now. */
+export async function administersAnyLock(db: Executor, userId: string, now: number): Promise<boolean> {
+  const row = await db.selectFrom('lock_members as admin').select('admin.lock_id').where(activeAdmin(userId, now)).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The enrolments of `userId` on locks `adminId` administers now (GET /user/{id}/). */
+export function listEnrolmentsVisibleTo(db: Executor, adminId: string, userId: string, now: number) {
+  return db
+    .selectFrom('lock_members as admin')
+    .innerJoin('lock_members', 'lock_members.lock_id', 'admin.lock_id')
+    .select(['lock_members.lock_id', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
+    .where(activeAdmin(adminId, now))
+    .where('lock_members.user_id', '=', userId)
+    .orderBy('lock_members.lock_id')
+    .execute();
+}

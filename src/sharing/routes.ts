@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.js';
+import { errorResponses } from '../http/schemas.js';
+import { LockIdParams, UserIdParams, pathId } from '../ids/path-ids.js';
+import { inviteByEmail } from './invites.js';
+import { presentLockUser, presentUserWithLocks } from './presenters.js';
+import { InviteParams, LockUserResponse, PublicKeyResponse, UserWithLocksResponse } from './schemas.js';
+import { getUserWithLocks, listUsersOfLock } from './users.js';
+
+/** Who is enrolled where, for administrators, and the invitation of a user to share with. */
+export function sharingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get('/device/:lockId/users', {
+      schema: { tags: ['locks'], summary: "The lock's users (ADMIN only)", params: LockIdParams, response: { 200: Type.Array(LockUserResponse), ...errorResponses(401, 403, 404, 406) } },
+      handler: async (request) => (await listUsersOfLock(ctx, request.caller, pathId(request.params.lockId, 'lock'))).map(presentLockUser),
+    });
+
+    app.get('/user/:userId', {
+      schema: {
+        tags: ['locks'],
+        summary: "A user and their enrolments on the locks the caller administers",
+        params: UserIdParams,
+        response: { 200: UserWithLocksResponse, ...errorResponses(401, 404, 406) },
+      },
+      handler: async (request) => presentUserWithLocks(await getUserWithLocks(ctx, request.caller, pathId(request.params.userId, 'user'))),
+    });
+
+    // GET and POST (decisions §1); a POST body, `null` included, is ignored.
+    for (const method of ['GET', 'POST'] as const) {
+      app.route({
+        method,
+        url: '/share/invite/:email',
+        schema: {
+          tags: ['locks'],
+          summary: 'The id and public key of a user to share with; invites an unknown email',
+          params: InviteParams,
+          response: { 200: PublicKeyResponse, ...errorResponses(400, 401, 403, 406) },
+        },
+        handler: async (request) => inviteByEmail(ctx, request.caller, request.params.email),
+      });
+    }
+  };
+}

@@ -1,0 +1,36 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Email } from '../accounts/schemas.js';
+import { Foreign, NullableSeconds, Role } from '../locks/schemas.js';
+
+/** Request and response shapes of sharing (spec "Users", decisions §2 pending invites). */
+
+/** Legacy RSA key, else the Ed25519 key certified last (both Base64 DER SPKI); null only for a user with neither. */
+const PublicKey = Type.Union([Type.String(), Type.Null()], { description: 'legacy RSA key, else the Ed25519 key certified last (Base64 DER SPKI); null when the user has neither' });
+
+export const LockUserResponse = Type.Object({
+  userId: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  publicKey: PublicKey,
+  displayName: Type.Union([Type.String(), Type.Null()]),
+  orphan: Type.Boolean(),
+  foreign: Foreign,
+  role: Role,
+  start: NullableSeconds,
+  end: NullableSeconds,
+  pending: Type.Boolean({ description: 'true while the share waits for the user to verify their email (held: no access yet, the lock does not know them)' }),
+});
+export type LockUserResponse = Static<typeof LockUserResponse>;
+
+export const UserWithLocksResponse = Type.Object({
+  userId: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  publicKey: PublicKey,
+  displayName: Type.Union([Type.String(), Type.Null()]),
+  orphan: Type.Boolean(),
+  foreign: Foreign,
+  devices: Type.Array(Type.Object({ deviceId: Type.String(), role: Role, start: NullableSeconds, end: NullableSeconds })),
+});
+export type UserWithLocksResponse = Static<typeof UserWithLocksResponse>;
+
+export const InviteParams = Type.Object({ email: Email });
+export const PublicKeyResponse = Type.Object({ id: Type.String(), publicKey: Type.String({ description: 'Base64 DER SubjectPublicKeyInfo (RSA)' }) });
