@@ -4,7 +4,8 @@
 import { generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { createCertificateAuthority, createTrustAnchor, issueLeafCertificate, verifyCertificateChain } from '../src/crypto/pki.js';
-import { decodeOperationToken, verifyOperationSignature } from '../src/execute/token.js';
+import { verifyOperationSignature } from '../src/crypto/operation-token.js';
+import { decodeOperationToken } from '../src/operations/body.js';
 
 const now = Math.floor(Date.now() / 1000);
 const ca = await createCertificateAuthority({ name: 'Bench', now });

@@ -1,4 +1,4 @@
-// The database work of an unlock alone, on SQLite: the two group commits of src/execute/mutate-lock.ts
+// The database work of an unlock alone, on SQLite: the two group commits of src/operations/mutate-lock.ts
 // ("begin": replay key and pending marker; "confirm": stored state and audit entry) for batches of
 // unlocks started together, as a peak's event-loop turn delivers them. Prints the process CPU per
 // unlock for five rounds, and with UNLOCK_DB_BENCH_STATEMENTS=1 the time of each statement run
@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { register } from '../src/accounts/registration.js';
 import { inGroupCommit } from '../src/db/group-commit.js';
-import { consumeReplayKey } from '../src/execute/replay.js';
+import { consumeReplayKey } from '../src/operations/replay.js';
 import { beginCommand, confirmCommand, pendingCommand } from '../src/locks/command-life.js';
 import { provisionLock } from '../src/locks/provision.js';
 import { startBenchService } from './lib.js';

@@ -13,7 +13,6 @@ import type { AppContext } from './context.js';
 import type { AuthClaims } from './crypto/service-tokens.js';
 import { isAppError } from './errors/catalogue.js';
 import { directoryRoutes } from './directory/routes.js';
-import { executeRoutes } from './execute/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { addRouteHook, type HttpApp } from './http/app.js';
 import { addressKey } from './http/rate-limiter.js';
@@ -25,6 +24,7 @@ import { systemRoutes } from './system/routes.js';
 import { tileRoutes } from './tiles/routes.js';
 import { probeRoutes } from './system/probes.js';
 import { observeHttp, serveMetrics } from './metrics/serve.js';
+import { operationRoutes } from './operations/routes.js';
 
 /** Counts one request of `key`: undefined when it was counted at once (in this process), else the count under way. */
 function countRequest(ctx: AppContext, key: string): Promise<void> | undefined {
@@ -123,7 +123,7 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(siteRoutes(ctx));
     await api.register(tileRoutes(ctx));
     await api.register(certificateRoutes(ctx));
-    await api.register(executeRoutes(ctx));
+    await api.register(operationRoutes(ctx));
     await api.register(brokerAuthRoutes(ctx));
   });
   // The web console's files, outside the API scope: no caller to identify, no request counted.

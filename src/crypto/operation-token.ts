@@ -1,8 +1,8 @@
 import { constants, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { errors } from '../errors/catalogue.js';
+import { errors, isAppError, type AppError } from '../errors/catalogue.js';
 import { decodeBase64Any } from './base64.js';
-import { verifyCertificateChain, type TrustedRoot } from './chain.js';
+import { verifyCertificateChain, type TrustedRoot, type VerifiedLeaf } from './chain.js';
 import { verifyEd25519 } from './ed25519.js';
 
 /**
@@ -129,46 +129,62 @@ export function sameId(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }
 
-function verifyRs256(decoded: DecodedOperationToken, key: KeyObject | undefined): KeyObject {
-  if (key === undefined) throw errors.badSignature('no RS256 key is registered for this user');
+function verifyRs256(decoded: DecodedOperationToken, key: KeyObject | undefined): KeyObject | AppError {
+  if (key === undefined) return errors.badSignature('no RS256 key is registered for this user');
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
-  if (key.type !== 'public' || key.asymmetricKeyType !== 'rsa' || bits < MIN_RSA_BITS) throw errors.badSignature('user key cannot verify RS256');
+  if (key.type !== 'public' || key.asymmetricKeyType !== 'rsa' || bits < MIN_RSA_BITS) return errors.badSignature('user key cannot verify RS256');
   let valid = false;
   try {
     valid = verify('sha256', decoded.signingInput, { key, padding: constants.RSA_PKCS1_PADDING }, decoded.signature);
   } catch {
     valid = false;
   }
-  if (!valid) throw errors.badSignature();
-  return key;
+  return valid ? key : errors.badSignature();
 }
 
-async function verifyEdDsa(decoded: DecodedOperationToken, issuer: string, trustedRoot: TrustedRoot, now: number): Promise<KeyObject> {
-  if (decoded.header.x5c === undefined) throw errors.badSignature('EdDSA requires an x5c certificate chain');
-  const leaf = await verifyCertificateChain(decoded.header.x5c, trustedRoot, now);
-  if (!sameId(leaf.userId, issuer)) throw errors.badSignature('certificate does not belong to iss');
-  if (!verifyEd25519(leaf.publicKey, decoded.signingInput, decoded.signature)) throw errors.badSignature();
+async function verifyEdDsa(decoded: DecodedOperationToken, issuer: string, trustedRoot: TrustedRoot, now: number): Promise<KeyObject | AppError> {
+  if (decoded.header.x5c === undefined) return errors.badSignature('EdDSA requires an x5c certificate chain');
+  let leaf: VerifiedLeaf;
+  try {
+    leaf = await verifyCertificateChain(decoded.header.x5c, trustedRoot, now);
+  } catch (err) {
+    // The chain's every failure is its 401 (errors.badSignature, see verifyCertificateChain): the verdict on this token.
+    if (isAppError(err)) return err;
+    throw err;
+  }
+  if (!sameId(leaf.userId, issuer)) return errors.badSignature('certificate does not belong to iss');
+  if (!verifyEd25519(leaf.publicKey, decoded.signingInput, decoded.signature)) return errors.badSignature();
   return leaf.publicKey;
 }
 
 /**
- * Verifies the signature of a decoded token at `now` (Unix seconds). RS256: with
+ * Checks the signature of a decoded token at `now` (Unix seconds). RS256: with
  * `legacyPublicKey`, the RSA key of the `iss` user (the caller looks it up). EdDSA: `x5c` must
  * be a valid chain to `trustedRoot` whose leaf names `iss`, and the leaf key must have signed the
- * exact bytes received. Every failure is a 401 (`errors.badSignature`); an `iss` that is not a
- * string is a 400.
+ * exact bytes received. The signer, or the refusal as a value: every failure is a 401
+ * (`errors.badSignature`). An `iss` that is not a string makes the request malformed: 400, thrown.
  */
-export async function verifyOperationSignature(
+export async function checkOperationSignature(
   decoded: DecodedOperationToken,
-  options: { legacyPublicKey?: KeyObject; trustedRoot: TrustedRoot; now: number },
-): Promise<VerifiedSigner> {
+  options: { legacyPublicKey?: KeyObject | undefined; trustedRoot: TrustedRoot; now: number },
+): Promise<VerifiedSigner | AppError> {
   const issuer = decoded.payload.iss;
   if (typeof issuer !== 'string' || issuer === '') throw errors.badRequest('iss must be the user id');
   const publicKey =
     decoded.header.alg === 'RS256'
       ? verifyRs256(decoded, options.legacyPublicKey)
       : await verifyEdDsa(decoded, issuer, options.trustedRoot, options.now);
-  return { alg: decoded.header.alg, userId: issuer, publicKey };
+  return isAppError(publicKey) ? publicKey : { alg: decoded.header.alg, userId: issuer, publicKey };
+}
+
+/** checkOperationSignature, throwing a refusal (401). */
+export async function verifyOperationSignature(
+  decoded: DecodedOperationToken,
+  options: { legacyPublicKey?: KeyObject | undefined; trustedRoot: TrustedRoot; now: number },
+): Promise<VerifiedSigner> {
+  const signer = await checkOperationSignature(decoded, options);
+  if (isAppError(signer)) throw signer;
+  return signer;
 }
 
 /** A legacy public key as stored and sent (Base64 DER SubjectPublicKeyInfo), or null if unreadable. */

@@ -3,7 +3,7 @@ import type { ApplicationTables } from '../applications/tables.js';
 import type { AuditTables } from '../audit/tables.js';
 import type { CdnTables } from '../cdn/tables.js';
 import type { CertificateTables } from '../certificates/tables.js';
-import type { ExecuteTables } from '../execute/tables.js';
+import type { ExecuteTables } from '../operations/tables.js';
 import type { LockTables } from '../locks/tables.js';
 import type { SiteTables } from '../sites/tables.js';
 import type { TileTables } from '../tiles/tables.js';

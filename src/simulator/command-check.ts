@@ -3,8 +3,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { isMemberActive, mayUnlockFor } from '../access/member-policy.js';
 import { createTrustAnchor, type TrustAnchor } from '../crypto/chain.js';
 import { isAppError } from '../errors/catalogue.js';
-import { checkOperationClaims, parseOperation, replayKey, type Operation } from '../execute/claims.js';
-import { decodeOperationToken, parseLegacyPublicKey, sameId, verifyOperationSignature } from '../execute/token.js';
+import { parseLegacyPublicKey, sameId, verifyOperationSignature } from '../crypto/operation-token.js';
+import { decodeOperationToken } from '../operations/body.js';
+import { checkOperationClaims, replayKey } from '../operations/claims.js';
+import { parseOperation, type Operation } from '../operations/parse-operation.js';
 import type { CommandPayload, ConfigUser, LockConfig } from '../device-protocol/payloads.js';
 import { ReplayMemory } from './replay-memory.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isAppError } from '../../src/errors/catalogue.js';
-import { MAX_EXECUTE_BODY_BYTES, extractCompactJws } from '../../src/execute/body.js';
+import { MAX_EXECUTE_BODY_BYTES, extractCompactJws } from '../../src/operations/body.js';
 
 const TOKEN = 'eyJhbGciOiJFZERTQSJ9.eyJpc3MiOiJ4In0.c2lnbmF0dXJl';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { isAppError } from '../../src/errors/catalogue.js';
-import { checkOperationClaims, replayKey, type OperationClaims } from '../../src/execute/claims.js';
+import { checkOperationClaims, replayKey, type OperationClaims } from '../../src/operations/claims.js';
 
 const NOW = 1_800_000_000;
 const USER = '0190a8e4-1111-7000-8000-000000000001';

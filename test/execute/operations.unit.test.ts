@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isAppError } from '../../src/errors/catalogue.js';
-import { parseOperation } from '../../src/execute/operations.js';
+import { parseOperation } from '../../src/operations/parse-operation.js';
 
 // The operation object as a client that writes every unset optional field as an explicit null,
 // and adds members of its own, sends it inside the signed token: exact bytes, parsed as we do.

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isAppError } from '../../src/errors/catalogue.js';
-import { MAX_EXECUTE_BODY_BYTES } from '../../src/execute/body.js';
-import { decodeOperationToken } from '../../src/execute/token.js';
+import { MAX_EXECUTE_BODY_BYTES, decodeOperationToken } from '../../src/operations/body.js';
 
 // Decoding and verification are tested in test/crypto/operation-token.unit.test.ts; the execute
 // path adds only its size limit.

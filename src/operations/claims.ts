@@ -2,24 +2,22 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { decodeBase64Any } from '../crypto/base64.js';
 import { assertUnixSeconds } from '../crypto/chain.js';
+import { sameId } from '../crypto/operation-token.js';
 import { sha256Hex } from '../crypto/random.js';
-import { errors } from '../errors/catalogue.js';
-import { parseOperation, type Operation } from './operations.js';
-import { sameId } from './token.js';
-
-export type {
-  AddUserOperation, MutateLockOperation, MutateSettingOperation, Operation, OperationType, RemoveUserOperation,
-} from './operations.js';
-export { OPERATION_TYPES, parseOperation } from './operations.js';
+import { errors, isAppError, type AppError } from '../errors/catalogue.js';
+import { parseOperation, type Operation } from './parse-operation.js';
 
 /**
- * The claims of a signed operation (decisions §4). Status codes:
+ * The claims of a signed operation (decisions §4), checked by the service and by locks
+ * (src/simulator/command-check.ts). Status codes:
  * - 400 for claims that are missing, of the wrong type or out of bounds (`sub` not this lock, a
- *   lifetime longer than allowed, a bad operation): the request itself is wrong.
+ *   lifetime longer than allowed, a bad operation): the request itself is wrong. Thrown.
  * - 401 when the token is not valid *now*: expired, or `nbf`/`iat` in the future beyond the
  *   tolerance. Like an expired signature, the remedy is a fresh token (with a corrected clock,
  *   see GET /time), not a different request.
  * - 403 when `iss` is not the authenticated caller.
+ * The 401s and the 403 refuse a token that cannot be trusted: readOperationClaims returns them as
+ * values (the execute endpoint audits them), checkOperationClaims throws them.
  */
 
 export interface OperationClaims {
@@ -64,29 +62,34 @@ function registeredClaims(payload: Record<string, unknown>): Static<typeof Claim
   return claims;
 }
 
+export interface ClaimsOptions {
+  lockId: string;
+  callerUserId?: string;
+  now: number;
+  toleranceSeconds?: number;
+}
+
 /**
  * Validates the payload of a signed operation for lock `lockId` at `now` (Unix seconds):
  * `iss` a string (and the caller, when `callerUserId` is given), `sub` the lock, `exp` > now,
  * `nbf` (optional) and `iat` no later than now + tolerance, `exp − iat` (and `exp − now`) at most
  * 60 s + tolerance for MUTATE_LOCK and 30 days otherwise, and a valid `operation`. Ids compare case-insensitively
- * (they are UUIDs). See the top of this file for the status codes.
+ * (they are UUIDs). The claims, or the refusal (401, 403) of a token that cannot be trusted; a
+ * malformed request (400) throws. See the top of this file.
  */
-export function checkOperationClaims(
-  payload: Record<string, unknown>,
-  options: { lockId: string; callerUserId?: string; now: number; toleranceSeconds?: number },
-): OperationClaims {
+export function readOperationClaims(payload: Record<string, unknown>, options: ClaimsOptions): OperationClaims | AppError {
   const { now } = options;
   assertUnixSeconds(now);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const { iss, sub, exp, iat, nbf, jti } = registeredClaims(payload);
-  if (options.callerUserId !== undefined && !sameId(iss, options.callerUserId)) throw errors.forbidden('iss must be the authenticated user');
+  if (options.callerUserId !== undefined && !sameId(iss, options.callerUserId)) return errors.forbidden('iss must be the authenticated user');
   if (!sameId(sub, options.lockId)) throw errors.badRequest('sub must be the id of the lock in the path');
   const operation = parseOperation(payload.operation);
 
-  if (exp <= now) throw errors.tokenExpired('operation token expired');
-  if (nbf !== undefined && nbf > now + tolerance) throw errors.tokenNotYetValid('operation token not yet valid (nbf)');
+  if (exp <= now) return errors.tokenExpired('operation token expired');
+  if (nbf !== undefined && nbf > now + tolerance) return errors.tokenNotYetValid('operation token not yet valid (nbf)');
   // A future iat would stretch the lifetime bound below far past now.
-  if (iat > now + tolerance) throw errors.tokenNotYetValid('operation token issued in the future (iat)');
+  if (iat > now + tolerance) return errors.tokenNotYetValid('operation token issued in the future (iat)');
   const maxLifetime = operation.type === 'MUTATE_LOCK' ? MUTATE_LOCK_MAX_LIFETIME_SECONDS + tolerance : MAX_OPERATION_LIFETIME_SECONDS;
   if (exp - iat > maxLifetime) throw errors.badRequest(`exp - iat must be at most ${maxLifetime} seconds for ${operation.type}`);
   // iat may run ahead by the tolerance, which must not stretch a lock token past a minute from now.
@@ -94,6 +97,13 @@ export function checkOperationClaims(
   if (exp < iat) throw errors.badRequest('exp must not be before iat');
 
   return { iss, sub, iat, exp, ...(nbf === undefined ? {} : { nbf }), ...(jti === undefined ? {} : { jti }), operation };
+}
+
+/** readOperationClaims, throwing a refusal (401, 403) too. */
+export function checkOperationClaims(payload: Record<string, unknown>, options: ClaimsOptions): OperationClaims {
+  const claims = readOperationClaims(payload, options);
+  if (isAppError(claims)) throw claims;
+  return claims;
 }
 
 /**

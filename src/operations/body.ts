@@ -1,9 +1,12 @@
+import { decodeOperationToken as decodeSignedOperation, type DecodedOperationToken } from '../crypto/operation-token.js';
 import { errors } from '../errors/catalogue.js';
 
 /**
- * The execute body (decisions §1): the compact JWT itself, sent as application/jwt, text/plain or
- * application/json (compat: the spec's clients send the bare token with a JSON content type;
- * some quote it as a JSON string). Fastify should hand this function the raw body.
+ * The first steps of a signed operation: the execute body (decisions §1), the compact JWT itself,
+ * sent as application/jwt, text/plain or application/json (compat: the spec's clients send the
+ * bare token with a JSON content type; some quote it as a JSON string; Fastify hands these
+ * functions the raw body), and its decoding. Locks decode the tokens they are sent the same way
+ * (src/simulator/command-check.ts).
  */
 
 /** Largest execute body accepted (decisions §1 input bounds). */
@@ -49,4 +52,13 @@ export function extractCompactJws(rawBody: Buffer | string, contentType: string 
   // An empty signature is left to decodeOperationToken, so that alg "none" is refused as a 401.
   if (!COMPACT_JWS.test(text)) throw errors.badRequest('execute body must be a compact JWT (header.payload.signature)');
   return text;
+}
+
+/**
+ * Decodes a compact JWS no longer than an execute body may be (crypto/operation-token.ts): 400
+ * when it cannot be decoded, 401 for an algorithm other than RS256 or EdDSA, a `typ` other than
+ * JWT or an empty signature.
+ */
+export function decodeOperationToken(compact: string): DecodedOperationToken {
+  return decodeSignedOperation(compact, MAX_EXECUTE_BODY_BYTES);
 }

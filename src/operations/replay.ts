@@ -1,8 +1,9 @@
 import type { DialectName } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { prepareQuery } from '../db/prepared.js';
-import type { Executor } from '../db/transaction.js';
+import type { Executor, UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
+import type { VerifiedOperation } from './verify.js';
 
 /**
  * The replay store of signed operations (decisions §4): a row per (lock, replay key) whose
@@ -35,6 +36,11 @@ export async function consumeReplayKey(db: Executor, dialect: DialectName, token
     if (isUniqueViolation(err)) throw errors.jtiReused();
     throw err;
   }
+}
+
+/** Consumes a verified operation's token in the unit of work that acts on it (409 `jti_reused` when it was used). */
+export function consumeOperationToken(uow: Pick<UnitOfWork, 'db' | 'dialect'>, op: Pick<VerifiedOperation, 'lock' | 'replayKey' | 'claims' | 'now'>): Promise<void> {
+  return consumeReplayKey(uow.db, uow.dialect, { lockId: op.lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now: op.now });
 }
 
 /** Deletes rows of tokens that can no longer be accepted anyway. */

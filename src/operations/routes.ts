@@ -3,9 +3,9 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
 import { LockIdParams, pathId } from '../ids/path-ids.js';
+import { cachedLegacyKeyReader } from '../crypto/operation-token.js';
 import { MAX_EXECUTE_BODY_BYTES } from './body.js';
-import { executeOperation } from './service.js';
-import { cachedLegacyKeyReader } from './token.js';
+import { executeOperation } from './execute.js';
 
 /** Bodies a little over the token limit still reach extractCompactJws, which answers 400 rather than 413. */
 const EXECUTE_BODY_LIMIT = 4 * MAX_EXECUTE_BODY_BYTES;
@@ -27,7 +27,7 @@ const COMPACT_JWS_JSON = { ...CompactJws, description: `${CompactJws.description
  * bytes of any content type to the handler: the token's signature covers the exact bytes sent,
  * and clients send it bare under application/json (compat), which the JSON parser would refuse.
  */
-export function executeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function operationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const readLegacyKey = cachedLegacyKeyReader();
   return async (app) => {
     app.removeAllContentTypeParsers();

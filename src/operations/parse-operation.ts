@@ -17,9 +17,6 @@ import {
  * normalised form (user ids lower case), so it can be stored and forwarded as it is.
  */
 
-export type { AddUserOperation, MutateLockOperation, MutateSettingOperation, RemoveUserOperation } from './operation-schemas.js';
-export { MAX_UNLOCK_SECONDS, MAX_USERS_PER_OPERATION } from './operation-schemas.js';
-
 export const OPERATION_TYPES = ['MUTATE_LOCK', 'ADD_USER', 'REMOVE_USER', 'MUTATE_SETTING'] as const;
 export type OperationType = (typeof OPERATION_TYPES)[number];
 export type Operation = MutateLockOperation | AddUserOperation | RemoveUserOperation | MutateSettingOperation;

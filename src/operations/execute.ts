@@ -1,0 +1,38 @@
+import type { AppContext } from '../context.js';
+import { parseLegacyPublicKey, type LegacyKeyReader } from '../crypto/operation-token.js';
+import { addUser } from './add-user.js';
+import { mutateLock } from './mutate-lock.js';
+import { mutateSetting } from './mutate-setting.js';
+import { recordRefusal, type OperationDecision, type Refusal } from './refusals.js';
+import { removeUsers } from './remove-user.js';
+import { pruneUsedTokens, shouldPrune } from './replay.js';
+import { verifyOperation, type ExecuteRequest, type VerifiedOperation } from './verify.js';
+
+/**
+ * POST /device/{lockId}/execute (decisions §4): a member's signed operation, verified
+ * (src/operations/verify.ts), then carried out by the module of its kind, which decides whether it
+ * is allowed (403, audited) and consumes the token (409 when used before). A refusal, from either,
+ * is recorded here and answered with its error.
+ */
+export async function executeOperation(ctx: AppContext, request: ExecuteRequest, readLegacyKey: LegacyKeyReader = parseLegacyPublicKey): Promise<void> {
+  const verified = await verifyOperation(ctx, request, readLegacyKey);
+  const decision = isRefusal(verified) ? verified : await carryOut(ctx, verified);
+  if (decision.allowed) return;
+  await recordRefusal(ctx, decision);
+  throw decision.error;
+}
+
+function isRefusal(verified: VerifiedOperation | Refusal): verified is Refusal {
+  return 'error' in verified;
+}
+
+async function carryOut(ctx: AppContext, op: VerifiedOperation): Promise<OperationDecision> {
+  if (shouldPrune()) await pruneUsedTokens(ctx.db.kysely, op.now);
+  const { operation } = op.claims;
+  switch (operation.type) {
+    case 'MUTATE_LOCK': return mutateLock(ctx, op, operation);
+    case 'ADD_USER': return addUser(ctx, op, operation);
+    case 'REMOVE_USER': return removeUsers(ctx, op, operation);
+    case 'MUTATE_SETTING': return mutateSetting(ctx, op, operation);
+  }
+}
