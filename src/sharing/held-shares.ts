@@ -4,7 +4,6 @@ import type { AppContext } from '../context.js';
 import type { Executor, UnitOfWork } from '../db/transaction.js';
 import { configChanged } from '../locks/config-changes.js';
 import { lockRowsForUpdate } from '../locks/queries.js';
-import { LISTED_USER_COLUMNS } from './queries.js';
 
 /**
  * The shares of a pending invite, held while nobody has proved they own its email (decisions §2
@@ -101,24 +100,6 @@ export async function holdShare(ctx: AppContext, uow: UnitOfWork, share: HeldSha
   }
   const message = 'held until the email is verified';
   await recordAudit(ctx, uow, { lockId, type: 'LOCK_SHARED', actorUserId: share.actorUserId, subjectUserId: userId, message, details: { role, start, end, held: true } });
-}
-
-/** The users of a lock whose shares are held, for the admin's users list (shown `pending`). */
-export function listHeldUsers(db: Executor, lockId: string) {
-  return db
-    .selectFrom('held_invite_shares')
-    .innerJoin('users', 'users.id', 'held_invite_shares.user_id')
-    .leftJoin('certified_keys', 'certified_keys.user_id', 'held_invite_shares.user_id')
-    .select(LISTED_USER_COLUMNS)
-    .select([
-      'held_invite_shares.role',
-      'held_invite_shares.starts_at',
-      'held_invite_shares.ends_at',
-    ])
-    .where('held_invite_shares.lock_id', '=', lockId)
-    .orderBy('held_invite_shares.created')
-    .orderBy('held_invite_shares.user_id')
-    .execute();
 }
 
 /** Whether any share waits for this user's email to be verified. */

@@ -28,21 +28,21 @@ export const LISTED_USER_COLUMNS = [
   'users.orphan',
 ] as const;
 
-/** Every member of a lock with the user details the users list shows, oldest enrolment first. */
-export function listLockUsers(db: Executor, lockId: string) {
+/**
+ * A lock's members (`lock_members`), or the users whose shares on it are held
+ * (`held_invite_shares`, the same columns: src/sharing/held-shares.ts), with the user details the
+ * users list shows, oldest first.
+ */
+export function listLockUsers(db: Executor, lockId: string, shares: 'lock_members' | 'held_invite_shares' = 'lock_members') {
   return db
-    .selectFrom('lock_members')
-    .innerJoin('users', 'users.id', 'lock_members.user_id')
-    .leftJoin('certified_keys', 'certified_keys.user_id', 'lock_members.user_id')
+    .selectFrom(`${shares} as share`)
+    .innerJoin('users', 'users.id', 'share.user_id')
+    .leftJoin('certified_keys', 'certified_keys.user_id', 'share.user_id')
     .select(LISTED_USER_COLUMNS)
-    .select([
-      'lock_members.role',
-      'lock_members.starts_at',
-      'lock_members.ends_at',
-    ])
-    .where('lock_members.lock_id', '=', lockId)
-    .orderBy('lock_members.created')
-    .orderBy('lock_members.user_id')
+    .select(['share.role', 'share.starts_at', 'share.ends_at'])
+    .where('share.lock_id', '=', lockId)
+    .orderBy('share.created')
+    .orderBy('share.user_id')
     .execute();
 }
 

@@ -7,13 +7,18 @@ import { Foreign, NullableSeconds, Role } from '../locks/schemas.js';
 /** Legacy RSA key, else the Ed25519 key certified last (both Base64 DER SPKI); null only for a user with neither. */
 const PublicKey = Type.Union([Type.String(), Type.Null()], { description: 'legacy RSA key, else the Ed25519 key certified last (Base64 DER SPKI); null when the user has neither' });
 
-export const LockUserResponse = Type.Object({
+/** Who a user is, as both lists show them. */
+const UserDetails = {
   userId: Type.String(),
   email: Type.Union([Type.String(), Type.Null()]),
   publicKey: PublicKey,
   displayName: Type.Union([Type.String(), Type.Null()]),
   orphan: Type.Boolean(),
   foreign: Foreign,
+};
+
+export const LockUserResponse = Type.Object({
+  ...UserDetails,
   role: Role,
   start: NullableSeconds,
   end: NullableSeconds,
@@ -22,12 +27,7 @@ export const LockUserResponse = Type.Object({
 export type LockUserResponse = Static<typeof LockUserResponse>;
 
 export const UserWithLocksResponse = Type.Object({
-  userId: Type.String(),
-  email: Type.Union([Type.String(), Type.Null()]),
-  publicKey: PublicKey,
-  displayName: Type.Union([Type.String(), Type.Null()]),
-  orphan: Type.Boolean(),
-  foreign: Foreign,
+  ...UserDetails,
   devices: Type.Array(Type.Object({ deviceId: Type.String(), role: Role, start: NullableSeconds, end: NullableSeconds })),
 });
 export type UserWithLocksResponse = Static<typeof UserWithLocksResponse>;

@@ -6,7 +6,6 @@ import { findUserById, type UserRow } from '../accounts/queries.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
 import { findMembership } from '../locks/queries.js';
-import { listHeldUsers } from './held-shares.js';
 import { canListLockUsers } from './policy.js';
 import { listEnrolmentsVisibleTo, listLockUsers, type LockUserRow } from './queries.js';
 
@@ -37,6 +36,6 @@ export async function listUsersOfLock(ctx: AppContext, caller: Caller, lockId: s
   const member = await findMembership(db, lockId, caller.userId);
   if (!member) throw errors.notFound('lock');
   assertAllowed(canListLockUsers(member, ctx.now()));
-  const [enrolled, held] = await Promise.all([listLockUsers(db, lockId), listHeldUsers(db, lockId)]);
+  const [enrolled, held] = await Promise.all([listLockUsers(db, lockId), listLockUsers(db, lockId, 'held_invite_shares')]);
   return [...enrolled.map((row) => ({ ...row, pending: false })), ...held.map((row) => ({ ...row, pending: true }))];
 }
