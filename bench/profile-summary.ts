@@ -16,7 +16,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** Where a function lives: `src/execute`, `kysely`, `node:internal`, `(garbage collector)`… */
+/** Where a function lives: `src/operations`, `kysely`, `node:internal`, `(garbage collector)`… */
 function areaOf(frame: ProfileNode['callFrame']): string {
   const { url, functionName } = frame;
   if (url === '') return functionName.startsWith('(') ? functionName : '(native)';

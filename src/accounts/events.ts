@@ -8,8 +8,8 @@ import type { UserRow } from './queries.js';
  * (src/context.ts) wires the listeners.
  *
  * Each event is announced inside the transaction that makes the change, not after its commit
- * (docs/decisions.md, Account events): what a listener does commits or rolls back with the
- * account's change, and a listener may refuse it by throwing an AppError, which undoes all of it
+ * (docs/decisions.md, "Rooms"): what a listener does commits or rolls back with the account's
+ * change, and a listener may refuse it by throwing an AppError, which undoes all of it
  * (a code that releases held shares to someone else is refused and stays unused; the last ADMIN of
  * a lock others still use cannot delete their account). Side effects still go through
  * `uow.onCommit`.
