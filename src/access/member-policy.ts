@@ -5,12 +5,13 @@ import { meetsTimeRequirements } from './time-window.js';
 import type { Member, OperationLocation, UsageRequirements } from './types.js';
 
 /**
- * Who may do what on a lock (decisions §4 permissions, §5 reads). Pure: every fact comes in as an
- * argument and `now` is Unix seconds. Results are small values rather than exceptions so each
+ * Who may use and manage a lock (decisions §4 permissions, §5 reads): unlocking, settings, admin
+ * reads; who may share what builds on these in src/sharing/policy.ts. Pure: every fact comes in as
+ * an argument and `now` is Unix seconds. Results are small values rather than exceptions so each
  * branch is easy to test; `assertAllowed` turns a refusal into the catalogue's AppError.
  *
  * Functions with an optional `now` also require the member to be inside its start/end window
- * when it is given; the executor passes it, so an ADMIN whose access has ended manages nothing.
+ * when it is given; signed operations pass it, so an ADMIN whose access has ended manages nothing.
  */
 
 export type Denied = { allowed: false; status: 403 | 409; reason: string; error?: 'last_admin' };
