@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { createUser } from '../helpers/factories.js';
+import { createLegacyUser, createUser } from '../helpers/factories.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { assertError } from './support.js';
 
@@ -13,7 +13,7 @@ describe('account', () => {
   after(() => t.close());
 
   it('GET /account answers exactly the four documented fields', async () => {
-    const user = await createUser(t.api);
+    const user = await createLegacyUser(t.api);
     const res = await t.api.get('/account', { token: user.authToken });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
@@ -26,7 +26,7 @@ describe('account', () => {
   });
 
   it('POST /account changes the display name (204), and nothing else', async () => {
-    const user = await createUser(t.api);
+    const user = await createLegacyUser(t.api);
     const res = await t.api.post('/account', { token: user.authToken, body: { displayName: 'Ada Lovelace', email: 'evil@example.com', emailVerified: true } });
     assert.equal(res.status, 204, res.text);
     assert.equal(res.text, '');

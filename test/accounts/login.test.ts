@@ -5,17 +5,17 @@ import { useService } from '../helpers/service.js';
 import { assertError, assertLegacyKeyPair, assertTokenPair, subjectOf } from './support.js';
 
 describe('login', () => {
-  const t = useService({ withUser: true });
+  const t = useService({ withUser: 'legacy' });
 
-  const credentials = () => ({ email: t.user.email, password: t.user.password });
+  const credentials = () => ({ email: t.legacyUser.email, password: t.legacyUser.password });
 
   it('v1 (no versioned Accept) returns the tokens and the key pair from registration', async () => {
     const res = await t.api.post('/auth/token', { body: credentials() });
     assertTokenPair(res, true);
-    assert.equal(res.body.publicKey, t.user.publicKey);
-    assert.equal(res.body.privateKey, t.user.privateKey);
-    assert.equal(subjectOf(res.body.authToken), t.user.userId);
-    assert.notEqual(res.body.authToken, t.user.authToken, 'a new session');
+    assert.equal(res.body.publicKey, t.legacyUser.publicKey);
+    assert.equal(res.body.privateKey, t.legacyUser.privateKey);
+    assert.equal(subjectOf(res.body.authToken), t.legacyUser.userId);
+    assert.notEqual(res.body.authToken, t.legacyUser.authToken, 'a new session');
     const account = await t.api.get('/account', { token: res.body.authToken });
     assert.equal(account.status, 200);
   });
@@ -42,14 +42,14 @@ describe('login', () => {
   });
 
   it('the email is matched without regard to case', async () => {
-    const res = await t.api.post('/auth/token', { version: 2, body: { email: t.user.email.toUpperCase(), password: t.user.password } });
+    const res = await t.api.post('/auth/token', { version: 2, body: { email: t.legacyUser.email.toUpperCase(), password: t.legacyUser.password } });
     assertTokenPair(res, false);
-    assert.equal(subjectOf(res.body.authToken), t.user.userId);
+    assert.equal(subjectOf(res.body.authToken), t.legacyUser.userId);
   });
 
   it('a wrong password and an unknown email both answer 401 with the same message', async () => {
-    const wrong = await t.api.post('/auth/token', { body: { email: t.user.email, password: 'not the password' } });
-    const unknown = await t.api.post('/auth/token', { body: { email: uniqueEmail('nobody'), password: t.user.password } });
+    const wrong = await t.api.post('/auth/token', { body: { email: t.legacyUser.email, password: 'not the password' } });
+    const unknown = await t.api.post('/auth/token', { body: { email: uniqueEmail('nobody'), password: t.legacyUser.password } });
     assertError(wrong, 401);
     assertError(unknown, 401);
     assert.equal(wrong.body.message, unknown.body.message, 'no hint whether the account exists');
@@ -57,13 +57,13 @@ describe('login', () => {
   });
 
   it('the password is case-sensitive and compared in full', async () => {
-    assertError(await t.api.post('/auth/token', { body: { email: t.user.email, password: t.user.password.toUpperCase() } }), 401);
-    assertError(await t.api.post('/auth/token', { body: { email: t.user.email, password: `${t.user.password} ` } }), 401);
-    assertError(await t.api.post('/auth/token', { body: { email: t.user.email, password: t.user.password.slice(0, -1) } }), 401);
+    assertError(await t.api.post('/auth/token', { body: { email: t.legacyUser.email, password: t.legacyUser.password.toUpperCase() } }), 401);
+    assertError(await t.api.post('/auth/token', { body: { email: t.legacyUser.email, password: `${t.legacyUser.password} ` } }), 401);
+    assertError(await t.api.post('/auth/token', { body: { email: t.legacyUser.email, password: t.legacyUser.password.slice(0, -1) } }), 401);
   });
 
   it('malformed credentials answer 400', async () => {
-    const bodies: unknown[] = [{}, { email: t.user.email }, { password: t.user.password }, { email: 'nope', password: 'x' }, { email: t.user.email, password: '' }, { email: t.user.email, password: 42 }, [], null, 'text'];
+    const bodies: unknown[] = [{}, { email: t.legacyUser.email }, { password: t.legacyUser.password }, { email: 'nope', password: 'x' }, { email: t.legacyUser.email, password: '' }, { email: t.legacyUser.email, password: 42 }, [], null, 'text'];
     for (const body of bodies) assertError(await t.api.post('/auth/token', { rawBody: JSON.stringify(body) }), 400);
     assertError(await t.api.post('/auth/token', { rawBody: '{"email":' }), 400);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createUser } from '../helpers/factories.js';
+import { createLegacyUser } from '../helpers/factories.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 describe('service smoke', () => {
@@ -17,7 +17,7 @@ describe('service smoke', () => {
   });
 
   it('registers and reads the account', async () => {
-    const user = await createUser(t.api);
+    const user = await createLegacyUser(t.api);
     const res = await t.api.get('/account', { token: user.authToken });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { publicKey: user.publicKey, email: user.email, displayName: user.displayName, emailVerified: false });

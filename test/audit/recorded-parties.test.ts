@@ -53,7 +53,7 @@ describe('audit entries keep who acted as they were then', () => {
     return [...res.body].reverse();
   };
   const share = async (by: Signer, lockId: string, userId: string, role: 'USER' | 'ADMIN' = 'USER') => {
-    const res = await execute(t, by, lockId, signed(by, lockId, { type: 'ADD_USER', user: userId, publicKey: by.publicKey, role }));
+    const res = await execute(t, by, lockId, signed(by, lockId, { type: 'ADD_USER', user: userId, publicKey: by.key.publicKeyBase64, role }));
     assert.equal(res.status, 200, res.text);
   };
   const rename = async (user: TestUser, displayName: string) => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { checkCertificate, generateEphemeralKey, requestCertificate, signVerificationCode, verifyCertificate, type EphemeralKey } from '../../src/client/index.js';
 import { verifyCertificateChain } from '../../src/crypto/pki.js';
-import { createUser, type TestUser } from '../helpers/factories.js';
+import { createLegacyUser, createUser, type AnyUser } from '../helpers/factories.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
 import { codeIn, startSmsWebhook, type SmsWebhook } from './support.js';
@@ -25,16 +25,16 @@ describe('ephemeral key certificates', () => {
   });
 
   const derOf = (key: EphemeralKey) => key.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
-  const post = (user: TestUser, path: string, body: unknown) => t.api.post(path, { token: user.authToken, body });
+  const post = (user: AnyUser, path: string, body: unknown) => t.api.post(path, { token: user.authToken, body });
 
-  async function emailCode(user: TestUser, key: EphemeralKey): Promise<string> {
+  async function emailCode(user: AnyUser, key: EphemeralKey): Promise<string> {
     const before = smtp.messages.length;
     await verifyCertificate(t.service.url, user.authToken, key, 'EMAIL');
     const message = await smtp.waitFor((m) => m.to.includes(user.email) && smtp.messages.indexOf(m) >= before);
     return codeIn(message.text);
   }
 
-  async function assertChainFor(user: TestUser, chain: string[]): Promise<void> {
+  async function assertChainFor(user: AnyUser, chain: string[]): Promise<void> {
     assert.equal(chain.length, 3);
     const leaf = await verifyCertificateChain(chain, t.service.ctx.pki.rootCertificate, Date.now() / 1000);
     assert.equal(leaf.userId, user.userId);
@@ -76,7 +76,7 @@ describe('ephemeral key certificates', () => {
   });
 
   it('refuses keys that are not Ed25519 with 400', async () => {
-    const user = await createUser(t.api);
+    const user = await createLegacyUser(t.api);
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
     for (const ephemeralKey of [rsa, ec, user.publicKey, 'not base64!', Buffer.alloc(31, 1).toString('base64'), Buffer.alloc(32).toString('base64')]) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createThirdParty, thirdPartyToken } from '../applications/helpers.js';
-import { createUser, uniqueEmail } from '../helpers/factories.js';
+import { createLegacyUser, createUser, uniqueEmail } from '../helpers/factories.js';
 import { assertSdkModel, sdkRequest, SDK_MODELS } from '../helpers/sdk-wire.js';
 import { useService } from '../helpers/service.js';
 
@@ -19,8 +19,8 @@ describe('POST /directory/query v2: batch lookup as the SDK sends it', () => {
   const batch = (token: string, body: unknown) => sdkRequest(t.api, 'POST', '/directory/query', { token, version: 2, body });
 
   it('answers the users found by email and localKey, each once, in the order asked, without the unknown ones', async () => {
-    const a = await createUser(t.api);
-    const b = await createUser(t.api);
+    const a = await createLegacyUser(t.api);
+    const b = await createLegacyUser(t.api);
     const res = await batch(t.user.authToken, batchBody({ email: [a.email, uniqueEmail('nobody'), b.email], localKey: [a.userId, randomUUID()] }));
     assert.equal(res.status, 200, res.text);
     assertSdkModel(res.body, { list: SDK_MODELS.BasicBatchUserPublicKeyResponse });
@@ -64,7 +64,7 @@ describe('POST /directory/query v2: batch lookup as the SDK sends it', () => {
     const byPhone = await batch(token, batchBody({ telephone: [telephone] }));
     assert.deepEqual(Object.keys(byPhone.body[0]).sort(), ['id', 'phone', 'publicKey']);
     // A direct user found by id: no email.
-    const other = await createUser(t.api);
+    const other = await createLegacyUser(t.api);
     const direct = await batch(t.user.authToken, batchBody({ localKey: [other.userId] }));
     assert.deepEqual(direct.body, [{ id: other.userId, publicKey: other.publicKey }]);
   });

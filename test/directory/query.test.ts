@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createUser, type TestUser } from '../helpers/factories.js';
+import { createLegacyUser, createUser, type LegacyUser, type TestUser } from '../helpers/factories.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { createThirdParty, thirdPartyToken, type ThirdParty } from '../applications/helpers.js';
 
@@ -16,7 +16,7 @@ interface AppUser {
 describe('directory queries', () => {
   let t: TestService;
   let direct: TestUser;
-  let otherDirect: TestUser;
+  let otherDirect: LegacyUser;
   let partyA: ThirdParty;
   let partyB: ThirdParty;
   let alice: AppUser;
@@ -37,7 +37,7 @@ describe('directory queries', () => {
   before(async () => {
     t = await startTestService();
     direct = await createUser(t.api);
-    otherDirect = await createUser(t.api);
+    otherDirect = await createLegacyUser(t.api);
     partyA = await createThirdParty(t.api, { owner: direct });
     partyB = await createThirdParty(t.api, { owner: direct });
     alice = await appUser(partyA);

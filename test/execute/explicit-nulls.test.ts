@@ -35,7 +35,7 @@ describe('execute: an operation with explicit nulls and unknown members', () => 
   it('ADD_USER: null role, start and end share as a USER without bounds', async () => {
     const lock = await claimLock(t, admin);
     const invitee = await createVerifiedUser(t);
-    const bytes = `{"type":"ADD_USER","user":"${invitee.userId}","publicKey":"${invitee.publicKey}","role":null,"start":null,"end":null,"location":null}`;
+    const bytes = `{"type":"ADD_USER","user":"${invitee.userId}","publicKey":"${invitee.key.publicKeyBase64}","role":null,"start":null,"end":null,"location":null}`;
     const res = await execute(t, admin, lock.id, signed(admin, lock.id, operation(bytes)));
     assert.equal(res.status, 200, res.text);
     const member = await t.service.ctx.db.kysely

@@ -24,12 +24,12 @@ describe('execute: operations', () => {
   it('ADD_USER shares as USER (LOCK_SHARED), then promotes (USER_PROMOTED)', async () => {
     const lock = await claimLock(t, admin);
     const invitee = await createVerifiedUser(t);
-    const share = signed(admin, lock.id, { type: 'ADD_USER', user: invitee.userId, publicKey: invitee.publicKey });
+    const share = signed(admin, lock.id, { type: 'ADD_USER', user: invitee.userId, publicKey: invitee.key.publicKeyBase64 });
     const res = await execute(t, admin, lock.id, share);
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, {});
     assert.equal(await role(lock.id, invitee.userId), 'USER');
-    const promote = signed(admin, lock.id, { type: 'ADD_USER', user: invitee.userId, publicKey: invitee.publicKey, role: 'ADMIN' });
+    const promote = signed(admin, lock.id, { type: 'ADD_USER', user: invitee.userId, publicKey: invitee.key.publicKeyBase64, role: 'ADMIN' });
     assert.equal((await execute(t, admin, lock.id, promote)).status, 200);
     assert.equal(await role(lock.id, invitee.userId), 'ADMIN');
     const entries = (await auditOf(t, lock.id)).filter((e) => e.subject_user_id === invitee.userId);
@@ -41,7 +41,7 @@ describe('execute: operations', () => {
   it('ADD_USER of an unknown user is 404', async () => {
     const lock = await claimLock(t, admin);
     const nobody = crypto.randomUUID();
-    const token = signed(admin, lock.id, { type: 'ADD_USER', user: nobody, publicKey: admin.publicKey });
+    const token = signed(admin, lock.id, { type: 'ADD_USER', user: nobody, publicKey: admin.key.publicKeyBase64 });
     assert.equal((await execute(t, admin, lock.id, token)).status, 404);
   });
 

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { createCertificateAuthority, issueLeafCertificate } from '../../src/crypto/pki.js';
 import { signOperation } from '../../src/client/index.js';
-import type { TestUser } from '../helpers/factories.js';
-import { claimLock, shareLock, type ClaimedLock, createVerifiedUser } from '../helpers/locks.js';
+import type { LegacyUser } from '../helpers/factories.js';
+import { claimLock, shareLock, type ClaimedLock, createVerifiedLegacyUser, createVerifiedUser } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { connectTestLock } from '../helpers/test-lock.js';
 import {
@@ -15,14 +15,14 @@ const DAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 
 
 describe('execute: refusals', () => {
   let t: TestService;
-  let admin: Signer;
-  let member: Signer;
+  let admin: Signer<LegacyUser>;
+  let member: Signer<LegacyUser>;
   let lock: ClaimedLock;
 
   before(async () => {
     t = await startTestService({ CERT_CHECK: 'never', LOCK_REPLY_TIMEOUT_MS: '300' });
-    admin = await certify(t, await createVerifiedUser(t));
-    member = await certify(t, await createVerifiedUser(t));
+    admin = await certify(t, await createVerifiedLegacyUser(t));
+    member = await certify(t, await createVerifiedLegacyUser(t));
     lock = await claimLock(t, admin);
     await shareLock(t, lock.id, admin, member.userId);
   });
@@ -137,7 +137,7 @@ describe('execute: refusals', () => {
   it('keeps USERs from ADD_USER, MUTATE_SETTING and REMOVE_USER of others (403, audited)', async () => {
     const fresh = await freshLock();
     const invitee = await createVerifiedUser(t);
-    const add = signed(member, fresh.id, { type: 'ADD_USER', user: invitee.userId, publicKey: invitee.publicKey });
+    const add = signed(member, fresh.id, { type: 'ADD_USER', user: invitee.userId, publicKey: invitee.key.publicKeyBase64 });
     assert.equal((await execute(t, member, fresh.id, add)).status, 403);
     assert.equal((await execute(t, member, fresh.id, signed(member, fresh.id, settingDuration(5)))).status, 403);
     assert.equal((await execute(t, member, fresh.id, signed(member, fresh.id, { type: 'REMOVE_USER', users: [admin.userId] }))).status, 403);
@@ -272,7 +272,7 @@ describe('execute: refusals', () => {
   });
 
   it('accepts the legacy RS256 signature and the other body encodings', async () => {
-    const user: TestUser = admin;
+    const user: LegacyUser = admin;
     const rs256 = signOperation({ rsaPrivateKey: user.privateKey, userId: user.userId, lockId: lock.id, operation: settingDuration(13) });
     assert.equal((await execute(t, admin, lock.id, rs256)).status, 200);
     assert.equal((await execute(t, admin, lock.id, signed(admin, lock.id, settingDuration(14)), 'application/jwt')).status, 200);

@@ -1,17 +1,21 @@
 import { createHmac } from 'node:crypto';
 import { generateEphemeralKey, requestCertificate, signOperation, type EphemeralKey, type SignOperationOptions } from '../../src/client/index.js';
-import type { TestUser } from '../helpers/factories.js';
+import type { AnyUser } from '../helpers/factories.js';
 import type { TestService } from '../helpers/service.js';
 import { waitFor } from '../helpers/mqtt.js';
 
-/** A user with a certified ephemeral key (the service runs with CERT_CHECK=never). */
-export interface Signer extends TestUser {
+/** A user with a certified ephemeral key. */
+export type Signer<U extends AnyUser = AnyUser> = U & {
   key: EphemeralKey;
   certificateChain: string[];
-}
+};
 
-export async function certify(t: TestService, user: TestUser): Promise<Signer> {
-  const key = generateEphemeralKey();
+/**
+ * Certifies the key a v3 user registered with (no secondary check: it came with the password), or
+ * a new key of a legacy user (then the service must run with CERT_CHECK=never).
+ */
+export async function certify<U extends AnyUser>(t: TestService, user: U): Promise<Signer<U>> {
+  const key = 'key' in user ? user.key : generateEphemeralKey();
   const result = await requestCertificate(t.service.url, user.authToken, key);
   if ('needsVerification' in result) throw new Error('start the service with CERT_CHECK=never');
   return { ...user, key, certificateChain: result.certificateChain };
@@ -24,7 +28,7 @@ export function signed(signer: Signer, lockId: string, operation: Operation, opt
   return signOperation({ key: signer.key, certificateChain: signer.certificateChain, userId: signer.userId, lockId, operation, ...options });
 }
 
-export function execute(t: TestService, caller: TestUser, lockId: string, token: string, contentType = 'application/json;charset=UTF-8') {
+export function execute(t: TestService, caller: AnyUser, lockId: string, token: string, contentType = 'application/json;charset=UTF-8') {
   return t.api.post(`/device/${lockId}/execute`, { token: caller.authToken, rawBody: token, contentType });
 }
 

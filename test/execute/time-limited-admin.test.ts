@@ -28,7 +28,7 @@ describe('execute: a time-limited ADMIN stays time-limited', () => {
   it('refuses to grant its second account lasting ADMIN, or a window ending after its own (403, audited as rejected)', async () => {
     const second = await createVerifiedUser(t); // the attacker's other account
     for (const grant of [{ role: 'ADMIN' as const }, { role: 'USER' as const }, { role: 'ADMIN' as const, end: ownEnd + 1 }, { role: 'USER' as const, start: 0, end: ownEnd + 86_400 }]) {
-      const res = await execute(t, temp, lockId, signed(temp, lockId, { type: 'ADD_USER', user: second.userId, publicKey: second.publicKey, ...grant }));
+      const res = await execute(t, temp, lockId, signed(temp, lockId, { type: 'ADD_USER', user: second.userId, publicKey: second.key.publicKeyBase64, ...grant }));
       assert.equal(res.status, 403, `${JSON.stringify(grant)}: ${res.text}`);
       assert.equal(await roleOf(second.userId), null, 'nothing was granted');
     }
@@ -39,7 +39,7 @@ describe('execute: a time-limited ADMIN stays time-limited', () => {
 
   it('may grant access ending at or before its own end', async () => {
     const guest = await createVerifiedUser(t);
-    const res = await execute(t, temp, lockId, signed(temp, lockId, { type: 'ADD_USER', user: guest.userId, publicKey: guest.publicKey, role: 'ADMIN', end: ownEnd }));
+    const res = await execute(t, temp, lockId, signed(temp, lockId, { type: 'ADD_USER', user: guest.userId, publicKey: guest.key.publicKeyBase64, role: 'ADMIN', end: ownEnd }));
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(await roleOf(guest.userId), { role: 'ADMIN', ends_at: ownEnd });
   });
@@ -47,14 +47,14 @@ describe('execute: a time-limited ADMIN stays time-limited', () => {
   it('cannot lift the end of an account it already shared with', async () => {
     const guest = await createVerifiedUser(t);
     await shareLock(t, lockId, temp, guest.userId, { end: ownEnd - 60 });
-    const res = await execute(t, temp, lockId, signed(temp, lockId, { type: 'ADD_USER', user: guest.userId, publicKey: guest.publicKey, role: 'USER', end: null }));
+    const res = await execute(t, temp, lockId, signed(temp, lockId, { type: 'ADD_USER', user: guest.userId, publicKey: guest.key.publicKeyBase64, role: 'USER', end: null }));
     assert.equal(res.status, 403, res.text);
     assert.equal((await roleOf(guest.userId))?.ends_at, ownEnd - 60);
   });
 
   it('leaves a lasting ADMIN free to grant lasting access', async () => {
     const guest = await createVerifiedUser(t);
-    const res = await execute(t, owner, lockId, signed(owner, lockId, { type: 'ADD_USER', user: guest.userId, publicKey: guest.publicKey, role: 'ADMIN' }));
+    const res = await execute(t, owner, lockId, signed(owner, lockId, { type: 'ADD_USER', user: guest.userId, publicKey: guest.key.publicKeyBase64, role: 'ADMIN' }));
     assert.equal(res.status, 200, res.text);
   });
 });

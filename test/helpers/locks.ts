@@ -5,7 +5,7 @@ import { addMember, removeMembers } from '../../src/sharing/enrolments.js';
 import { provisionLock as provision, type ProvisionedLock } from '../../src/locks/provision.js';
 import { createSite as create, type SiteInput } from '../../src/sites/service.js';
 import type { SiteRow } from '../../src/sites/queries.js';
-import { createUser, type TestUser } from './factories.js';
+import { createLegacyUser, createUser, type AnyUser, type LegacyUser, type TestUser, type UserOverrides } from './factories.js';
 import type { TestService } from './service.js';
 
 /**
@@ -28,7 +28,7 @@ export interface ClaimedLock extends ProvisionedLock {
 }
 
 /** A lock provisioned and claimed by `user` (POST /device): `user` is its ADMIN. */
-export async function claimLock(t: TestService, user: TestUser, options: { name?: string; siteId?: string } = {}): Promise<ClaimedLock> {
+export async function claimLock(t: TestService, user: AnyUser, options: { name?: string; siteId?: string } = {}): Promise<ClaimedLock> {
   const provisioned = await provisionLock(t, options);
   const name = options.name ?? uniqueName('Door');
   const res = await t.api.post('/device', { token: user.authToken, body: { key: provisioned.registrationKey, name } });
@@ -45,9 +45,16 @@ export async function verifyEmailDirectly(t: TestService, userId: string): Promi
   await t.service.ctx.db.kysely.updateTable('users').set({ email_verified: 1 }).where('id', '=', userId).where('orphan', '=', 0).execute();
 }
 
-/** A user registered through the API whose email is verified: shares to them take effect at once. */
-export async function createVerifiedUser(t: TestService, overrides: Parameters<typeof createUser>[1] = {}): Promise<TestUser> {
+/** A user registered through the API (v3) whose email is verified: shares to them take effect at once. */
+export async function createVerifiedUser(t: TestService, overrides: UserOverrides = {}): Promise<TestUser> {
   const user = await createUser(t.api, overrides);
+  await verifyEmailDirectly(t, user.userId);
+  return user;
+}
+
+/** As `createVerifiedUser`, registered with v1 (a legacy key pair). */
+export async function createVerifiedLegacyUser(t: TestService, overrides: UserOverrides = {}): Promise<LegacyUser> {
+  const user = await createLegacyUser(t.api, overrides);
   await verifyEmailDirectly(t, user.userId);
   return user;
 }

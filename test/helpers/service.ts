@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/server.js';
+import type { TestClock } from './clock.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
-import { createUser, type TestUser } from './factories.js';
+import { createLegacyUser, createUser, type LegacyUser, type TestUser } from './factories.js';
 import { Api } from './http.js';
 import { startSmtpSink, type SmtpSink } from './smtp.js';
 
@@ -17,14 +18,21 @@ export interface TestService {
   config: Config;
   dataDir: string;
   database: TestDatabase;
+  /** The clock the service reads its time from, when the test gave it one. */
+  clock: TestClock | undefined;
   close(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  /** The service's time (ctx.now) comes from this clock instead of the system's. */
+  clock?: TestClock;
 }
 
 /**
  * The real service on a free port with a fresh database (SQLite or PostgreSQL per
  * LATCHKEY_TEST_DB) and its own data directory. `env` overrides configuration variables.
  */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'latchkey-test-'));
   const database = await createTestDatabase(dataDir);
   const config = loadConfig({
@@ -37,7 +45,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     LOG_LEVEL: process.env.LATCHKEY_TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const service = await startService(config);
+  const service = await startService(config, options.clock ? { now: options.clock.now } : {});
   let closed = false;
   return {
     api: new Api(service.url),
@@ -45,6 +53,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     config,
     dataDir,
     database,
+    clock: options.clock,
     async close() {
       if (closed) return;
       closed = true;
@@ -57,8 +66,10 @@ export async function startTestService(env: Record<string, string> = {}): Promis
 
 /** A test file's service (and optionally one signed-up user and an SMTP sink), filled in by `before`. */
 export interface ServiceFixture extends TestService {
-  /** The user created in `before` (only with `withUser`). */
+  /** The user created in `before` (only with `withUser: true`, registered with v3). */
   readonly user: TestUser;
+  /** The user created in `before` (only with `withUser: 'legacy'`, registered with v1). */
+  readonly legacyUser: LegacyUser;
   /** The SMTP server the service sends its email to (only with `withMail`). */
   readonly sink: SmtpSink;
 }
@@ -68,9 +79,10 @@ export interface ServiceFixture extends TestService {
  * user up) and `after` (close) in the calling `describe`, and returns an object whose fields are
  * available inside the tests.
  */
-export function useService(options: { env?: Record<string, string>; withUser?: boolean; withMail?: boolean } = {}): ServiceFixture {
+export function useService(options: { env?: Record<string, string>; withUser?: boolean | 'legacy'; withMail?: boolean; clock?: TestClock } = {}): ServiceFixture {
   let running: TestService | undefined;
   let signedUp: TestUser | undefined;
+  let signedUpLegacy: LegacyUser | undefined;
   let sink: SmtpSink | undefined;
   const started = (): TestService => {
     if (!running) throw new Error('useService: the service is only available once `before` has run');
@@ -78,8 +90,9 @@ export function useService(options: { env?: Record<string, string>; withUser?: b
   };
   before(async () => {
     if (options.withMail) sink = await startSmtpSink();
-    running = await startTestService({ ...options.env, ...(sink ? { SMTP_URL: sink.url } : {}) });
-    if (options.withUser) signedUp = await createUser(running.api);
+    running = await startTestService({ ...options.env, ...(sink ? { SMTP_URL: sink.url } : {}) }, options.clock ? { clock: options.clock } : {});
+    if (options.withUser === true) signedUp = await createUser(running.api);
+    if (options.withUser === 'legacy') signedUpLegacy = await createLegacyUser(running.api);
   });
   after(async () => {
     await running?.close();
@@ -91,10 +104,15 @@ export function useService(options: { env?: Record<string, string>; withUser?: b
     get config() { return started().config; },
     get dataDir() { return started().dataDir; },
     get database() { return started().database; },
+    get clock() { return started().clock; },
     close: () => started().close(),
     get user() {
-      if (!signedUp) throw new Error('useService: pass withUser to get a user');
+      if (!signedUp) throw new Error('useService: pass withUser: true to get a user');
       return signedUp;
+    },
+    get legacyUser() {
+      if (!signedUpLegacy) throw new Error("useService: pass withUser: 'legacy' to get a legacy user");
+      return signedUpLegacy;
     },
     get sink() {
       if (!sink) throw new Error('useService: pass withMail to get an SMTP sink');
@@ -105,7 +123,7 @@ export function useService(options: { env?: Record<string, string>; withUser?: b
 
 /** Another instance of `t`'s service: the same database, data directory and Redis, its own port. */
 export async function startInstanceBeside(t: TestService): Promise<{ api: Api; service: RunningService; close(): Promise<void> }> {
-  const service = await startService({ ...t.config, port: 0 });
+  const service = await startService({ ...t.config, port: 0 }, t.clock ? { now: t.clock.now } : {});
   return { api: new Api(service.url), service, close: () => service.close() };
 }
 

@@ -30,14 +30,14 @@ describe('shares to accounts whose email is not verified are held', () => {
     await sink?.close();
   });
 
-  /** Registers `email` (v1) as whoever types it, and has the admin share a fresh lock with it, found by email, with a signed ADD_USER. */
+  /** Registers `email` as whoever types it, and has the admin share a fresh lock with it, found by email, with a signed ADD_USER. */
   async function registeredAndShared(email: string, displayName = 'Mallory'): Promise<{ lockId: string; registrant: TestUser }> {
     const registrant = await createUser(t.api, { email, displayName });
     const lock = await claimLock(t, admin);
     const found = await t.api.post(`/share/invite/${encodeURIComponent(email)}`, { token: admin.authToken });
     assert.equal(found.status, 200, found.text);
     assert.equal(found.body.id, registrant.userId, 'the lookup answers the registered account');
-    const share = await execute(t, admin, lock.id, signed(admin, lock.id, { type: 'ADD_USER', user: registrant.userId, publicKey: registrant.publicKey }));
+    const share = await execute(t, admin, lock.id, signed(admin, lock.id, { type: 'ADD_USER', user: registrant.userId, publicKey: registrant.key.publicKeyBase64 }));
     assert.equal(share.status, 200, share.text);
     return { lockId: lock.id, registrant };
   }
@@ -110,7 +110,7 @@ describe('shares to accounts whose email is not verified are held', () => {
   it('re-sharing a held user updates the held share; revoking drops it for good', async () => {
     const email = uniqueEmail('reshare');
     const { lockId, registrant } = await registeredAndShared(email);
-    const promote = signed(admin, lockId, { type: 'ADD_USER', user: registrant.userId, publicKey: registrant.publicKey, role: 'ADMIN' });
+    const promote = signed(admin, lockId, { type: 'ADD_USER', user: registrant.userId, publicKey: registrant.key.publicKeyBase64, role: 'ADMIN' });
     assert.equal((await execute(t, admin, lockId, promote)).status, 200);
     assert.deepEqual((({ pending, role }) => ({ pending, role }))((await usersList(lockId)).get(registrant.userId)!), { pending: true, role: 'ADMIN' });
     await hasNoAccess(registrant, lockId);
@@ -130,7 +130,7 @@ describe('shares to accounts whose email is not verified are held', () => {
     const user = await createUser(t.api);
     await verifyEmailDirectly(t, user.userId);
     const lock = await claimLock(t, admin);
-    assert.equal((await execute(t, admin, lock.id, signed(admin, lock.id, { type: 'ADD_USER', user: user.userId, publicKey: user.publicKey }))).status, 200);
+    assert.equal((await execute(t, admin, lock.id, signed(admin, lock.id, { type: 'ADD_USER', user: user.userId, publicKey: user.key.publicKeyBase64 }))).status, 200);
     assert.equal((await t.api.get(`/device/${lock.id}`, { token: user.authToken })).status, 200);
     assert.equal((await usersList(lock.id)).get(user.userId)?.pending, false);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { createUser, uniqueEmail, type TestUser } from '../helpers/factories.js';
+import { createLegacyUser, createUser, uniqueEmail, type TestUser } from '../helpers/factories.js';
 import { claimLock, revokeLock, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
@@ -25,7 +25,7 @@ describe('GET|POST /share/invite/{email}', () => {
   const userRow = (id: string) => t.service.ctx.db.kysely.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it("answers a known user's id and public key, by GET and by POST", async () => {
-    const known = await createUser(t.api);
+    const known = await createLegacyUser(t.api);
     for (const res of [
       await t.api.get(`/share/invite/${encodeURIComponent(known.email)}`, { token: admin.authToken }),
       await t.api.post(`/share/invite/${encodeURIComponent(known.email.toUpperCase())}`, { token: admin.authToken, body: {} }),

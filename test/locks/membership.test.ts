@@ -6,20 +6,20 @@ import { lockConfig } from '../../src/locks/config.js';
 import { addMember, removeMembers } from '../../src/sharing/enrolments.js';
 import { findMembership } from '../../src/locks/queries.js';
 import { updateLockSettings } from '../../src/locks/settings.js';
-import type { TestUser } from '../helpers/factories.js';
-import { claimLock, revokeLock, shareLock, createVerifiedUser } from '../helpers/locks.js';
+import type { LegacyUser, TestUser } from '../helpers/factories.js';
+import { claimLock, revokeLock, shareLock, createVerifiedLegacyUser, createVerifiedUser } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { auditEntriesOf, lockRow } from './support.js';
 
 /** The membership service the signed operations use (ADD_USER, REMOVE_USER, MUTATE_SETTING). */
 describe('lock membership service', () => {
   let t: TestService;
-  let admin: TestUser;
-  let alice: TestUser;
+  let admin: LegacyUser;
+  let alice: LegacyUser;
   let bob: TestUser;
   before(async () => {
     t = await startTestService();
-    [admin, alice, bob] = await Promise.all([createVerifiedUser(t), createVerifiedUser(t), createVerifiedUser(t)]);
+    [admin, alice, bob] = await Promise.all([createVerifiedLegacyUser(t), createVerifiedLegacyUser(t), createVerifiedUser(t)]);
   });
   after(() => t.close());
 

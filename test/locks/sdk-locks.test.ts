@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { createUser, uniqueEmail, type TestUser } from '../helpers/factories.js';
+import { createLegacyUser, createUser, uniqueEmail, type AnyUser, type LegacyUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, createSite, shareLock } from '../helpers/locks.js';
 import { assertMatchesModel, LockModel, LockUserModel, sdkAccept, sdkType, UserDetailsModel, UserLockModel } from '../helpers/sdk-models.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -14,7 +14,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
  */
 describe('locks and lock users, as the official SDK sees them', () => {
   let t: TestService;
-  let admin: TestUser;
+  let admin: LegacyUser;
   let member: TestUser;
   let lockId: string;
   let siteId: string;
@@ -22,7 +22,7 @@ describe('locks and lock users, as the official SDK sees them', () => {
 
   before(async () => {
     t = await startTestService({ CERT_CHECK: 'never' });
-    [admin, member] = await Promise.all([createUser(t.api), createUser(t.api)]);
+    [admin, member] = await Promise.all([createLegacyUser(t.api), createUser(t.api)]);
     siteId = (await createSite(t)).id;
     lockId = (await claimLock(t, admin, { siteId })).id;
     await shareLock(t, lockId, admin, member.userId);
@@ -32,9 +32,9 @@ describe('locks and lock users, as the official SDK sees them', () => {
   after(() => t?.close());
 
   /** LockOperationsClient.updateLockProperties: PUT, Content-Type application/json, no version. */
-  const sdkPut = (user: TestUser, rawBody: string) => t.api.put(`/device/${lockId}`, { token: user.authToken, rawBody, accept: sdkAccept() });
+  const sdkPut = (user: AnyUser, rawBody: string) => t.api.put(`/device/${lockId}`, { token: user.authToken, rawBody, accept: sdkAccept() });
   /** getSingleLockRequest: v3, no Content-Type. */
-  const sdkGetLock = async (user: TestUser) => {
+  const sdkGetLock = async (user: AnyUser) => {
     const res = await t.api.get(`/device/${lockId}`, { token: user.authToken, accept: sdkAccept(3) });
     assert.equal(res.status, 200, res.text);
     assertMatchesModel(res.body, LockModel, 'GET /device/{id} v3');

@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createUser, type TestUser } from '../helpers/factories.js';
+import { createLegacyUser, createUser, type LegacyUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { UNKNOWN_ID } from './support.js';
 
 describe('lock users, user with locks, shareable and pinned locks', () => {
   let t: TestService;
-  let admin: TestUser;
-  let member: TestUser;
+  let admin: LegacyUser;
+  let member: LegacyUser;
   let other: TestUser;
   before(async () => {
     t = await startTestService();
-    [admin, member, other] = await Promise.all([createUser(t.api), createUser(t.api), createUser(t.api)]);
+    [admin, member, other] = await Promise.all([createLegacyUser(t.api), createLegacyUser(t.api), createUser(t.api)]);
   });
   after(() => t.close());
 
@@ -39,7 +39,7 @@ describe('lock users, user with locks, shareable and pinned locks', () => {
 
   describe('GET /user/{id}/', () => {
     it("shows the user with only the locks the caller administers", async () => {
-      const user = await createUser(t.api);
+      const user = await createLegacyUser(t.api);
       const administered = await claimLock(t, admin);
       const foreign = await claimLock(t, other);
       await shareLock(t, administered.id, admin, user.userId, { role: 'ADMIN' });
