@@ -119,16 +119,17 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const texts = createTextSender({ webhookUrl: config.smsWebhookUrl, dataDir: config.dataDir, logger });
 
     const { limits: l } = config;
+    const nowMs = () => now() * 1000;
     const limits: RateLimits = {
-      loginFailuresPerAccount: createRateLimit({ name: 'login-fail', ...l.loginFailuresPerAccount, redis, logger }),
-      loginFailuresPerAccountAll: createRateLimit({ name: 'login-fail-all', ...l.loginFailuresPerAccountAll, redis, logger }),
-      authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis, logger }),
-      requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis, sharing: 'batched', logger }),
-      verificationPerUser: createRateLimit({ name: 'verify', ...l.verificationPerUser, redis, logger }),
-      passwordResetsPerEmailAll: createRateLimit({ name: 'reset-all', ...l.passwordResetsPerEmailAll, redis, logger }),
-      invitationsPerUser: createRateLimit({ name: 'invite', ...l.invitationsPerUser, redis, logger }),
-      executePerUser: createRateLimit({ name: 'execute-user', ...l.executePerUser, redis, sharing: 'batched', logger }),
-      executePerLock: createRateLimit({ name: 'execute-lock', ...l.executePerLock, redis, sharing: 'batched', logger }),
+      loginFailuresPerAccount: createRateLimit({ name: 'login-fail', ...l.loginFailuresPerAccount, redis, now: nowMs, logger }),
+      loginFailuresPerAccountAll: createRateLimit({ name: 'login-fail-all', ...l.loginFailuresPerAccountAll, redis, now: nowMs, logger }),
+      authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis, now: nowMs, logger }),
+      requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis, now: nowMs, sharing: 'batched', logger }),
+      verificationPerUser: createRateLimit({ name: 'verify', ...l.verificationPerUser, redis, now: nowMs, logger }),
+      passwordResetsPerEmailAll: createRateLimit({ name: 'reset-all', ...l.passwordResetsPerEmailAll, redis, now: nowMs, logger }),
+      invitationsPerUser: createRateLimit({ name: 'invite', ...l.invitationsPerUser, redis, now: nowMs, logger }),
+      executePerUser: createRateLimit({ name: 'execute-user', ...l.executePerUser, redis, now: nowMs, sharing: 'batched', logger }),
+      executePerLock: createRateLimit({ name: 'execute-lock', ...l.executePerLock, redis, now: nowMs, sharing: 'batched', logger }),
     };
 
     const brandingFor = (namespace: string) => applicationBranding(db.kysely, namespace);

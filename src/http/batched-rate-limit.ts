@@ -29,6 +29,8 @@ export interface BatchedRateLimitOptions {
   logger: Logger;
   /** Counts while Redis is unreachable: this instance's own (a warning says so). */
   fallback: LocalWindows;
+  /** The clock windows are aligned to, in milliseconds (the service's ctx.now). */
+  now?: () => number;
 }
 
 /**
@@ -39,10 +41,11 @@ export interface BatchedRateLimitOptions {
  */
 export function createBatchedRateLimit(options: BatchedRateLimitOptions): RateLimit {
   const durationMs = options.durationSeconds * 1000;
+  const clock = options.now ?? Date.now;
   const windows = new Map<string, SharedWindow>();
   const dirty = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
-  let sweptAt = Date.now();
+  let sweptAt = clock();
   let degraded = false;
   const redisKey = (key: string, start: number) => sharedWindowKey(options.name, key, start);
 
@@ -54,7 +57,7 @@ export function createBatchedRateLimit(options: BatchedRateLimitOptions): RateLi
 
   const flush = async () => {
     timer = undefined;
-    const now = Date.now();
+    const now = clock();
     if (now - sweptAt > durationMs) {
       for (const [key, window] of windows) if (window.start + durationMs <= now && window.pending === 0 && window.sending === 0) windows.delete(key);
       sweptAt = now;
@@ -101,7 +104,7 @@ export function createBatchedRateLimit(options: BatchedRateLimitOptions): RateLi
       if (msBeforeNext !== null) throw errors.tooManyRequests(msBeforeNext / 1000);
       return true;
     }
-    const now = Date.now();
+    const now = clock();
     const start = now - (now % durationMs);
     let window = windows.get(key);
     if (window === undefined || window.start !== start) {
@@ -128,7 +131,7 @@ export function createBatchedRateLimit(options: BatchedRateLimitOptions): RateLi
     async reset(key) {
       windows.delete(key);
       options.fallback.forget(key);
-      const now = Date.now();
+      const now = clock();
       if (shared()) await options.redis.del(redisKey(key, now - (now % durationMs)));
     },
     async check(key) {
@@ -137,7 +140,7 @@ export function createBatchedRateLimit(options: BatchedRateLimitOptions): RateLi
         if (msBeforeNext !== null) throw errors.tooManyRequests(msBeforeNext / 1000);
         return;
       }
-      const now = Date.now();
+      const now = clock();
       const window = windows.get(key);
       if (window && window.start === now - (now % durationMs) && window.shared + window.sending + window.pending >= options.points) {
         throw errors.tooManyRequests((window.start + durationMs - now) / 1000);

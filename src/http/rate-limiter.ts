@@ -20,6 +20,11 @@ export interface RateLimitOptions {
   sharing?: 'exact' | 'batched';
   /** Told when Redis is unreachable and the counts fall back to this instance's own. */
   logger?: Logger;
+  /**
+   * The clock of this process's windows, in milliseconds (the service's ctx.now). Counts kept in
+   * Redis by rate-limiter-flexible ('exact') expire by Redis's own clock.
+   */
+  now?: () => number;
 }
 
 /**
@@ -38,13 +43,13 @@ export function addressKey(ip: string): string {
 export function createRateLimit(options: RateLimitOptions): RateLimit {
   if (!options.redis) return localRateLimit(options);
   if (options.sharing === 'batched' && options.logger) {
-    return createBatchedRateLimit({ ...options, redis: options.redis, logger: options.logger, fallback: new LocalWindows(options.points, options.durationSeconds * 1000) });
+    return createBatchedRateLimit({ ...options, redis: options.redis, logger: options.logger, fallback: new LocalWindows(options.points, options.durationSeconds * 1000, options.now) });
   }
   return sharedRateLimit(options, options.redis);
 }
 
 function localRateLimit(options: RateLimitOptions): RateLimit {
-  const windows = new LocalWindows(options.points, options.durationSeconds * 1000);
+  const windows = new LocalWindows(options.points, options.durationSeconds * 1000, options.now);
   const consumeHere = (key: string, points = 1): true => {
     const msBeforeNext = windows.consume(key, points);
     if (msBeforeNext !== null) throw errors.tooManyRequests(msBeforeNext / 1000);

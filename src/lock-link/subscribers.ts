@@ -47,6 +47,7 @@ export async function startLockLinkSubscribers(ctx: AppContext): Promise<() => P
   const throttle = new ReportThrottle({
     points: config.limits.reportsPerLock.points,
     windowMs: config.limits.reportsPerLock.durationSeconds * 1000,
+    now: () => ctx.now() * 1000,
     onThrottled: (lockId) => ctx.logger.warn({ lockId }, 'lock reports held back: the lock reports faster than its limit (RATE_REPORTS_PER_LOCK)'),
   });
   const reconciler = new ConfigReconciler(ctx, {
