@@ -12,6 +12,8 @@ export interface RunningService {
   app: HttpApp;
   /** The base URL the HTTP listener actually answers on (with the real port). */
   url: string;
+  /** The background work started beside the routes (the lock link's recorders). */
+  subscribers: Subscribers;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function startService(config: Config, options: ContextOptions = {})
       ctx,
       app: started,
       url: `http://127.0.0.1:${port}`,
+      subscribers: running,
       close: () => (closing ??= started.close().then(() => running.stop()).then(() => closeContext(ctx))),
     };
   } catch (err) {

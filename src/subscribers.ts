@@ -5,6 +5,8 @@ import { startLockLinkSubscribers } from './lock-link/subscribers.js';
 /** What `startSubscribers` started; `stop` ends it before the context closes. */
 export interface Subscribers {
   stop(): Promise<void>;
+  /** Resolves once the lock reports received so far are recorded (what "quiet" means for a test). */
+  lockReportsRecorded(): Promise<void>;
 }
 
 /**
@@ -13,7 +15,7 @@ export interface Subscribers {
  */
 export async function startSubscribers(ctx: AppContext): Promise<Subscribers> {
   const setting = ctx.config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST';
-  const stopLockLink = await startupStep(setting, 'cannot start the lock link', () => startLockLinkSubscribers(ctx));
+  const lockLink = await startupStep(setting, 'cannot start the lock link', () => startLockLinkSubscribers(ctx));
   let stopping: Promise<void> | undefined;
-  return { stop: () => (stopping ??= stopLockLink()) };
+  return { stop: () => (stopping ??= lockLink.stop()), lockReportsRecorded: () => lockLink.recorded() };
 }

@@ -33,7 +33,7 @@ export class KeyedQueue {
     return next;
   }
 
-  /** Resolves once every queued task has settled (used on shutdown). */
+  /** Resolves once every queued task has settled, those queued meanwhile included (shutdown; "all recorded"). */
   async drain(): Promise<void> {
     while (this.tails.size > 0) await Promise.all([...this.tails.values()].map((entry) => entry.promise));
   }

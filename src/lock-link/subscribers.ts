@@ -34,11 +34,18 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
   };
 }
 
-/**
- * Makes the link listen: reports are recorded and configs follow the database. Resolves with
- * the function that stops it all (before the context closes).
- */
-export async function startLockLinkSubscribers(ctx: AppContext): Promise<() => Promise<void>> {
+export interface LockLinkSubscribers {
+  /** Stops it all (before the context closes). */
+  stop(): Promise<void>;
+  /**
+   * Resolves once every report handed to the recorders so far is recorded (or failed). Reports
+   * held back by the throttle until the lock's next window are not waited for.
+   */
+  recorded(): Promise<void>;
+}
+
+/** Makes the link listen: reports are recorded and configs follow the database. */
+export async function startLockLinkSubscribers(ctx: AppContext): Promise<LockLinkSubscribers> {
   const { config, link, broker } = ctx;
   // Nothing survives a restart of the embedded broker: locks the database still shows connected
   // are not (those connected since will be heard again from their retained `online`).
@@ -65,11 +72,14 @@ export async function startLockLinkSubscribers(ctx: AppContext): Promise<() => P
   // In the background: start-up need not wait for every lock's config. With any broker, not only
   // the embedded one: delivery must not depend on what the broker kept (issue 16).
   reconciler.start();
-  return async () => {
-    unsubscribe();
-    await reconciler.stop();
-    await link.close();
-    await queue.drain();
-    throttle.close();
+  return {
+    async stop() {
+      unsubscribe();
+      await reconciler.stop();
+      await link.close();
+      await queue.drain();
+      throttle.close();
+    },
+    recorded: () => queue.drain(),
   };
 }
