@@ -4,6 +4,7 @@ import { newSecretCode, sha256Hex } from '../crypto/random.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors, isAppError } from '../errors/catalogue.js';
 import { renderEmail } from '../messaging/branding.js';
+import type { EmailMessage } from '../messaging/mailer.js';
 import { accountWriter } from './live-sessions.js';
 import { forgetLoginFailures, loginAttempt } from './login-limits.js';
 import { DIRECT_NAMESPACE, findUserByEmail, findUserById, normaliseEmail, revokeOtherSessions, updateUser, type UserRow } from './queries.js';
@@ -28,9 +29,7 @@ export async function startPasswordReset(ctx: AppContext, email: string, address
     await uow.db.deleteFrom('password_reset_tokens').where('user_id', '=', user.id).execute();
     await uow.db.insertInto('password_reset_tokens').values({ token_hash: sha256Hex(token), user_id: user.id, created: now, expires_at: now + RESET_TOKEN_TTL_SECONDS }).execute();
     // Not awaited: the answer must not take longer when the account exists.
-    uow.onCommit(() => {
-      sendResetEmail(ctx, user, token).catch((err: unknown) => ctx.logger.error({ err }, 'password reset email could not be sent'));
-    });
+    uow.onCommit(() => ctx.mailer.sendLater('password reset email', () => resetEmail(ctx, user, token)));
   });
 }
 
@@ -60,7 +59,7 @@ async function mayEmailReset(ctx: AppContext, email: string, address: string): P
   }
 }
 
-async function sendResetEmail(ctx: AppContext, user: UserRow, token: string): Promise<void> {
+async function resetEmail(ctx: AppContext, user: UserRow, token: string): Promise<EmailMessage> {
   const branding = await ctx.brandingFor(user.namespace);
   const message = renderEmail(branding, {
     subject: `Reset your ${branding.senderName} password`,
@@ -75,7 +74,7 @@ async function sendResetEmail(ctx: AppContext, user: UserRow, token: string): Pr
     // The web console's reset page takes both from the link (apps may read them from the text).
     action: { url: `${ctx.config.baseUrl}/console/reset?userId=${encodeURIComponent(user.id)}&token=${encodeURIComponent(token)}`, text: 'Choose a new password' },
   });
-  await ctx.mailer.send({ to: user.email!, ...message });
+  return { to: user.email!, ...message };
 }
 
 const invalidToken = () => errors.badRequest('password reset token is invalid, used or expired');
