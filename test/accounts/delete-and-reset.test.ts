@@ -4,6 +4,7 @@ import { createUser, uniqueEmail } from '../helpers/factories.js';
 import { claimLock, shareLock } from '../helpers/locks.js';
 import { sdkRequest } from '../helpers/sdk-wire.js';
 import { useService } from '../helpers/service.js';
+import { mailSent } from '../helpers/wait.js';
 
 describe('DELETE /account as the SDK sends it (AccountClient.deleteAccountRequest)', () => {
   const t = useService();
@@ -120,7 +121,7 @@ describe('password reset as the SDK sends it (AccountlessClient.passwordResetReq
     t.sink.messages.length = 0;
     for (let i = 0; i < 5; i++) assert.equal((await initialize(user.email)).status, 204);
     await resetMail(user.email);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await mailSent(t);
     assert.equal(t.sink.messages.filter((m) => m.to.includes(user.email)).length, 3, 'RATE_VERIFY_PER_USER=3 emails at most');
   });
 

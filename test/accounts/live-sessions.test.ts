@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createUser, uniqueEmail, type TestUser } from '../helpers/factories.js';
 import type { Api } from '../helpers/http.js';
 import { startInstanceBeside, startTestService, TEST_REDIS_URL, useService, type TestService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
 import { assertError, verificationCode } from './support.js';
 
 /**
@@ -100,12 +101,11 @@ describe('several instances (shared database and Redis) see a logout within mome
     const user = await createUser(first.api);
     assert.equal((await second.get('/account', { token: user.authToken })).status, 200);
     assert.equal((await first.api.post('/auth/token/destroy', { token: user.authToken })).status, 204);
-    const deadline = Date.now() + 2000;
-    let answer = await second.get('/account', { token: user.authToken });
-    while (answer.status === 200 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      answer = await second.get('/account', { token: user.authToken });
-    }
+    const refused = async () => {
+      const answer = await second.get('/account', { token: user.authToken });
+      return answer.status !== 200 && answer;
+    };
+    const answer = await eventually(refused, 'the second instance refusing the session', 2000, 5);
     assertError(answer, 401);
   });
 });

@@ -1,20 +1,18 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { createTestClock } from '../helpers/clock.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { createThirdParty, thirdPartyToken, type ThirdParty } from './helpers.js';
 
-/** Until the clock is in a later whole second than `after` (Unix seconds): token `iat`s are whole seconds. */
-async function secondAfter(after: number): Promise<void> {
-  while (Math.floor(Date.now() / 1000) <= after) await new Promise((resolve) => setTimeout(resolve, 50));
-}
-
 describe('DELETE /account of an application user: the tokens issued before stay refused', () => {
+  // The service's and the third party's: token `iat`s are whole seconds, compared with the deletion's time.
+  const clock = createTestClock();
   let t: TestService;
   let party: ThirdParty;
   let otherParty: ThirdParty;
   before(async () => {
-    t = await startTestService();
+    t = await startTestService({}, { clock });
     party = await createThirdParty(t.api);
     otherParty = await createThirdParty(t.api, { owner: party.owner });
   });
@@ -26,8 +24,8 @@ describe('DELETE /account of an application user: the tokens issued before stay 
 
   it('a token used before, and one issued before but never used, are 401 and recreate nothing', async () => {
     const sub = `user-${randomUUID()}`;
-    const used = await thirdPartyToken(party, { sub });
-    const unused = await thirdPartyToken(party, { sub, claims: { name: 'Ada' } });
+    const used = await thirdPartyToken(party, { sub, now: clock.now() });
+    const unused = await thirdPartyToken(party, { sub, claims: { name: 'Ada' }, now: clock.now() });
     assert.equal((await account(used)).status, 200);
     const [userId] = await usersOf(party.applicationId, sub);
     assert.ok(userId);
@@ -42,18 +40,18 @@ describe('DELETE /account of an application user: the tokens issued before stay 
     }
     assert.deepEqual(await usersOf(party.applicationId, sub), [], 'no account was recreated');
     // The same subject of another application is another user, untouched.
-    assert.equal((await account(await thirdPartyToken(otherParty, { sub }))).status, 200);
+    assert.equal((await account(await thirdPartyToken(otherParty, { sub, now: clock.now() }))).status, 200);
   });
 
   it('a token issued after the deletion makes a fresh account, and the old tokens still do not reach it', async () => {
     const sub = `user-${randomUUID()}`;
-    const old = await thirdPartyToken(party, { sub });
+    const old = await thirdPartyToken(party, { sub, now: clock.now() });
     assert.equal((await account(old)).status, 200);
     const [first] = await usersOf(party.applicationId, sub);
     assert.equal((await t.api.delete('/account', { token: old })).status, 204);
 
-    await secondAfter(Date.now() / 1000);
-    const fresh = await thirdPartyToken(party, { sub });
+    clock.advance(1);
+    const fresh = await thirdPartyToken(party, { sub, now: clock.now() });
     assert.equal((await account(fresh)).status, 200);
     const [second] = await usersOf(party.applicationId, sub);
     assert.ok(second);

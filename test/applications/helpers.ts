@@ -68,12 +68,14 @@ export interface TokenOptions {
   expiresIn?: number;
   omit?: Array<'iat' | 'exp' | 'kid'>;
   key?: { kid: string; alg: string; privateKey: CryptoKey };
+  /** The third party's clock (Unix seconds), for `iat` and `exp`; the system's by default. */
+  now?: number;
 }
 
 /** A token as the third party would issue it; every part can be bent for negative tests. */
 export async function thirdPartyToken(party: ThirdParty, options: TokenOptions = {}): Promise<string> {
   const key = options.key ?? party;
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(options.now ?? Date.now() / 1000);
   const payload: JWTPayload = { ...options.claims };
   if (!options.omit?.includes('iat')) payload.iat = now;
   if (!options.omit?.includes('exp')) payload.exp = now + (options.expiresIn ?? 3600);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createUser, type TestUser } from '../helpers/factories.js';
-import { ApplicationModel, ApplicationOwnerModel, ApplicationUserModel, assertMatchesModel, sdkAccept, sdkType } from '../helpers/sdk-models.js';
+import { ApplicationModel, ApplicationOwnerModel, ApplicationUserModel, assertMatchesModel, sdkType } from '../helpers/sdk-models.js';
+import { sdkAccept } from '../helpers/sdk-wire.js';
 import { startTestService, TEST_BASE_URL, type TestService } from '../helpers/service.js';
 import { applicationBody, createApplication } from './helpers.js';
 

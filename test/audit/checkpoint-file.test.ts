@@ -7,6 +7,7 @@ import { createUser } from '../helpers/factories.js';
 import { Api } from '../helpers/http.js';
 import { claimLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
 
 /** The body (origin, size, root) of each note in the file, in order. */
 async function fileBodies(file: string): Promise<string[]> {
@@ -29,16 +30,16 @@ function assertNoRepeat(bodies: string[]): void {
 async function settledFile(t: TestService): Promise<string[]> {
   const head = async () => Number((await t.service.ctx.db.kysely.selectFrom('audit_tree_head').select('size').executeTakeFirstOrThrow()).size);
   let bodies: string[] = [];
-  for (let i = 0; i < 250; i++) {
+  const settled = async () => {
     const res = await t.api.get('/audit/checkpoint');
-    if (res.status === 200 && res.body.treeSize === (await head())) {
-      bodies = await fileBodiesSoFar(t.config.auditCheckpoint.file);
-      const note = res.body.checkpoint as string;
-      if (bodies.at(-1) === note.slice(0, note.indexOf('\n\n'))) return bodies;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`the file does not end with a checkpoint covering the tree: it ends with size ${bodies.at(-1)?.split('\n')[1]}`);
+    if (res.status !== 200 || res.body.treeSize !== (await head())) return undefined;
+    bodies = await fileBodiesSoFar(t.config.auditCheckpoint.file);
+    const note = res.body.checkpoint as string;
+    return bodies.at(-1) === note.slice(0, note.indexOf('\n\n')) && bodies;
+  };
+  return eventually(settled, 'the file ending with a checkpoint covering the tree').catch(() => {
+    throw new Error(`the file does not end with a checkpoint covering the tree: it ends with size ${bodies.at(-1)?.split('\n')[1]}`);
+  });
 }
 
 describe('AUDIT_CHECKPOINT_FILE never gets the same checkpoint twice in a row', () => {

@@ -6,6 +6,7 @@ import { recordAuditNow } from '../../src/audit/record.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, shareLock } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
 import * as rfc from './rfc9162.js';
 
 /** Checks a signed note with the published key, by the C2SP rules, without the service's code. */
@@ -32,12 +33,10 @@ describe('audit checkpoints and proofs over HTTP', () => {
 
   /** Polls the latest checkpoint until it covers `size` entries (the signer runs after commit). */
   async function checkpointOf(size: number): Promise<{ checkpoint: string; treeSize: number; rootHash: string; verifierKey: string }> {
-    for (let i = 0; i < 100; i++) {
+    return eventually(async () => {
       const res = await t.api.get('/audit/checkpoint');
-      if (res.status === 200 && res.body.treeSize >= size) return res.body;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`no checkpoint of ${size} entries`);
+      return res.status === 200 && res.body.treeSize >= size && res.body;
+    }, `a checkpoint of ${size} entries`);
   }
 
   async function allLeaves(): Promise<Buffer[]> {

@@ -11,6 +11,7 @@ import type { Database } from '../../src/db/database.js';
 import type { DatabaseSchema } from '../../src/db/schema.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
 
 /**
  * The service's context on a PostgreSQL pool of the test's own for the concurrent writers. pg's
@@ -72,7 +73,7 @@ describe('recording audit entries', () => {
         return recorded;
       });
       assert.equal(seenInside, 0);
-      await waitFor(() => seen.some((m) => (m as { lockId?: string }).lockId === lockId));
+      await eventually(() => seen.some((m) => (m as { lockId?: string }).lockId === lockId), 'the entry announced');
       assert.deepEqual(seen.filter((m) => (m as { lockId?: string }).lockId === lockId), [{ seq: entry.seq, lockId }]);
     } finally {
       off();
@@ -91,8 +92,10 @@ describe('recording audit entries', () => {
         }),
         /the share failed/,
       );
-      await recordAuditNow(ctx, { lockId: newId(), type: 'DOOR_LOCK', actorUserId: null }); // a later entry that is announced
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // A later entry, announced: the rolled-back one, had it been announced, would have come first.
+      const later = newId();
+      await recordAuditNow(ctx, { lockId: later, type: 'DOOR_LOCK', actorUserId: null });
+      await eventually(() => seen.some((m) => (m as { lockId?: string }).lockId === later), 'the later entry announced');
       assert.deepEqual(await rowsOf(lockId), []);
       assert.equal(seen.filter((m) => (m as { lockId?: string }).lockId === lockId).length, 0);
     } finally {
@@ -122,10 +125,3 @@ describe('recording audit entries', () => {
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import type { AppContext } from '../../src/context.js';
 import { MAX_RANGE } from '../../src/audit/schemas.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
-import { AuditModel, assertMatchesModel, sdkAccept } from '../helpers/sdk-models.js';
+import { AuditModel, assertMatchesModel } from '../helpers/sdk-models.js';
+import { sdkAccept } from '../helpers/sdk-wire.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { lockWithMembers, recordAt } from './helpers.js';
 

@@ -9,6 +9,7 @@ import { recordAuditNow } from '../../src/audit/record.js';
 import { toChainedEntry } from '../../src/audit/verify.js';
 import { claimLock } from '../helpers/locks.js';
 import { TEST_BASE_URL, useService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
 import { treeRows } from './rfc9162.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -92,7 +93,7 @@ describe('latchkey audit verify against tampering done directly in the database'
   }
 
   async function signedUpTo(size: number): Promise<void> {
-    for (let i = 0; i < 100 && (await t.api.get('/audit/checkpoint')).body?.treeSize !== size; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(async () => (await t.api.get('/audit/checkpoint')).body?.treeSize === size, `a checkpoint of ${size} entries`).catch(() => undefined);
   }
 
   before(async () => {

@@ -6,7 +6,8 @@ import { verifyCertificateChain } from '../../src/crypto/pki.js';
 import { createLegacyUser, createUser, type AnyUser } from '../helpers/factories.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
-import { codeIn, startSmsWebhook, type SmsWebhook } from './support.js';
+import { codeIn } from '../helpers/smtp.js';
+import { startSmsWebhook, type SmsWebhook } from './support.js';
 
 describe('ephemeral key certificates', () => {
   let t: TestService;

@@ -5,7 +5,7 @@ import { verifyCertificateChain } from '../../src/crypto/pki.js';
 import { createUser } from '../helpers/factories.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
-import { codeIn } from './support.js';
+import { codeIn } from '../helpers/smtp.js';
 
 /** CERT_CHECK (operations.md): `new-key` is covered in certificates.test.ts; here `always` and `never`. */
 describe('the CERT_CHECK policy', () => {

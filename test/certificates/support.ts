@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { eventually } from '../helpers/wait.js';
 
 export interface TextMessage {
   channel: string;
@@ -30,22 +31,8 @@ export async function startSmsWebhook(): Promise<SmsWebhook> {
   return {
     url: `http://127.0.0.1:${port}/sms`,
     messages,
-    async waitFor(match, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = messages.find(match);
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error('no matching text message arrived');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    },
+    waitFor: (match, timeoutMs = 5000) => eventually(() => messages.find(match), 'a matching text message', timeoutMs),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
 
-/** The 6-digit code in a message. */
-export function codeIn(text: string): string {
-  const match = /\b(\d{6})\b/.exec(text);
-  if (!match) throw new Error(`no code in: ${text}`);
-  return match[1]!;
-}

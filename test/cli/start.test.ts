@@ -2,28 +2,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-function portAnswers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => socket.destroy() && resolve(true));
-    socket.once('error', () => resolve(false));
-  });
-}
+import { accepting, freePort } from '../helpers/ports.js';
 
 /** When the test fails because npm left the service running, stop that service (its log names its pid). */
 function killOrphan(output: string): void {
@@ -65,13 +48,13 @@ describe('npm start under a supervisor', () => {
         npm.stdout.on('data', check);
         void exited.then(() => reject(new Error(`npm start ended before serving:\n${output}`)));
       });
-      assert.equal(await portAnswers(port), true);
+      assert.equal(await accepting(port), true);
 
       npm.kill('SIGTERM');
       const { code, signal } = await exited;
       assert.deepEqual({ code, signal }, { code: 0, signal: null }, output);
       assert.match(output, /"signal":"SIGTERM".*"shutting down"/);
-      assert.equal(await portAnswers(port), false, 'the service is still listening after npm exited');
+      assert.equal(await accepting(port), false, 'the service is still listening after npm exited');
     } finally {
       if (npm.exitCode === null) npm.kill('SIGKILL');
       killOrphan(output);

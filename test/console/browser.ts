@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { CONSOLE_ROOT } from '../../src/console/routes.js';
 import { TEST_BASE_URL } from '../helpers/service.js';
-import type { SmtpSink } from '../helpers/smtp.js';
+import { codeIn, type SmtpSink } from '../helpers/smtp.js';
 
 /**
  * Headless Chromium (Debian's package) driving the real console, plus the checks every page must
@@ -120,13 +120,6 @@ export async function assertAllLabelled(page: Page): Promise<void> {
     return missing;
   })()`)) as string[];
   assert.deepEqual(unlabelled, [], `controls without an accessible name on ${page.url()}`);
-}
-
-/** The first code (6 digits) in a text. */
-export function codeIn(text: string): string {
-  const match = /\b(\d{6})\b/.exec(text);
-  assert.ok(match, `no code in: ${text}`);
-  return match[1]!;
 }
 
 export const PASSWORD = 'correct horse battery staple';

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createUser } from '../helpers/factories.js';
 import { useService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
 import { ensureConsoleBuilt, launchChromium, openTab } from './browser.js';
 
 ensureConsoleBuilt();
@@ -41,10 +42,11 @@ describe('the console session', () => {
     // A quarter of its 60 s life before it ends, the token is exchanged without the user noticing.
     // (Polled from here: the console's CSP forbids the eval that waitForFunction would need.)
     let second = first;
-    for (let waited = 0; second === first && waited < 15; waited++) {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+    const refreshed = async () => {
       second = await page.evaluate(`JSON.parse(localStorage.getItem('${SESSION_KEY}') ?? '{}').authToken`);
-    }
+      return second !== first;
+    };
+    await eventually(refreshed, 'the token refreshed', 15_000, 100).catch(() => undefined);
     assert.notEqual(second, first, 'the token was refreshed');
     const check = await t.api.get('/account', { token: String(second) });
     assert.equal(check.status, 200, 'the refreshed token works');

@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { recordAuditNow } from '../../src/audit/record.js';
 import type { AuditType } from '../../src/audit/types.js';
+import { createTestClock } from '../helpers/clock.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
-import { eventually } from '../helpers/eventually.js';
+import { eventually, timePassed } from '../helpers/wait.js';
 import { claimLock, revokeLock, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { openStream, type SseStream } from './sse-client.js';
 
 describe('GET /device/events', () => {
+  const clock = createTestClock();
   let t: TestService;
   let owner: TestUser;
   const streams: SseStream[] = [];
@@ -20,7 +22,7 @@ describe('GET /device/events', () => {
   const audit = (lockId: string, type: AuditType) => recordAuditNow(t.service.ctx, { lockId, type, actorUserId: null });
 
   before(async () => {
-    t = await startTestService({ SSE_HEARTBEAT_MS: '50' });
+    t = await startTestService({ SSE_HEARTBEAT_MS: '50' }, { clock });
     owner = await createUser(t.api);
   });
   after(async () => {
@@ -66,8 +68,10 @@ describe('GET /device/events', () => {
     await audit(lock.id, 'DOOR_UNLOCK');
     const events = await second.waitFor(3);
     assert.deepEqual(events.map((e) => e.event), ['DOOR_CLOSE', 'DOOR_LOCK', 'DOOR_UNLOCK']);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(second.events.length, 3, 'nothing repeated');
+    // A later entry: anything repeated would have come before it.
+    await audit(lock.id, 'DOOR_OPEN');
+    await eventually(() => second.events.some((e) => e.event === 'DOOR_OPEN'), 'the later entry');
+    assert.equal(second.events.length - 1, 3, 'nothing repeated');
     const ids = events.map((e) => Number(e.id));
     assert.ok(ids[0]! > Number(seen!.id) && ids[1]! > ids[0]! && ids[2]! > ids[1]!);
 
@@ -109,7 +113,7 @@ describe('GET /device/events', () => {
 
   it('is 403 while the caller is outside their window, before it starts and after it ends', async () => {
     const lock = await claimLock(t, owner);
-    const now = Math.floor(Date.now() / 1000);
+    const now = clock.now();
     for (const window of [{ start: now + 3600 }, { end: now - 60 }]) {
       const guest = await createUser(t.api);
       await shareLock(t, lock.id, owner, guest.userId, window);
@@ -121,10 +125,12 @@ describe('GET /device/events', () => {
   it('ends the stream when the caller’s window ends', async () => {
     const lock = await claimLock(t, owner);
     const guest = await createUser(t.api);
-    await shareLock(t, lock.id, owner, guest.userId, { end: Date.now() / 1000 + 1 });
+    // The stream checks its end 0.2 s (real time) after it opens, then again each 0.2 s until it has passed.
+    await shareLock(t, lock.id, owner, guest.userId, { end: clock.now() + 0.2 });
     const stream = await open(`/device/events?device=${lock.id}`, guest.authToken);
     await audit(lock.id, 'DOOR_OPEN');
     await stream.waitFor(1);
+    clock.advance(1);
     await stream.ended;
     assert.deepEqual(stream.events.map((e) => e.event), ['DOOR_OPEN']);
   });
@@ -132,11 +138,13 @@ describe('GET /device/events', () => {
   it('keeps the stream when the caller’s window is extended while it is open', async () => {
     const lock = await claimLock(t, owner);
     const guest = await createUser(t.api);
-    await shareLock(t, lock.id, owner, guest.userId, { end: Date.now() / 1000 + 1 });
+    await shareLock(t, lock.id, owner, guest.userId, { end: clock.now() + 0.2 });
     const stream = await open(`/device/events?device=${lock.id}`, guest.authToken);
     await shareLock(t, lock.id, owner, guest.userId, { end: null });
     await stream.waitFor(1); // the LOCK_SHARED that extended it
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    clock.advance(1);
+    // Proves that time passed: the old end's check (due within 0.2 s, real time) has run by now.
+    await timePassed(300);
     await audit(lock.id, 'DOOR_CLOSE');
     const events = await stream.waitFor(2);
     assert.deepEqual(events.map((e) => e.event), ['LOCK_SHARED', 'DOOR_CLOSE']);
@@ -152,8 +160,10 @@ describe('GET /device/events', () => {
     const fromStart = await open(`/device/events?device=${lock.id}`, guest.authToken, '0');
     const replayed = await fromStart.waitFor(2);
     assert.deepEqual(replayed.map((e) => e.event), ['LOCK_SHARED', 'DOOR_LOCK']);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(fromStart.events.length, 2, 'nothing from before the guest joined');
+    // A later entry: anything more replayed would have come before it.
+    await audit(lock.id, 'DOOR_UNLOCK');
+    await eventually(() => fromStart.events.some((e) => e.event === 'DOOR_UNLOCK'), 'the later entry');
+    assert.equal(fromStart.events.length - 1, 2, 'nothing from before the guest joined');
 
     // A position after joining is taken as it is.
     const resumed = await open(`/device/events?device=${lock.id}`, guest.authToken, replayed[0]!.id);

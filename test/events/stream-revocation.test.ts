@@ -5,6 +5,7 @@ import { thirdPartyToken, createThirdParty } from '../applications/helpers.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { within } from '../helpers/wait.js';
 import { openStream, type SseStream } from './sse-client.js';
 
 /** Issue 15 §3 and §6: a stream ends with the access or the session it was opened on; a USER does not see others' addresses. */
@@ -18,7 +19,7 @@ describe('GET /device/events under attack: streams end when access ends, whateve
     streams.push(stream);
     return stream;
   };
-  const ends = (stream: SseStream) => Promise.race([stream.ended.then(() => 'ended'), new Promise((resolve) => setTimeout(() => resolve('still open'), 5000))]);
+  const ends = (stream: SseStream) => within(stream.ended.then(() => 'ended'), 5000, 'still open');
   /** The user a third-party token signs in (made on its first use). */
   const thirdPartyUser = async (token: string, applicationId: string) => {
     assert.equal((await t.api.get('/account', { token })).status, 200);

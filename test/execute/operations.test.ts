@@ -2,10 +2,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { runSimulator } from '../../src/simulator/run-simulator.js';
-import { claimLock, shareLock, createVerifiedUser } from '../helpers/locks.js';
+import { auditEntriesOf, claimLock, shareLock, createVerifiedUser } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { connectTestLock } from '../helpers/test-lock.js';
-import { auditOf, certify, execute, signed, unlock, waitUntilOnline, type Signer } from './support.js';
+import { eventually } from '../helpers/wait.js';
+import { certify, execute, signed, unlock, waitUntilOnline, type Signer } from './support.js';
 
 describe('execute: operations', () => {
   let t: TestService;
@@ -32,7 +33,7 @@ describe('execute: operations', () => {
     const promote = signed(admin, lock.id, { type: 'ADD_USER', user: invitee.userId, publicKey: invitee.key.publicKeyBase64, role: 'ADMIN' });
     assert.equal((await execute(t, admin, lock.id, promote)).status, 200);
     assert.equal(await role(lock.id, invitee.userId), 'ADMIN');
-    const entries = (await auditOf(t, lock.id)).filter((e) => e.subject_user_id === invitee.userId);
+    const entries = (await auditEntriesOf(t, lock.id)).filter((e) => e.subject_user_id === invitee.userId);
     assert.deepEqual(entries.map((e) => [e.type, e.actor_user_id, e.rejected]), [['LOCK_SHARED', admin.userId, 0], ['USER_PROMOTED', admin.userId, 0]]);
     // The invitee can now see the lock.
     assert.equal((await t.api.get(`/device/${lock.id}`, { token: invitee.authToken })).status, 200);
@@ -62,7 +63,7 @@ describe('execute: operations', () => {
     assert.equal(lastAdmin.status, 409);
     assert.equal(lastAdmin.body.error, 'last_admin');
 
-    const revoked = (await auditOf(t, lock.id)).filter((e) => e.type === 'LOCK_REVOKED');
+    const revoked = (await auditEntriesOf(t, lock.id)).filter((e) => e.type === 'LOCK_REVOKED');
     assert.deepEqual(revoked.map((e) => [e.actor_user_id, e.subject_user_id, e.rejected]), [
       [admin.userId, a.userId, 0],
       [b.userId, b.userId, 0],
@@ -99,7 +100,7 @@ describe('execute: operations', () => {
       const row = await t.service.ctx.db.kysely.selectFrom('locks').select(['locked', 'pending_actor_user_id']).where('id', '=', lock.id).executeTakeFirstOrThrow();
       assert.equal(row.locked, 0);
       assert.equal(row.pending_actor_user_id, admin.userId);
-      const unlocks = (await auditOf(t, lock.id)).filter((e) => e.type === 'DOOR_UNLOCK');
+      const unlocks = (await auditEntriesOf(t, lock.id)).filter((e) => e.type === 'DOOR_UNLOCK');
       assert.deepEqual(unlocks.map((e) => [e.actor_user_id, e.rejected]), [[admin.userId, 0]]);
     } finally {
       await device.close();
@@ -133,18 +134,15 @@ describe('execute: operations', () => {
     try {
       await waitUntilOnline(t, lock.id);
       // The lock acts only once its configuration lists the user.
-      const deadline = Date.now() + 5000;
-      let res = await execute(t, user, lock.id, signed(user, lock.id, unlock));
-      while (res.status === 409 && res.body.error === 'lock_refused' && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        res = await execute(t, user, lock.id, signed(user, lock.id, unlock));
-      }
+      const latest = (await t.service.ctx.db.kysely.selectFrom('locks').select('config_version').where('id', '=', lock.id).executeTakeFirstOrThrow()).config_version;
+      await eventually(() => simulator.lock.configVersion === latest, 'the config listing the user applied');
+      const res = await execute(t, user, lock.id, signed(user, lock.id, unlock));
       assert.equal(res.status, 200, res.text);
       const relock = await execute(t, admin, lock.id, signed(admin, lock.id, { type: 'MUTATE_LOCK', locked: true }));
       assert.equal(relock.status, 200, relock.text);
       // Entries without a user are the lock's own reports (it relocks itself after the unlock time,
       // which a loaded machine can reach before the admin's relock): only the requests are checked.
-      const audit = (await auditOf(t, lock.id)).filter((e) => (e.type === 'DOOR_UNLOCK' || e.type === 'DOOR_LOCK') && e.rejected === 0 && e.actor_user_id !== null);
+      const audit = (await auditEntriesOf(t, lock.id)).filter((e) => (e.type === 'DOOR_UNLOCK' || e.type === 'DOOR_LOCK') && e.rejected === 0 && e.actor_user_id !== null);
       assert.deepEqual(audit.map((e) => [e.type, e.actor_user_id]), [['DOOR_UNLOCK', user.userId], ['DOOR_LOCK', admin.userId]]);
     } finally {
       await simulator.close();

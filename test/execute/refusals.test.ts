@@ -4,23 +4,27 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createCertificateAuthority, issueLeafCertificate } from '../../src/crypto/pki.js';
 import { signOperation } from '../../src/client/index.js';
 import type { LegacyUser } from '../helpers/factories.js';
-import { claimLock, shareLock, type ClaimedLock, createVerifiedLegacyUser, createVerifiedUser } from '../helpers/locks.js';
+import { auditEntriesOf, claimLock, shareLock, type ClaimedLock, createVerifiedLegacyUser, createVerifiedUser } from '../helpers/locks.js';
+import { createTestClock } from '../helpers/clock.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { connectTestLock } from '../helpers/test-lock.js';
+import { eventually, lockReportsRecorded } from '../helpers/wait.js';
 import {
-  auditOf, certify, claimsFor, execute, hs256Token, settingDuration, signed, unlock, unsignedToken, waitUntilOnline, type Signer,
+  certify, claimsFor, execute, hs256Token, settingDuration, signed, unlock, unsignedToken, waitUntilOnline, type Signer,
 } from './support.js';
 
 const DAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
 describe('execute: refusals', () => {
+  // Windows and schedules are judged by this clock, not by a wall clock that may pass midnight mid-test.
+  const clock = createTestClock();
   let t: TestService;
   let admin: Signer<LegacyUser>;
   let member: Signer<LegacyUser>;
   let lock: ClaimedLock;
 
   before(async () => {
-    t = await startTestService({ CERT_CHECK: 'never', LOCK_REPLY_TIMEOUT_MS: '300' });
+    t = await startTestService({ CERT_CHECK: 'never', LOCK_REPLY_TIMEOUT_MS: '300' }, { clock });
     admin = await certify(t, await createVerifiedLegacyUser(t));
     member = await certify(t, await createVerifiedLegacyUser(t));
     lock = await claimLock(t, admin);
@@ -78,42 +82,42 @@ describe('execute: refusals', () => {
   });
 
   it('refuses forged tokens with 401: alg none, HS256, a foreign CA, another user\'s chain, an expired leaf', async () => {
-    const claims = claimsFor(admin.userId, lock.id, settingDuration(10));
+    const claims = claimsFor(admin.userId, lock.id, settingDuration(10), clock.now());
     assert.equal((await execute(t, admin, lock.id, unsignedToken(claims))).status, 401);
     assert.equal((await execute(t, admin, lock.id, hs256Token(claims, admin.publicKey))).status, 401);
 
     const foreign = await createCertificateAuthority({ name: 'Mallory', now: Date.now() / 1000 });
     const foreignChain = await issueLeafCertificate(foreign, { userId: admin.userId, publicKey: admin.key.publicKey, now: Date.now() / 1000 });
-    const byForeignCa = signOperation({ key: admin.key, certificateChain: foreignChain, userId: admin.userId, lockId: lock.id, operation: settingDuration(10) });
+    const byForeignCa = signOperation({ key: admin.key, certificateChain: foreignChain, userId: admin.userId, lockId: lock.id, operation: settingDuration(10), now: clock.now() });
     assert.equal((await execute(t, admin, lock.id, byForeignCa)).status, 401);
 
     // The member's genuine chain and key, claiming to be the admin.
-    const borrowed = signOperation({ key: member.key, certificateChain: member.certificateChain, userId: admin.userId, lockId: lock.id, operation: settingDuration(10) });
+    const borrowed = signOperation({ key: member.key, certificateChain: member.certificateChain, userId: admin.userId, lockId: lock.id, operation: settingDuration(10), now: clock.now() });
     assert.equal((await execute(t, admin, lock.id, borrowed)).status, 401);
 
     const past = Date.now() / 1000 - 10 * 24 * 3600;
     const expiredChain = await issueLeafCertificate(t.service.ctx.pki.ca, { userId: admin.userId, publicKey: admin.key.publicKey, now: past, lifetimeSeconds: 3600 });
-    const byExpiredLeaf = signOperation({ key: admin.key, certificateChain: expiredChain, userId: admin.userId, lockId: lock.id, operation: settingDuration(10) });
+    const byExpiredLeaf = signOperation({ key: admin.key, certificateChain: expiredChain, userId: admin.userId, lockId: lock.id, operation: settingDuration(10), now: clock.now() });
     assert.equal((await execute(t, admin, lock.id, byExpiredLeaf)).status, 401);
 
     // A valid signature over other bytes.
     const genuine = signed(admin, lock.id, settingDuration(10));
     const [h, , s] = genuine.split('.');
-    const tampered = `${h}.${Buffer.from(JSON.stringify(claimsFor(admin.userId, lock.id, settingDuration(11)))).toString('base64url')}.${s}`;
+    const tampered = `${h}.${Buffer.from(JSON.stringify(claimsFor(admin.userId, lock.id, settingDuration(11), clock.now()))).toString('base64url')}.${s}`;
     assert.equal((await execute(t, admin, lock.id, tampered)).status, 401);
   });
 
   it("audits a member's refused tokens as rejected attempts: a signature that does not verify, another member's token, an expired leaf", async () => {
     const fresh = await freshLock();
-    const borrowed = signOperation({ key: member.key, certificateChain: member.certificateChain, userId: admin.userId, lockId: fresh.id, operation: unlock });
+    const borrowed = signOperation({ key: member.key, certificateChain: member.certificateChain, userId: admin.userId, lockId: fresh.id, operation: unlock, now: clock.now() });
     assert.equal((await execute(t, admin, fresh.id, borrowed)).status, 401);
     assert.equal((await execute(t, admin, fresh.id, signed(member, fresh.id, { type: 'MUTATE_LOCK', locked: true }))).status, 403);
     const genuine = signed(member, fresh.id, { type: 'REMOVE_USER', users: [admin.userId] });
     const [h, , sig] = genuine.split('.');
-    const tampered = `${h}.${Buffer.from(JSON.stringify(claimsFor(member.userId, fresh.id, { type: 'ADD_USER', user: member.userId, publicKey: member.publicKey, role: 'ADMIN' }))).toString('base64url')}.${sig}`;
+    const tampered = `${h}.${Buffer.from(JSON.stringify(claimsFor(member.userId, fresh.id, { type: 'ADD_USER', user: member.userId, publicKey: member.publicKey, role: 'ADMIN' }, clock.now()))).toString('base64url')}.${sig}`;
     assert.equal((await execute(t, member, fresh.id, tampered)).status, 401);
     assert.equal((await execute(t, member, fresh.id, 'not a token')).status, 400, 'an unreadable body names no attempt');
-    const refused = (await auditOf(t, fresh.id)).filter((e) => e.rejected === 1);
+    const refused = (await auditEntriesOf(t, fresh.id)).filter((e) => e.rejected === 1);
     assert.deepEqual(
       refused.map((e) => [e.type, e.actor_user_id, e.subject_user_id]),
       [['DOOR_UNLOCK', admin.userId, null], ['DOOR_LOCK', admin.userId, null], ['LOCK_SHARED', member.userId, null]],
@@ -141,17 +145,17 @@ describe('execute: refusals', () => {
     assert.equal((await execute(t, member, fresh.id, add)).status, 403);
     assert.equal((await execute(t, member, fresh.id, signed(member, fresh.id, settingDuration(5)))).status, 403);
     assert.equal((await execute(t, member, fresh.id, signed(member, fresh.id, { type: 'REMOVE_USER', users: [admin.userId] }))).status, 403);
-    const refused = (await auditOf(t, fresh.id)).filter((e) => e.rejected === 1);
+    const refused = (await auditEntriesOf(t, fresh.id)).filter((e) => e.rejected === 1);
     assert.deepEqual(refused.map((e) => [e.type, e.actor_user_id]), [['LOCK_SHARED', member.userId], ['LOCK_REVOKED', member.userId]]);
   });
 
   it('refuses MUTATE_LOCK outside the member window, the time requirement or the permitted addresses (403)', async () => {
     const fresh = await freshLock();
     const later = await certify(t, await createVerifiedUser(t));
-    await shareLock(t, fresh.id, admin, later.userId, { start: Date.now() / 1000 + 3600 });
+    await shareLock(t, fresh.id, admin, later.userId, { start: clock.now() + 3600 });
     assert.equal((await execute(t, later, fresh.id, signed(later, fresh.id, unlock))).status, 403);
 
-    const today = DAYS[new Date().getUTCDay()]!;
+    const today = DAYS[new Date(clock.now() * 1000).getUTCDay()]!;
     const otherDays = DAYS.filter((d) => d !== today);
     const requirements = { time: [{ start: '00:00', end: '23:59', timezone: 'UTC', days: otherDays }] };
     await t.service.ctx.db.kysely.updateTable('locks').set({ usage_requirements: JSON.stringify(requirements) }).where('id', '=', fresh.id).execute();
@@ -165,7 +169,7 @@ describe('execute: refusals', () => {
       assert.equal(res.status, 403);
       assert.match(res.body.message, /address/);
     }
-    const refusals = (await auditOf(t, fresh.id)).filter((e) => e.rejected === 1);
+    const refusals = (await auditEntriesOf(t, fresh.id)).filter((e) => e.rejected === 1);
     assert.equal(refusals.length, 4);
     assert.ok(refusals.every((e) => e.type === 'DOOR_UNLOCK'));
   });
@@ -176,7 +180,7 @@ describe('execute: refusals', () => {
     const res = await execute(t, member, fresh.id, signed(member, fresh.id, longer));
     assert.equal(res.status, 403);
     assert.match(res.body.message, /unlock duration/);
-    const [entry] = (await auditOf(t, fresh.id)).filter((e) => e.rejected === 1);
+    const [entry] = (await auditEntriesOf(t, fresh.id)).filter((e) => e.rejected === 1);
     assert.equal(entry?.type, 'DOOR_UNLOCK');
   });
 
@@ -193,7 +197,7 @@ describe('execute: refusals', () => {
       await device.close();
     }
     for (const id of [offline.id, silent.id]) {
-      const refused = (await auditOf(t, id)).filter((e) => e.rejected === 1);
+      const refused = (await auditEntriesOf(t, id)).filter((e) => e.rejected === 1);
       assert.equal(refused.length, 1);
       assert.equal(refused[0]!.type, 'DOOR_UNLOCK');
     }
@@ -201,12 +205,10 @@ describe('execute: refusals', () => {
 
   /** Waits until `lockId` has an unlock that was not refused, and returns the lock's trail. */
   async function untilUnlocked(lockId: string) {
-    let entries = await auditOf(t, lockId);
-    for (let i = 0; i < 150 && !entries.some((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      entries = await auditOf(t, lockId);
-    }
-    return entries;
+    return eventually(async () => {
+      const entries = await auditEntriesOf(t, lockId);
+      return entries.some((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0) && entries;
+    }, 'an unlock audited', 3000).catch(() => auditEntriesOf(t, lockId));
   }
   const detailsOf = (entry: { details: unknown }) => (typeof entry.details === 'string' ? JSON.parse(entry.details) : entry.details) as Record<string, unknown>;
 
@@ -220,8 +222,8 @@ describe('execute: refusals', () => {
       await device.client.publishAsync(`locks/${late.id}/state`, JSON.stringify({ locked: false, ts: Date.now() / 1000 }), { qos: 1, retain: true });
       const entries = await untilUnlocked(late.id);
       await device.client.publishAsync(`locks/${late.id}/reply`, JSON.stringify({ id: device.commands[0]!.id, ok: true }), { qos: 1 });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const unlocks = (await auditOf(t, late.id)).filter((e) => e.type === 'DOOR_UNLOCK');
+      await lockReportsRecorded(t);
+      const unlocks = (await auditEntriesOf(t, late.id)).filter((e) => e.type === 'DOOR_UNLOCK');
       assert.equal(unlocks.length, 2, JSON.stringify(entries.map((e) => [e.type, e.rejected, e.message])));
       const [unanswered, opened] = unlocks;
       assert.equal(unanswered!.rejected, 1);
@@ -243,8 +245,8 @@ describe('execute: refusals', () => {
       assert.equal((await execute(t, admin, late.id, signed(admin, late.id, unlock))).status, 504);
       const entries = await untilUnlocked(late.id);
       await device.client.publishAsync(`locks/${late.id}/state`, JSON.stringify({ locked: false, ts: Date.now() / 1000 }), { qos: 1, retain: true });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const opened = (await auditOf(t, late.id)).filter((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0);
+      await lockReportsRecorded(t);
+      const opened = (await auditEntriesOf(t, late.id)).filter((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0);
       assert.equal(opened.length, 1, JSON.stringify(entries.map((e) => [e.type, e.rejected, e.actor_user_id])));
       assert.equal(opened[0]!.actor_user_id, admin.userId);
       assert.equal(detailsOf(opened[0]!).commandId, device.commands[0]!.id);
@@ -264,7 +266,7 @@ describe('execute: refusals', () => {
     try {
       await waitUntilOnline(t, odd.id);
       assert.equal((await execute(t, admin, odd.id, signed(admin, odd.id, unlock))).status, 200);
-      const opened = (await auditOf(t, odd.id)).filter((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0);
+      const opened = (await auditEntriesOf(t, odd.id)).filter((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0);
       assert.equal(opened[0]?.actor_user_id, admin.userId);
     } finally {
       await device.close();
@@ -273,18 +275,18 @@ describe('execute: refusals', () => {
 
   it('accepts the legacy RS256 signature and the other body encodings', async () => {
     const user: LegacyUser = admin;
-    const rs256 = signOperation({ rsaPrivateKey: user.privateKey, userId: user.userId, lockId: lock.id, operation: settingDuration(13) });
+    const rs256 = signOperation({ rsaPrivateKey: user.privateKey, userId: user.userId, lockId: lock.id, operation: settingDuration(13), now: clock.now() });
     assert.equal((await execute(t, admin, lock.id, rs256)).status, 200);
     assert.equal((await execute(t, admin, lock.id, signed(admin, lock.id, settingDuration(14)), 'application/jwt')).status, 200);
     assert.equal((await execute(t, admin, lock.id, signed(admin, lock.id, settingDuration(15)), 'text/plain')).status, 200);
     assert.equal((await execute(t, admin, lock.id, JSON.stringify(signed(admin, lock.id, settingDuration(16))))).status, 200);
     // RS256 with another user's key is no signature of the caller's.
-    const wrongKey = signOperation({ rsaPrivateKey: member.privateKey, userId: admin.userId, lockId: lock.id, operation: settingDuration(17) });
+    const wrongKey = signOperation({ rsaPrivateKey: member.privateKey, userId: admin.userId, lockId: lock.id, operation: settingDuration(17), now: clock.now() });
     assert.equal((await execute(t, admin, lock.id, wrongKey)).status, 401);
     // Another member's genuine RS256 token, presented by the admin: signed, but not the caller's.
-    const othersToken = signOperation({ rsaPrivateKey: member.privateKey, userId: member.userId, lockId: lock.id, operation: settingDuration(19) });
+    const othersToken = signOperation({ rsaPrivateKey: member.privateKey, userId: member.userId, lockId: lock.id, operation: settingDuration(19), now: clock.now() });
     assert.equal((await execute(t, admin, lock.id, othersToken)).status, 403);
     const rsaOnly = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
-    assert.equal((await execute(t, admin, lock.id, signOperation({ rsaPrivateKey: rsaOnly, userId: admin.userId, lockId: lock.id, operation: settingDuration(18) }))).status, 401);
+    assert.equal((await execute(t, admin, lock.id, signOperation({ rsaPrivateKey: rsaOnly, userId: admin.userId, lockId: lock.id, operation: settingDuration(18), now: clock.now() }))).status, 401);
   });
 });

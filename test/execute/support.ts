@@ -1,13 +1,16 @@
 import { createHmac } from 'node:crypto';
 import { generateEphemeralKey, requestCertificate, signOperation, type EphemeralKey, type SignOperationOptions } from '../../src/client/index.js';
+import type { TestClock } from '../helpers/clock.js';
 import type { AnyUser } from '../helpers/factories.js';
 import type { TestService } from '../helpers/service.js';
-import { waitFor } from '../helpers/mqtt.js';
+import { eventually } from '../helpers/wait.js';
 
 /** A user with a certified ephemeral key. */
 export type Signer<U extends AnyUser = AnyUser> = U & {
   key: EphemeralKey;
   certificateChain: string[];
+  /** The service's clock when the test gave it one: operations are signed by it. */
+  clock: TestClock | undefined;
 };
 
 /**
@@ -18,14 +21,15 @@ export async function certify<U extends AnyUser>(t: TestService, user: U): Promi
   const key = 'key' in user ? user.key : generateEphemeralKey();
   const result = await requestCertificate(t.service.url, user.authToken, key);
   if ('needsVerification' in result) throw new Error('start the service with CERT_CHECK=never');
-  return { ...user, key, certificateChain: result.certificateChain };
+  return { ...user, key, certificateChain: result.certificateChain, clock: t.clock };
 }
 
 export type Operation = SignOperationOptions['operation'];
 
 /** An EdDSA token of `signer` for `lockId`. */
 export function signed(signer: Signer, lockId: string, operation: Operation, options: Partial<SignOperationOptions> = {}): string {
-  return signOperation({ key: signer.key, certificateChain: signer.certificateChain, userId: signer.userId, lockId, operation, ...options });
+  const now = signer.clock?.now();
+  return signOperation({ key: signer.key, certificateChain: signer.certificateChain, userId: signer.userId, lockId, operation, ...(now === undefined ? {} : { now }), ...options });
 }
 
 export function execute(t: TestService, caller: AnyUser, lockId: string, token: string, contentType = 'application/json;charset=UTF-8') {
@@ -49,17 +53,8 @@ export function hs256Token(claims: object, secret: string): string {
   return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
 }
 
-export async function auditOf(t: TestService, lockId: string) {
-  return t.service.ctx.db.kysely
-    .selectFrom('audit_entries')
-    .select(['type', 'actor_user_id', 'subject_user_id', 'rejected', 'message', 'details'])
-    .where('lock_id', '=', lockId)
-    .orderBy('seq')
-    .execute();
-}
-
-export function waitUntilOnline(t: TestService, lockId: string): Promise<void> {
-  return waitFor(() => t.service.ctx.link.isOnline(lockId));
+export async function waitUntilOnline(t: TestService, lockId: string): Promise<void> {
+  await eventually(() => t.service.ctx.link.isOnline(lockId), 'lock online');
 }
 
 export const unlock: Operation = { type: 'MUTATE_LOCK', locked: false };

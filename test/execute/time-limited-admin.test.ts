@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { claimLock, shareLock, createVerifiedUser } from '../helpers/locks.js';
+import { auditEntriesOf, claimLock, shareLock, createVerifiedUser } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { auditOf, certify, execute, signed, type Signer } from './support.js';
+import { certify, execute, signed, type Signer } from './support.js';
 
 /** Issue 15 §4: an ADMIN given access "until Friday" cannot hand out access past Friday. */
 describe('execute: a time-limited ADMIN stays time-limited', () => {
@@ -32,7 +32,7 @@ describe('execute: a time-limited ADMIN stays time-limited', () => {
       assert.equal(res.status, 403, `${JSON.stringify(grant)}: ${res.text}`);
       assert.equal(await roleOf(second.userId), null, 'nothing was granted');
     }
-    const refusals = (await auditOf(t, lockId)).filter((e) => e.subject_user_id === second.userId);
+    const refusals = (await auditEntriesOf(t, lockId)).filter((e) => e.subject_user_id === second.userId);
     assert.equal(refusals.length, 4);
     assert.ok(refusals.every((e) => e.rejected === 1 && e.actor_user_id === temp.userId));
   });

@@ -86,3 +86,13 @@ export async function revokeLock(t: TestService, lockId: string, actor: { userId
 export function createSite(t: TestService, input: Partial<SiteInput> = {}): Promise<SiteRow> {
   return create(t.service.ctx.db.kysely, { name: input.name ?? uniqueName('Site'), ...input }, t.service.ctx.now());
 }
+
+/** A lock's audit entries, oldest first, straight from the table the audit trail writes. */
+export function auditEntriesOf(t: TestService, lockId: string) {
+  return t.service.ctx.db.kysely
+    .selectFrom('audit_entries')
+    .select(['type', 'actor_user_id', 'subject_user_id', 'rejected', 'message', 'details'])
+    .where('lock_id', '=', lockId)
+    .orderBy('seq')
+    .execute();
+}

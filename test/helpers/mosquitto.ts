@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { accepting, freePort } from './ports.js';
+import { freePort, untilAccepting } from './ports.js';
 
 const run = promisify(execFile);
 
@@ -92,13 +92,7 @@ export async function startMosquitto(users: Array<{ username: string; password: 
     const started = spawn('mosquitto', ['-c', conf], { stdio: 'ignore' });
     child = started;
     exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
-    for (let attempt = 0; !(await accepting(port)); attempt += 1) {
-      if (attempt > 100 || started.exitCode !== null) {
-        started.kill();
-        throw new Error('mosquitto did not start');
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await untilAccepting(started, port, 'mosquitto');
   };
   const stop = async (): Promise<void> => {
     if (child !== null && child.exitCode === null) child.kill('SIGTERM');

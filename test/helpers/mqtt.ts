@@ -5,6 +5,7 @@ import type { LockEvent, LockState } from '../../src/device-protocol/payloads.js
 import { startLockBroker } from '../../src/lock-link/broker.js';
 import { connectLockLink, type LockLink, type LockLinkHandlers, type LockLinkOptions } from '../../src/lock-link/client.js';
 import type { EmbeddedBroker } from '../../src/mqtt/broker.js';
+import { eventually } from './wait.js';
 
 /** A pino logger whose JSON lines are kept in `lines` for assertions. */
 export function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
@@ -60,33 +61,15 @@ export interface Recorded {
 /** Handlers that record what they receive and can be awaited for a matching record. */
 export function recordingHandlers(): { handlers: LockLinkHandlers; seen: Recorded; until: (test: (seen: Recorded) => boolean) => Promise<void> } {
   const seen: Recorded = { presence: [], states: [], events: [] };
-  const waiters = new Set<() => void>();
-  const notify = (): void => { for (const waiter of waiters) waiter(); };
   return {
     seen,
     handlers: {
-      onPresence(lockId, online) { seen.presence.push({ lockId, online }); notify(); },
-      onState(lockId, state) { seen.states.push({ lockId, state }); notify(); },
-      onEvent(lockId, event) { seen.events.push({ lockId, event }); notify(); },
+      onPresence(lockId, online) { seen.presence.push({ lockId, online }); },
+      onState(lockId, state) { seen.states.push({ lockId, state }); },
+      onEvent(lockId, event) { seen.events.push({ lockId, event }); },
     },
-    until: (test) => waitFor(() => test(seen), waiters),
+    until: async (test) => void (await eventually(() => test(seen), 'the reports awaited')),
   };
-}
-
-/** Resolves when `condition` holds, re-checking on each notification and every 10 ms; fails after 5 s. */
-export function waitFor(condition: () => boolean, waiters?: Set<() => void>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const check = (): void => {
-      if (!condition()) return;
-      cleanup();
-      resolve();
-    };
-    const interval = setInterval(check, 10);
-    const timeout = setTimeout(() => { cleanup(); reject(new Error('condition not met within 5 s')); }, 5000);
-    const cleanup = (): void => { clearInterval(interval); clearTimeout(timeout); waiters?.delete(check); };
-    waiters?.add(check);
-    check();
-  });
 }
 
 /** A lock link connected and listening with `handlers` (the service takes the two steps apart). */

@@ -1,9 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accepting, freePort } from './ports.js';
+import { freePort, untilAccepting } from './ports.js';
 
 export const redisServerInstalled = !spawnSync('redis-server', ['--version']).error;
-
-
 
 /** A private Redis (no persistence) a test may stop and start again on the same port: an outage. */
 export interface PrivateRedis {
@@ -20,10 +18,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     child = started;
     exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
-    for (let attempt = 0; !(await accepting(port)); attempt += 1) {
-      if (attempt > 100 || started.exitCode !== null) throw new Error('redis-server did not start');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await untilAccepting(started, port, 'redis-server');
   };
   await start();
   return {

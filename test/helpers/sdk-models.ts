@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { SDK_MODEL_PACKAGE } from './sdk-wire.js';
 
 /**
  * The response models of the official SDK (doordeck/doordeck-headless-sdk, `model/responses/`),
@@ -184,12 +185,7 @@ export function assertMatchesModel(body: unknown, model: TSchema, what = 'respon
   assert.deepEqual(problems, [], `${what} does not match the SDK model:\n${problems.join('\n')}`);
 }
 
-/** The Accept header the SDK sends: its versioned type, then ktor's content negotiation adds JSON. */
-export function sdkAccept(version?: 2 | 3): string {
-  return version === undefined ? 'application/json' : `application/vnd.doordeck.api-v${version}+json, application/json`;
-}
-
 /** The `type` member kotlinx.serialization writes for a request class of a sealed interface: its qualified name. */
 export function sdkType(className: string): string {
-  return `com.doordeck.multiplatform.sdk.model.requests.${className}`;
+  return `${SDK_MODEL_PACKAGE}.${className}`;
 }

@@ -62,3 +62,10 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
+
+/** The first code (6 digits) in an email or a text message. */
+export function codeIn(text: string): string {
+  const match = /\b(\d{6})\b/.exec(text);
+  if (!match) throw new Error(`no code in: ${text}`);
+  return match[1]!;
+}

@@ -5,7 +5,9 @@ import { sharedWindowKey } from '../../src/http/batched-rate-limit.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import type { Api } from '../helpers/http.js';
 import { claimLock, shareLock } from '../helpers/locks.js';
+import { createTestClock } from '../helpers/clock.js';
 import { startInstanceBeside, startTestService, TEST_REDIS_URL, type TestService } from '../helpers/service.js';
+import { eventually, timePassed, within } from '../helpers/wait.js';
 import { openStream, type SseStream } from '../events/sse-client.js';
 
 const sessionIdOf = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid;
@@ -48,7 +50,7 @@ describe('two instances sharing the database and Redis', () => {
     streams.push(stream);
     assert.equal(stream.status, 200);
     assert.equal((await first.api.post('/auth/token/destroy', { token: user.authToken })).status, 204);
-    const outcome = await Promise.race([stream.ended.then(() => 'ended'), new Promise((resolve) => setTimeout(() => resolve('still open'), 5000))]);
+    const outcome = await within(stream.ended.then(() => 'ended'), 5000, 'still open');
     assert.equal(outcome, 'ended');
   });
 
@@ -63,9 +65,7 @@ describe('two instances sharing the database and Redis', () => {
       // Held: the second instance answers this session without the database from here on.
       assert.ok(second.service.ctx.liveSessions?.find(user.userId, sessionIdOf(user.authToken), Date.now() / 1000));
       assert.equal((await first.api.post('/auth/token/destroy', { token: user.authToken })).status, 204);
-      const answeredAt = performance.now();
-      // (A timer may fire a little early by this clock: wait until 100 ms have really passed.)
-      for (let left = 100; left > 0; left = 100 - (performance.now() - answeredAt)) await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)));
+      await timePassed(100);
       assert.equal(second.service.ctx.liveSessions?.find(user.userId, sessionIdOf(user.authToken), Date.now() / 1000), undefined, 'still held on the other instance');
       assert.equal((await second.api.get('/account', { token: user.authToken })).status, 401);
     }
@@ -73,15 +73,17 @@ describe('two instances sharing the database and Redis', () => {
 
   it('requests are counted against one limit across both instances', async () => {
     const user = await createUser(first.api);
-    // Windows are aligned to the clock: an hour-long one that will not end during the test.
+    // Windows are aligned to the clock: the two instances share one that stands still, so their
+    // window cannot end during the test.
+    const clock = createTestClock();
     const durationMs = 3_600_000;
     const limits = { ...first.config.limits, requestsPerCaller: { points: 6, durationSeconds: durationMs / 1000 } };
-    const limited = await startInstanceBeside({ ...first, config: { ...first.config, limits } });
-    const alsoLimited = await startInstanceBeside({ ...first, config: { ...first.config, limits } });
+    const limited = await startInstanceBeside({ ...first, config: { ...first.config, limits }, clock });
+    const alsoLimited = await startInstanceBeside({ ...first, config: { ...first.config, limits }, clock });
     const redis = new Redis(TEST_REDIS_URL);
     try {
-      if (durationMs - (Date.now() % durationMs) < 30_000) await new Promise((resolve) => setTimeout(resolve, durationMs - (Date.now() % durationMs) + 10));
-      const start = Date.now() - (Date.now() % durationMs);
+      const nowMs = clock.now() * 1000;
+      const start = nowMs - (nowMs % durationMs);
       const sharedCount = async () => Number((await redis.get(sharedWindowKey('caller', user.userId, start))) ?? 0);
       const statuses: number[] = [];
       for (let i = 0; i < 10; i += 1) {
@@ -90,7 +92,7 @@ describe('two instances sharing the database and Redis', () => {
         // Past a batch: Redis holds every admitted request before the other instance is asked
         // (a fixed sleep was not enough on a loaded CI machine).
         const admitted = statuses.filter((s) => s === 200).length;
-        while ((await sharedCount()) < admitted) await new Promise((resolve) => setTimeout(resolve, 5));
+        await eventually(async () => (await sharedCount()) >= admitted, 'Redis holding every admitted request', 5000, 5);
       }
       // Counted apart, each instance would admit six (all ten). Batches let an instance admit one
       // the other counted since its last flush: at most one over, then refused on both.

@@ -7,9 +7,8 @@ import { redisServerInstalled, startPrivateRedis, type PrivateRedis } from '../h
 import { startInstanceBeside, startTestService, type TestService } from '../helpers/service.js';
 import type { Api } from '../helpers/http.js';
 import { createThirdParty, thirdPartyToken } from '../applications/helpers.js';
-import { eventually as poll } from '../helpers/eventually.js';
+import { eventually, timePassed } from '../helpers/wait.js';
 
-const eventually = <T>(check: () => Promise<T | undefined>, what: string, withinMs = 15_000) => poll(check, what, withinMs);
 
 
 /**
@@ -41,7 +40,7 @@ describe('an instance while Redis is down', { skip: !redisServerInstalled && 're
     const down = await eventually(async () => {
       const res = await fetch(`${t.service.url}/readyz`);
       return res.status === 503 ? ((await res.json()) as unknown) : undefined;
-    }, 'readyz 503');
+    }, 'readyz 503', 15_000);
     assert.deepEqual(down, { status: 'unavailable', checks: { database: 'ok', broker: 'ok', redis: 'failed' } });
 
     assert.equal((await fetch(`${t.service.url}/health`)).status, 200);
@@ -67,7 +66,7 @@ describe('an instance while Redis is down', { skip: !redisServerInstalled && 're
     assert.equal(((await stream.json()) as { error: string }).error, 'shared_state_unavailable');
 
     await redis.start();
-    await eventually(async () => ((await fetch(`${t.service.url}/readyz`)).status === 200 ? true : undefined), 'readyz 200 again');
+    await eventually(async () => ((await fetch(`${t.service.url}/readyz`)).status === 200 ? true : undefined), 'readyz 200 again', 15_000);
     const back = await fetch(`${t.service.url}/device/events?device=${lock.id}`, { headers: { authorization: `Bearer ${user.authToken}`, accept: 'text/event-stream' } });
     assert.equal(back.status, 200);
     await back.body?.cancel();
@@ -109,8 +108,7 @@ describe('two instances while their Redis pauses or goes away', { skip: !redisSe
     try {
       assert.equal(await admin.call('CLIENT', 'PAUSE', '1000', 'WRITE'), 'OK');
       assert.equal((await a.api.post('/auth/token/destroy', { token: user.authToken })).status, 204);
-      const answeredAt = performance.now();
-      for (let left = 100; left > 0; left = 100 - (performance.now() - answeredAt)) await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)));
+      await timePassed(100);
       assert.equal((await b.api.get('/account', { token: user.authToken })).status, 401);
     } finally {
       admin.disconnect();
@@ -126,7 +124,7 @@ describe('two instances while their Redis pauses or goes away', { skip: !redisSe
     const thirdPartyUser = await thirdPartyToken(party);
 
     await redis.stop();
-    await eventually(async () => ((await ready(a.service.url)) === 503 && (await ready(b.service.url)) === 503 ? true : undefined), 'both instances see Redis down');
+    await eventually(async () => ((await ready(a.service.url)) === 503 && (await ready(b.service.url)) === 503 ? true : undefined), 'both instances see Redis down', 15_000);
     // B holds these again meanwhile (from the database), then A changes them: announcements B cannot hear.
     assert.equal((await b.api.get('/account', { token: thirdPartyUser })).status, 200);
     assert.equal((await preflight(b.api, origin)).headers.get('access-control-allow-origin'), origin);
@@ -136,7 +134,7 @@ describe('two instances while their Redis pauses or goes away', { skip: !redisSe
     assert.equal((await a.api.post('/auth/token/destroy', { token: user.authToken })).status, 204);
 
     await redis.start();
-    await eventually(async () => ((await ready(a.service.url)) === 200 && (await ready(b.service.url)) === 200 ? true : undefined), 'both instances ready again');
+    await eventually(async () => ((await ready(a.service.url)) === 200 && (await ready(b.service.url)) === 200 ? true : undefined), 'both instances ready again', 15_000);
     // Well within the caches' own 30 s: only emptying them when the bus returned refuses these.
     assert.equal((await b.api.get('/account', { token: thirdPartyUser })).status, 401);
     assert.equal((await preflight(b.api, origin)).headers.get('access-control-allow-origin'), null);

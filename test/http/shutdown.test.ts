@@ -1,26 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { freePort } from '../helpers/ports.js';
 
 const SHUTDOWN_GRACE_MS = 20_000;
-
-/** A port that was free a moment ago (serve cannot report the port PORT=0 picked). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resolves once `child` prints a line matching `pattern` on stdout; rejects if it exits first. */
 function waitForLine(child: ChildProcess, pattern: RegExp, seen: string[]): Promise<void> {
@@ -66,7 +53,7 @@ describe('latchkey serve: clean shutdown', () => {
   });
 
   it('serves requests, then exits 0 on SIGTERM', async () => {
-    const port = await freePort();
+    const port = await freePort(); // serve cannot report the port PORT=0 picked
     const seen: string[] = [];
     child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
       cwd: process.cwd(),

@@ -9,7 +9,8 @@ import { connectAsync } from 'mqtt';
 import pino from 'pino';
 import { startLockBroker } from '../../src/lock-link/broker.js';
 import type { LockLink } from '../../src/lock-link/client.js';
-import { createLockLink, recordingHandlers, startTestBroker, waitFor, type TestBroker } from '../helpers/mqtt.js';
+import { createLockLink, recordingHandlers, startTestBroker, type TestBroker } from '../helpers/mqtt.js';
+import { eventually } from '../helpers/wait.js';
 import { connectTestLock } from '../helpers/test-lock.js';
 
 const silent = pino({ level: 'silent' });
@@ -99,7 +100,7 @@ describe('embedded broker: a lock is confined to its own topics', () => {
     }, false);
     const sentinel = await connectTestLock({ url: broker.url, ...broker.addLock() });
     client.stream.destroy();
-    await waitFor(() => !client.connected);
+    await eventually(() => !client.connected);
     await client.endAsync(true);
     // After the attacker's connection is gone, a sentinel round trip proves the broker moved on.
     await sentinel.powerCut();
@@ -128,7 +129,7 @@ describe('embedded broker over TLS', { skip: spawnSync('openssl', ['version']).e
       const link = await createLockLink({ broker: url, ...service, ca: tls.cert, replyTimeoutMs: 5000, logger: silent, handlers: recordingHandlers().handlers });
       const lock = await connectAsync(url, { clientId: lockId, username: lockId, password: 'device-secret', ca: tls.cert, protocolVersion: 4, reconnectPeriod: 0 }, false);
       await lock.publishAsync(`locks/${lockId}/online`, '{"online":true}', { qos: 1, retain: true });
-      await waitFor(() => link.isOnline(lockId));
+      await eventually(() => link.isOnline(lockId));
       // Without trusting the certificate the connection is refused.
       await assert.rejects(connectAsync(url, { clientId: lockId, username: lockId, password: 'device-secret', protocolVersion: 4, reconnectPeriod: 0 }, false));
       await lock.endAsync();

@@ -5,7 +5,8 @@ import { connectAsync } from 'mqtt';
 import { AppError } from '../../src/errors/catalogue.js';
 import type { LockLink } from '../../src/lock-link/client.js';
 import type { LockConfig } from '../../src/device-protocol/payloads.js';
-import { capturingLogger, createLockLink, recordingHandlers, startTestBroker, waitFor, type TestBroker } from '../helpers/mqtt.js';
+import { capturingLogger, createLockLink, recordingHandlers, startTestBroker, type TestBroker } from '../helpers/mqtt.js';
+import { eventually } from '../helpers/wait.js';
 import { connectTestLock } from '../helpers/test-lock.js';
 
 function config(version: number): LockConfig {
@@ -78,7 +79,7 @@ for (const transport of transports) describe(`lock link to the embedded broker $
     await lock.client.publishAsync(event, JSON.stringify({ type: 'EXPLODE', ts: 1 }), { qos: 1 });
     await lock.client.publishAsync(`locks/${credentials.id}/reply`, JSON.stringify({ id: 'x' }), { qos: 1 });
     const ours = (): number => calls.filter((id) => id === credentials.id).length;
-    await waitFor(() => quietLines.filter((l) => l.msg === 'invalid lock message ignored' && l.lockId === credentials.id).length === 3 && ours() === 2);
+    await eventually(() => quietLines.filter((l) => l.msg === 'invalid lock message ignored' && l.lockId === credentials.id).length === 3 && ours() === 2);
     assert.equal(quietLines.filter((l) => l.msg === 'lock link handler failed' && l.lockId === credentials.id).length, 2);
     assert.equal(throwing.isOnline(credentials.id), true); // still connected and tracking
     await lock.close();
@@ -88,7 +89,7 @@ for (const transport of transports) describe(`lock link to the embedded broker $
   it('sends a command and resolves with the state of the lock\'s reply', async () => {
     const credentials = broker.addLock();
     const lock = await connectTestLock({ url: broker.url, ...credentials });
-    await waitFor(() => link.isOnline(credentials.id));
+    await eventually(() => link.isOnline(credentials.id));
     const result = await link.sendCommand(credentials.id, 'header.payload.signature', { type: 'MUTATE_LOCK', locked: false });
     assert.equal(result.state?.locked, false);
     assert.equal(lock.commands.length, 1);
@@ -104,7 +105,7 @@ for (const transport of transports) describe(`lock link to the embedded broker $
   it('answers 409 with the lock\'s reason when the lock refuses', async () => {
     const credentials = broker.addLock();
     const lock = await connectTestLock({ url: broker.url, ...credentials, behaviour: { kind: 'refuse', error: 'jti_reused\u0007' } });
-    await waitFor(() => link.isOnline(credentials.id));
+    await eventually(() => link.isOnline(credentials.id));
     await assert.rejects(link.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false }), (err: unknown) =>
       err instanceof AppError && err.status === 409 && err.message === 'the lock refused the operation: jti_reused');
     await lock.close();
@@ -113,12 +114,12 @@ for (const transport of transports) describe(`lock link to the embedded broker $
   it('answers 504 when the lock never replies, and drops a late reply', async () => {
     const credentials = broker.addLock();
     const lock = await connectTestLock({ url: broker.url, ...credentials, behaviour: { kind: 'silent' } });
-    await waitFor(() => hasty.isOnline(credentials.id) && link.isOnline(credentials.id));
+    await eventually(() => hasty.isOnline(credentials.id) && link.isOnline(credentials.id));
     await assert.rejects(hasty.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false }), isAppError(504, 'lock_timeout'));
 
     lock.behaviour = { kind: 'late', delayMs: 400 };
     await assert.rejects(hasty.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false }), isAppError(504, 'lock_timeout'));
-    await waitFor(() => lines.some((l) => l.lockId === credentials.id && typeof l.msg === 'string' && l.msg.startsWith('lock reply for no pending command')));
+    await eventually(() => lines.some((l) => l.lockId === credentials.id && typeof l.msg === 'string' && l.msg.startsWith('lock reply for no pending command')));
 
     lock.behaviour = { kind: 'unlock' };
     assert.equal((await link.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false })).state?.locked, false);
@@ -129,14 +130,14 @@ for (const transport of transports) describe(`lock link to the embedded broker $
     const credentials = broker.addLock();
     await link.publishConfig(credentials.id, config(1));
     const first = await connectTestLock({ url: broker.url, ...credentials });
-    await waitFor(() => first.configs.length === 1);
+    await eventually(() => first.configs.length === 1);
     assert.equal(JSON.parse(first.configs[0]!.toString()).version, 1);
     await link.publishConfig(credentials.id, config(2));
-    await waitFor(() => first.configs.length === 2);
+    await eventually(() => first.configs.length === 2);
     await first.powerCut();
 
     const second = await connectTestLock({ url: broker.url, ...credentials });
-    await waitFor(() => second.configs.length === 1);
+    await eventually(() => second.configs.length === 1);
     assert.equal(JSON.parse(second.configs[0]!.toString()).version, 2);
     await second.close();
   });
@@ -145,9 +146,9 @@ for (const transport of transports) describe(`lock link to the embedded broker $
     const own = await createLockLink({ ...transport.connection(broker), replyTimeoutMs: 5000, logger, handlers: recordingHandlers().handlers });
     const credentials = broker.addLock();
     const lock = await connectTestLock({ url: broker.url, ...credentials, behaviour: { kind: 'silent' } });
-    await waitFor(() => own.isOnline(credentials.id));
+    await eventually(() => own.isOnline(credentials.id));
     const outcome = assert.rejects(own.sendCommand(credentials.id, 't', { type: 'MUTATE_LOCK', locked: false }), isAppError(503, 'lock_offline'));
-    await waitFor(() => lock.commands.length === 1);
+    await eventually(() => lock.commands.length === 1);
     await own.close();
     await outcome;
     assert.equal(own.isOnline(credentials.id), false);
@@ -157,7 +158,7 @@ for (const transport of transports) describe(`lock link to the embedded broker $
   it('hears the presence and state a lock retained before the link listened', async () => {
     const credentials = broker.addLock();
     const lock = await connectTestLock({ url: broker.url, ...credentials });
-    await waitFor(() => link.isOnline(credentials.id));
+    await eventually(() => link.isOnline(credentials.id));
     const late = recordingHandlers();
     const own = await createLockLink({ ...transport.connection(broker), replyTimeoutMs: 5000, logger, handlers: late.handlers });
     await late.until((seen) => seen.presence.some((p) => p.lockId === credentials.id && p.online) && seen.states.some((s) => s.lockId === credentials.id));

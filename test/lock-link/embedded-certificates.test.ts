@@ -11,6 +11,7 @@ import { createCertificateAuthority, exportCertificateAuthority, issueDeviceCert
 import { writeDeviceCertificate } from '../../src/locks/device-certificates.js';
 import { provisionLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 const pem = (der: Buffer) => `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE-----\n`;
@@ -58,8 +59,7 @@ describe('embedded broker: device certificates', () => {
     const client = await connectAsync(url(), options({ clientId: lockId, ...(await own()) }), false);
     try {
       await client.publishAsync(`locks/${lockId}/online`, '{"online":true}', { qos: 1, retain: true });
-      const deadline = Date.now() + 5000;
-      while (!t.service.ctx.link.isOnline(lockId) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually(() => t.service.ctx.link.isOnline(lockId), 'the lock online');
       assert.equal(t.service.ctx.link.isOnline(lockId), true);
     } finally {
       await client.endAsync();

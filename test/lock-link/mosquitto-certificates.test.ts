@@ -13,6 +13,7 @@ import { startService, type RunningService } from '../../src/server.js';
 import { provisionLock } from '../helpers/locks.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 const pem = (der: Buffer) => `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE-----\n`;
@@ -67,8 +68,7 @@ describe('device certificates through Mosquitto', { skip: !mosquittoInstalled &&
     const client = await connectAsync(`mqtts://127.0.0.1:${mosquitto.tlsPort}`, tlsOptions(id, key, cert), false);
     try {
       await client.publishAsync(`locks/${id}/online`, '{"online":true,"configVersion":null}', { qos: 1, retain: true });
-      const deadline = Date.now() + 5000;
-      while (!ext.ctx.link.isOnline(id) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => ext.ctx.link.isOnline(id), 'the lock online');
       assert.equal(ext.ctx.link.isOnline(id), true);
     } finally {
       await client.endAsync();
@@ -98,14 +98,13 @@ describe('device certificates through Mosquitto', { skip: !mosquittoInstalled &&
       await sender.publishAsync(`locks/${other}/command`, '{}', { qos: 1 });
       await sender.publishAsync(`locks/${mine}/command`, '{}', { qos: 1 });
       await sender.endAsync();
-      const until = Date.now() + 5000;
-      while (!received.includes(`locks/${mine}/command`) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // One publisher, one broker thread, one subscriber connection: had the other lock's command
+      // been delivered, it would have come before this lock's, sent after it.
+      await eventually(() => received.includes(`locks/${mine}/command`), 'this lock\'s command');
       assert.deepEqual(received, [`locks/${mine}/command`]);
       await client.publishAsync(`locks/${other}/online`, '{"online":true}', { qos: 1, retain: true });
       await client.publishAsync(`locks/${mine}/online`, '{"online":true}', { qos: 1, retain: true });
-      const deadline = Date.now() + 5000;
-      while (!ext.ctx.link.isOnline(mine) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => ext.ctx.link.isOnline(mine), 'this lock online');
       assert.equal(ext.ctx.link.isOnline(mine), true);
       assert.equal(ext.ctx.link.isOnline(other), false, 'a publish on another lock\'s topic is dropped by the ACL');
     } finally {

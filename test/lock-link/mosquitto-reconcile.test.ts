@@ -11,6 +11,7 @@ import { Api } from '../helpers/http.js';
 import { claimLock, shareLock, type ClaimedLock } from '../helpers/locks.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
 
 /**
  * Reconciliation against a real Mosquitto run with docs/deployment/mosquitto-password.conf: the
@@ -40,23 +41,13 @@ describe('reconciliation through Mosquitto', { skip: !mosquittoInstalled && 'mos
     return runSimulator({ id: lock.id, secret: lock.secret, mqttUrl: mosquitto.url, trustedRoot: t.service.ctx.pki.rootCertificate, stdin: new PassThrough(), stdout: new PassThrough() });
   }
 
-  async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const value = await check();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
   /** Unlocks until the lock says yes (200) or the time is up; returns the last status. */
   async function unlockUntilOk(ext: TestService, lockId: string): Promise<number> {
     let status = 0;
-    await until('unlock 200', async () => {
+    await eventually(async () => {
       status = (await execute(ext, admin, lockId, signed(admin, lockId, unlock))).status;
-      return status === 200 ? true : undefined;
-    }).catch(() => undefined);
+      return status === 200;
+    }, 'unlock 200', 15_000, 100).catch(() => undefined);
     return status;
   }
 
@@ -86,7 +77,7 @@ describe('reconciliation through Mosquitto', { skip: !mosquittoInstalled && 'mos
     let simulator = await simulate(mosquitto, lock);
     const database = join(mosquitto.dir, 'data', 'mosquitto.db');
     try {
-      const first = await until('first config', () => simulator.lock.configVersion ?? undefined);
+      const first = await eventually(() => simulator.lock.configVersion ?? undefined, 'first config', 15_000);
       await mosquitto.stop(); // saves the snapshot with the first config retained
       await copyFile(database, `${database}.old`);
       await mosquitto.start();
@@ -94,19 +85,19 @@ describe('reconciliation through Mosquitto', { skip: !mosquittoInstalled && 'mos
       await shareLock(ext, lock.id, admin, member.userId);
       const latest = (await ext.running.ctx.db.kysely.selectFrom('locks').select('config_version').where('id', '=', lock.id).executeTakeFirstOrThrow()).config_version;
       assert.ok(latest > first);
-      await until('latest config applied', () => (simulator.lock.configVersion === latest ? true : undefined));
+      await eventually(() => (simulator.lock.configVersion === latest ? true : undefined), 'latest config applied', 15_000);
 
       await mosquitto.stop();
       await simulator.close();
       await copyFile(`${database}.old`, database); // the crash: an older saved state comes back
       await mosquitto.start();
       simulator = await simulate(mosquitto, lock);
-      await until('latest config after the restore', () => (simulator.lock.configVersion === latest ? true : undefined));
+      await eventually(() => (simulator.lock.configVersion === latest ? true : undefined), 'latest config after the restore', 15_000);
       // The config reaches the lock and its presence reaches the service on separate paths: wait for both.
-      await until('the lock online again', async () => {
+      await eventually(async () => {
         const row = await ext.running.ctx.db.kysely.selectFrom('locks').select('connected').where('id', '=', lock.id).executeTakeFirstOrThrow();
-        return row.connected === 1 ? true : undefined;
-      });
+        return row.connected === 1;
+      }, 'the lock online again', 15_000);
       const res = await execute(ext, member, lock.id, signed(member, lock.id, unlock));
       assert.equal(res.status, 200, res.text);
     } finally {

@@ -6,7 +6,8 @@ import { claimLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
 import { connectTestLock } from '../helpers/test-lock.js';
-import { auditTypes, count, eventually } from './helpers.js';
+import { eventually } from '../helpers/wait.js';
+import { auditTypes, count } from './helpers.js';
 
 /**
  * The service against an external broker: a private Mosquitto with the documented ACL. The

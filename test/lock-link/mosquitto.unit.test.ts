@@ -4,7 +4,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { AppError } from '../../src/errors/catalogue.js';
 import type { LockLink } from '../../src/lock-link/client.js';
-import { createLockLink, recordingHandlers, waitFor } from '../helpers/mqtt.js';
+import { createLockLink, recordingHandlers } from '../helpers/mqtt.js';
+import { eventually } from '../helpers/wait.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
 import { connectTestLock } from '../helpers/test-lock.js';
 
@@ -32,7 +33,7 @@ describe('lock link through Mosquitto with the documented ACL', { skip: mosquitt
 
   it('tracks presence, including the will after a power cut', async () => {
     const lock = await connectTestLock({ url: mosquitto.url, ...lockA });
-    await waitFor(() => link.isOnline(lockA.id));
+    await eventually(() => link.isOnline(lockA.id));
     await lock.powerCut();
     await recorder.until((seen) => seen.presence.some((p) => p.lockId === lockA.id && !p.online));
     assert.equal(link.isOnline(lockA.id), false);
@@ -40,7 +41,7 @@ describe('lock link through Mosquitto with the documented ACL', { skip: mosquitt
 
   it('delivers a command and its reply', async () => {
     const lock = await connectTestLock({ url: mosquitto.url, ...lockA });
-    await waitFor(() => link.isOnline(lockA.id));
+    await eventually(() => link.isOnline(lockA.id));
     const result = await link.sendCommand(lockA.id, 'a.b.c', { type: 'MUTATE_LOCK', locked: false });
     assert.equal(result.state?.locked, false);
     assert.equal(lock.commands[0]?.token, 'a.b.c');
@@ -50,7 +51,7 @@ describe('lock link through Mosquitto with the documented ACL', { skip: mosquitt
   it('works the same with the service on MQTT 5', async () => {
     const v5 = await createLockLink({ broker: mosquitto.url, ...service, protocolVersion: 5, replyTimeoutMs: 5000, logger: pino({ level: 'silent' }), handlers: recordingHandlers().handlers });
     const lock = await connectTestLock({ url: mosquitto.url, ...lockC });
-    await waitFor(() => v5.isOnline(lockC.id));
+    await eventually(() => v5.isOnline(lockC.id));
     assert.equal((await v5.sendCommand(lockC.id, 'a.b.c', { type: 'MUTATE_LOCK', locked: false })).state?.locked, false);
     await lock.close();
     await v5.close();
@@ -58,7 +59,7 @@ describe('lock link through Mosquitto with the documented ACL', { skip: mosquitt
 
   it('drops what a lock publishes under another lock\'s prefix', async () => {
     const lock = await connectTestLock({ url: mosquitto.url, ...lockA });
-    await waitFor(() => link.isOnline(lockA.id));
+    await eventually(() => link.isOnline(lockA.id));
     lock.client.publish(`locks/${lockB.id}/online`, '{"online":true}', { qos: 1, retain: true });
     lock.client.publish(`locks/${lockB.id}/state`, JSON.stringify({ locked: false, ts: 1 }), { qos: 1, retain: true });
     // Mosquitto drops refused publishes silently; a later publish of the same client on its own

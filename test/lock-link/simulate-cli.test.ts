@@ -2,17 +2,10 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { createUser } from '../helpers/factories.js';
-import { claimLock, type ClaimedLock } from '../helpers/locks.js';
+import { auditEntriesOf, claimLock, type ClaimedLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { auditOf, certify, execute, signed, type Signer } from '../execute/support.js';
-
-async function eventually(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { eventually } from '../helpers/wait.js';
+import { certify, execute, signed, type Signer } from '../execute/support.js';
 
 /** `latchkey lock simulate` as an operator runs it: its own process, reading lines on stdin, logging JSON lines. */
 describe('latchkey lock simulate', () => {
@@ -51,24 +44,24 @@ describe('latchkey lock simulate', () => {
   const logged = (action: string) => lines.filter((line) => line.action === action);
 
   it('connects, unlocks for its owner, reports a door opened on stdin, and stops on SIGTERM', async () => {
-    await eventually(() => t.service.ctx.link.isOnline(lock.id));
-    await eventually(() => logged('config').some((line) => line.users === 1));
+    await eventually(() => t.service.ctx.link.isOnline(lock.id), 'the simulator online', 10_000);
+    await eventually(() => logged('config').some((line) => line.users === 1), 'the config logged', 10_000);
     const res = await execute(t, owner, lock.id, signed(owner, lock.id, { type: 'MUTATE_LOCK', locked: false }));
     assert.equal(res.status, 200, `${res.text} ${stderr}`);
     // The simulator's stdout is a channel of its own: its lines may trail the HTTP answer.
-    await eventually(() => logged('reply').length > 0);
+    await eventually(() => logged('reply').length > 0, 'the reply logged', 10_000);
     assert.equal(logged('command').at(-1)?.user, owner.userId);
     assert.equal(logged('reply').at(-1)?.ok, true);
-    assert.ok((await auditOf(t, lock.id)).some((entry) => entry.type === 'DOOR_UNLOCK' && entry.actor_user_id === owner.userId));
+    assert.ok((await auditEntriesOf(t, lock.id)).some((entry) => entry.type === 'DOOR_UNLOCK' && entry.actor_user_id === owner.userId));
 
     // A door opened, as told on stdin.
     child.stdin.write('open\n');
-    await eventually(async () => (await auditOf(t, lock.id)).some((entry) => entry.type === 'DOOR_OPEN'));
+    await eventually(async () => (await auditEntriesOf(t, lock.id)).some((entry) => entry.type === 'DOOR_OPEN'), 'DOOR_OPEN audited', 10_000);
 
     // SIGTERM stops it with exit code 0, and the service sees it leave.
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     assert.equal(await exited, 0, stderr);
-    await eventually(() => !t.service.ctx.link.isOnline(lock.id));
+    await eventually(() => !t.service.ctx.link.isOnline(lock.id), 'the simulator offline', 10_000);
   });
 });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createUser } from '../helpers/factories.js';
-import { claimLock, provisionLock } from '../helpers/locks.js';
+import { auditEntriesOf, claimLock, provisionLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { auditEntriesOf, lockRow } from './support.js';
+import { lockRow } from './support.js';
 
 describe('POST /device (claim)', () => {
   let t: TestService;

@@ -4,10 +4,9 @@ import { lockConfig } from '../../src/locks/config.js';
 import { assertError, messagesTo, verificationCode } from '../accounts/support.js';
 import { certify, execute, signed, type Signer } from '../execute/support.js';
 import { createUser, uniqueEmail, type TestUser } from '../helpers/factories.js';
-import { claimLock, verifyEmailDirectly } from '../helpers/locks.js';
+import { auditEntriesOf, claimLock, verifyEmailDirectly } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
-import { auditEntriesOf } from './support.js';
 
 /**
  * Issue 15, items 1 and 2, as an outsider would try them: anyone can register someone else's

@@ -7,18 +7,21 @@ import { addMember, removeMembers } from '../../src/sharing/enrolments.js';
 import { findMembership } from '../../src/locks/queries.js';
 import { updateLockSettings } from '../../src/locks/settings.js';
 import type { LegacyUser, TestUser } from '../helpers/factories.js';
-import { claimLock, revokeLock, shareLock, createVerifiedLegacyUser, createVerifiedUser } from '../helpers/locks.js';
+import { auditEntriesOf, claimLock, revokeLock, shareLock, createVerifiedLegacyUser, createVerifiedUser } from '../helpers/locks.js';
+import { createTestClock } from '../helpers/clock.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { auditEntriesOf, lockRow } from './support.js';
+import { lockRow } from './support.js';
 
 /** The membership service the signed operations use (ADD_USER, REMOVE_USER, MUTATE_SETTING). */
 describe('lock membership service', () => {
+  // Alice's access "ends in seconds" below: by this clock, not by however long the test takes.
+  const clock = createTestClock();
   let t: TestService;
   let admin: LegacyUser;
   let alice: LegacyUser;
   let bob: TestUser;
   before(async () => {
-    t = await startTestService();
+    t = await startTestService({}, { clock });
     [admin, alice, bob] = await Promise.all([createVerifiedLegacyUser(t), createVerifiedLegacyUser(t), createVerifiedUser(t)]);
   });
   after(() => t.close());
@@ -133,7 +136,7 @@ describe('lock membership service', () => {
   it('counts only lasting ADMINs for that rule: one whose window ends is no successor', async () => {
     const { id } = await claimLock(t, admin);
     await shareLock(t, id, admin, bob.userId);
-    await shareLock(t, id, admin, alice.userId, { role: 'ADMIN', end: Date.now() / 1000 + 5 });
+    await shareLock(t, id, admin, alice.userId, { role: 'ADMIN', end: clock.now() + 5 });
     // Alice's access ends in seconds: the owner may neither step down nor leave.
     await rejects(shareLock(t, id, admin, admin.userId, { role: 'USER' }), 409);
     await rejects(revokeLock(t, id, admin, [admin.userId]), 409);
@@ -146,7 +149,7 @@ describe('lock membership service', () => {
 
   it('lets no member change their own access window, an ADMIN whose access ends included', async () => {
     const { id } = await claimLock(t, admin);
-    const end = Date.now() / 1000 + 3600;
+    const end = clock.now() + 3600;
     await shareLock(t, id, admin, alice.userId, { role: 'ADMIN', end });
     await rejects(shareLock(t, id, alice, alice.userId, { role: 'ADMIN', end: null }), 403);
     // Nor by stepping down with a wider window.

@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { createLegacyUser, createUser, uniqueEmail, type AnyUser, type LegacyUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, createSite, shareLock } from '../helpers/locks.js';
-import { assertMatchesModel, LockModel, LockUserModel, sdkAccept, sdkType, UserDetailsModel, UserLockModel } from '../helpers/sdk-models.js';
+import { assertMatchesModel, LockModel, LockUserModel, sdkType, UserDetailsModel, UserLockModel } from '../helpers/sdk-models.js';
+import { sdkAccept } from '../helpers/sdk-wire.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createTestClock } from '../helpers/clock.js';
 import { createUser } from '../helpers/factories.js';
 import { startInstanceBeside, startTestService, type TestService } from '../helpers/service.js';
 import { claimLock } from '../helpers/locks.js';
@@ -72,32 +73,32 @@ describe('GET /metrics on a listener of its own (METRICS_PORT)', () => {
 });
 
 describe('the audit checkpoint lag in GET /metrics', () => {
+  const clock = createTestClock();
   let t: TestService;
   before(async () => {
     // One checkpoint an hour at most: entries recorded after start-up stay uncovered meanwhile.
-    t = await startTestService({ METRICS_TOKEN: TOKEN, AUDIT_CHECKPOINT_INTERVAL_MS: '3600000' });
+    t = await startTestService({ METRICS_TOKEN: TOKEN, AUDIT_CHECKPOINT_INTERVAL_MS: '3600000' }, { clock });
   });
   after(async () => {
     await t.close();
   });
 
   const lag = async (): Promise<{ value: number; from: number; to: number }> => {
-    const from = Date.now() / 1000;
+    const from = clock.now();
     const text = await (await fetch(`${t.service.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
-    const to = Date.now() / 1000;
+    const to = clock.now();
     const found = /^latchkey_audit_checkpoint_lag_seconds (\S+)$/m.exec(text);
     assert.ok(found, 'latchkey_audit_checkpoint_lag_seconds missing');
     return { value: Number(found[1]), from, to };
   };
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('is the age of the oldest entry no checkpoint covers, and 0 once one does (whichever instance signs it)', async () => {
     assert.equal((await lag()).value, 0, 'nothing recorded yet');
     const owner = await createUser(t.api);
-    const recordedFrom = Date.now() / 1000;
+    const recordedFrom = clock.now();
     await claimLock(t, owner); // records OWNER_ASSIGNED
-    const recordedTo = Date.now() / 1000;
-    await sleep(50);
+    const recordedTo = clock.now();
+    clock.advance(60);
     const first = await lag();
     // The entry was recorded between recordedFrom and recordedTo, the scrape ran between from and to.
     assert.ok(first.value >= first.from - recordedTo - 1e-3 && first.value <= first.to - recordedFrom + 1e-3, JSON.stringify({ first, recordedFrom, recordedTo }));

@@ -10,7 +10,8 @@ import { AppError } from '../../src/errors/catalogue.js';
 import type { LockLink } from '../../src/lock-link/client.js';
 import type { LockConfig } from '../../src/device-protocol/payloads.js';
 import { runSimulator, type RunningSimulator } from '../../src/simulator/run-simulator.js';
-import { createLockLink, recordingHandlers, startTestBroker, waitFor, type TestBroker } from '../helpers/mqtt.js';
+import { createLockLink, recordingHandlers, startTestBroker, type TestBroker } from '../helpers/mqtt.js';
+import { eventually } from '../helpers/wait.js';
 
 const nowSeconds = (): number => Date.now() / 1000;
 
@@ -68,7 +69,7 @@ describe('lock simulator', () => {
     const signer = rsaSigner();
     const { id, simulator } = await startSimulator(broker);
     await link.publishConfig(id, configFor([{ userId: signer.userId, publicKey: signer.publicKeyBase64 }]));
-    await waitFor(() => simulator.lock.configVersion === 1 && link.isOnline(id));
+    await eventually(() => simulator.lock.configVersion === 1 && link.isOnline(id));
 
     const operation = { type: 'MUTATE_LOCK', locked: false, duration: 1 };
     const token = await unlockToken(signer, id, operation);
@@ -85,7 +86,7 @@ describe('lock simulator', () => {
     const signer = rsaSigner();
     const { id, simulator, log } = await startSimulator(broker);
     await link.publishConfig(id, configFor([{ userId: signer.userId, publicKey: signer.publicKeyBase64 }]));
-    await waitFor(() => simulator.lock.configVersion === 1);
+    await eventually(() => simulator.lock.configVersion === 1);
 
     const operation = { type: 'MUTATE_LOCK', locked: false };
     const [header, payload, signature] = (await unlockToken(signer, id, { ...operation, duration: 1 })).split('.') as [string, string, string];
@@ -98,7 +99,7 @@ describe('lock simulator', () => {
     attacker.on('message', (_topic, body) => replies.push(JSON.parse(body.toString()) as Record<string, unknown>));
     await attacker.subscribeAsync(`locks/${id}/reply`, { qos: 1 });
     await attacker.publishAsync(`locks/${id}/command`, JSON.stringify({ id: 'forged-1', token: `${header}.${forged}.${signature}`, operation: { ...operation, duration: 3600 } }), { qos: 1 });
-    await waitFor(() => replies.length === 1);
+    await eventually(() => replies.length === 1);
     assert.equal(replies[0]?.id, 'forged-1');
     assert.equal(replies[0]?.ok, false);
     assert.match(String(replies[0]?.error), /^bad_signature/);
@@ -113,7 +114,7 @@ describe('lock simulator', () => {
     const stranger = rsaSigner();
     const { id, simulator } = await startSimulator(broker);
     await link.publishConfig(id, configFor([{ userId: enrolled.userId, publicKey: enrolled.publicKeyBase64 }]));
-    await waitFor(() => simulator.lock.configVersion === 1 && link.isOnline(id));
+    await eventually(() => simulator.lock.configVersion === 1 && link.isOnline(id));
     const operation = { type: 'MUTATE_LOCK', locked: false };
     await assert.rejects(link.sendCommand(id, await unlockToken(stranger, id, operation), operation), refusedWith(/not_enrolled/));
     await assert.rejects(link.sendCommand(id, await unlockToken(enrolled, randomUUID(), operation), operation), refusedWith(/bad_request: sub/));
@@ -128,7 +129,7 @@ describe('lock simulator', () => {
     const x5c = await issueLeafCertificate(ca, { userId, publicKey: keys.publicKey, now: nowSeconds() });
     const { id, simulator } = await startSimulator(broker, { trustedRoot: ca.root.der.toString('base64') });
     await link.publishConfig(id, configFor([{ userId, publicKey: null }]));
-    await waitFor(() => simulator.lock.configVersion === 1 && link.isOnline(id));
+    await eventually(() => simulator.lock.configVersion === 1 && link.isOnline(id));
 
     const operation = { type: 'MUTATE_LOCK', locked: false, duration: 1 };
     const iat = Math.floor(nowSeconds());
@@ -163,7 +164,7 @@ describe('lock simulator', () => {
 
   it('reports the door from standard input and goes offline and online again', async () => {
     const { id, stdin, simulator, log } = await startSimulator(broker);
-    await waitFor(() => link.isOnline(id));
+    await eventually(() => link.isOnline(id));
     stdin.write('open\n');
     await recorder.until((seen) => seen.events.some((e) => e.lockId === id && e.event.type === 'DOOR_OPEN'));
     await recorder.until(() => stateOf(id)?.doorOpen === true);
@@ -174,9 +175,9 @@ describe('lock simulator', () => {
     await recorder.until((seen) => seen.presence.some((p) => p.lockId === id && !p.online)); // the will
     assert.equal(link.isOnline(id), false);
     stdin.write('online\n');
-    await waitFor(() => link.isOnline(id));
+    await eventually(() => link.isOnline(id));
     stdin.write('bogus\n');
-    await waitFor(() => log.some((line) => line.action === 'unknown_input'));
+    await eventually(() => log.some((line) => line.action === 'unknown_input'));
     assert.deepEqual(recorder.seen.presence.filter((p) => p.lockId === id).map((p) => p.online), [true, false, true]);
     await simulator.close();
     await recorder.until((seen) => seen.presence.filter((p) => p.lockId === id).length === 4);
@@ -190,7 +191,7 @@ describe('lock simulator shutdown', () => {
     const { stdin, log, simulator } = await startSimulator(broker);
     await broker.close();
     stdin.write('open\n'); // a QoS 1 event the broker will never acknowledge
-    await waitFor(() => log.some((line) => line.action === 'disconnected'));
+    await eventually(() => log.some((line) => line.action === 'disconnected'));
     await simulator.close();
     assert.ok(log.some((line) => line.action === 'stopped'));
   });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, createSite, shareLock } from '../helpers/locks.js';
-import { assertMatchesModel, LockModel, sdkAccept, SiteModel, SiteUserModel } from '../helpers/sdk-models.js';
+import { assertMatchesModel, LockModel, SiteModel, SiteUserModel } from '../helpers/sdk-models.js';
+import { sdkAccept } from '../helpers/sdk-wire.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /** Issue 14, item 5 (and item 3's site users): SitesClient's requests, answers checked against the SDK's models. */

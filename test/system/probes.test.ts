@@ -3,9 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
 import { startService } from '../../src/server.js';
-import { eventually as poll } from '../helpers/eventually.js';
+import { eventually } from '../helpers/wait.js';
 
-const eventually = <T>(check: () => Promise<T | undefined>, what: string, withinMs = 15_000) => poll(check, what, withinMs);
 
 describe('health and readiness probes', () => {
   let t: TestService;

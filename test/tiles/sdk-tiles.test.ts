@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, createSite, shareLock } from '../helpers/locks.js';
-import { assertMatchesModel, sdkAccept, TileLocksModel } from '../helpers/sdk-models.js';
+import { assertMatchesModel, TileLocksModel } from '../helpers/sdk-models.js';
+import { sdkAccept } from '../helpers/sdk-wire.js';
 import { TEST_BASE_URL, startTestService, type TestService } from '../helpers/service.js';
 
 /** Issue 14, item 9: TilesClient's requests byte for byte, answers checked against BasicTileLocksResponse. */
