@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createUser, uniqueEmail, type TestUser } from '../helpers/factories.js';
+import { createLegacyUser, uniqueEmail, type TestUser } from '../helpers/factories.js';
 import type { Api } from '../helpers/http.js';
 import { startInstanceBeside, startTestService, TEST_REDIS_URL, useService, type TestService } from '../helpers/service.js';
 import { eventually } from '../helpers/wait.js';
@@ -9,7 +9,8 @@ import { assertError, verificationCode } from './support.js';
 /**
  * Sessions read once are kept in memory (src/accounts/live-sessions.ts). Every test here first
  * makes a request with each token involved, so that its session is held, and then checks that a
- * change to the account or its sessions is seen by the very next request.
+ * change to the account or its sessions is seen by the very next request. Users are registered
+ * with v1: a v3 account's first GET /account makes its legacy key, a change of its own.
  */
 describe('sessions held in memory see every account change at once', () => {
   const t = useService({ withMail: true });
@@ -23,7 +24,7 @@ describe('sessions held in memory see every account change at once', () => {
   }
 
   it('a password change ends the other sessions that were in use', async () => {
-    const user = await createUser(t.api);
+    const user = await createLegacyUser(t.api);
     const other = (await login(user)).body.authToken as string;
     await held(user.authToken);
     await held(other);
@@ -34,7 +35,7 @@ describe('sessions held in memory see every account change at once', () => {
   });
 
   it('a reused refresh token ends the session whose auth token was in use', async () => {
-    const user = await createUser(t.api);
+    const user = await createLegacyUser(t.api);
     await held(user.authToken);
     assert.equal((await t.api.post('/auth/token/refresh', { token: user.refreshToken })).status, 200);
     assertError(await t.api.post('/auth/token/refresh', { token: user.refreshToken }), 401);
@@ -42,7 +43,7 @@ describe('sessions held in memory see every account change at once', () => {
   });
 
   it('logout of one session leaves the user’s other held session working', async () => {
-    const user = await createUser(t.api);
+    const user = await createLegacyUser(t.api);
     const other = (await login(user)).body.authToken as string;
     await held(user.authToken);
     await held(other);
@@ -52,7 +53,7 @@ describe('sessions held in memory see every account change at once', () => {
   });
 
   it('a display name change shows in every session of the user', async () => {
-    const user = await createUser(t.api);
+    const user = await createLegacyUser(t.api);
     const other = (await login(user)).body.authToken as string;
     await held(other);
     assert.equal((await t.api.post('/account', { token: user.authToken, body: { displayName: 'Renamed' } })).status, 204);
@@ -60,7 +61,7 @@ describe('sessions held in memory see every account change at once', () => {
   });
 
   it('a verified email shows in a held session', async () => {
-    const user = await createUser(t.api);
+    const user = await createLegacyUser(t.api);
     const { code } = await verificationCode(t.sink, user.email);
     assert.equal((await held(user.authToken)).emailVerified, false);
     assert.equal((await t.api.put(`/account/email/verify?code=${encodeURIComponent(code)}`)).status, 204);
@@ -98,7 +99,7 @@ describe('several instances (shared database and Redis) see a logout within mome
   });
 
   it('a session in use on the second instance ends with a logout on the first', async () => {
-    const user = await createUser(first.api);
+    const user = await createLegacyUser(first.api);
     assert.equal((await second.get('/account', { token: user.authToken })).status, 200);
     assert.equal((await first.api.post('/auth/token/destroy', { token: user.authToken })).status, 204);
     const refused = async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { after, before, describe, it } from 'node:test';
-import { createUser } from '../helpers/factories.js';
+import { createLegacyUser } from '../helpers/factories.js';
 import { claimLock } from '../helpers/locks.js';
 import { redisServerInstalled, startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
 import { startInstanceBeside, startTestService, type TestService } from '../helpers/service.js';
@@ -29,8 +29,8 @@ describe('an instance while Redis is down', { skip: !redisServerInstalled && 're
   });
 
   it('keeps answering, checks sessions against the database, refuses event streams with 503, and recovers', async () => {
-    const user = await createUser(t.api);
-    const other = await createUser(t.api);
+    const user = await createLegacyUser(t.api);
+    const other = await createLegacyUser(t.api);
     const lock = await claimLock(t, user);
     assert.equal((await t.api.get('/account', { token: user.authToken })).status, 200);
     assert.equal((await t.api.get('/account', { token: other.authToken })).status, 200);
@@ -100,7 +100,7 @@ describe('two instances while their Redis pauses or goes away', { skip: !redisSe
     api.request('OPTIONS', '/account', { headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
 
   it('a logout answers only once Redis has taken the announcement: 100 ms later the other instance refuses the session', async () => {
-    const user = await createUser(a.api);
+    const user = await createLegacyUser(a.api);
     assert.equal((await b.api.get('/account', { token: user.authToken })).status, 200);
     // Redis holds every PUBLISH for a second. A logout that answered before its announcement was
     // taken would leave B serving the session from memory until then, long after the 100 ms.
@@ -116,7 +116,7 @@ describe('two instances while their Redis pauses or goes away', { skip: !redisSe
   });
 
   it('after the bus returns, an instance serves no session, issuer key or origin that changed while it was away', async () => {
-    const user = await createUser(a.api);
+    const user = await createLegacyUser(a.api);
     const party = await createThirdParty(a.api);
     const origin = 'https://app.outage.example.com';
     const cors = `/platform/application/${party.applicationId}/cors`;
@@ -140,7 +140,7 @@ describe('two instances while their Redis pauses or goes away', { skip: !redisSe
     assert.equal((await preflight(b.api, origin)).headers.get('access-control-allow-origin'), null);
     assert.equal((await b.api.get('/account', { token: user.authToken })).status, 401);
     // And what did not change still works, held again from here on.
-    const other = await createUser(a.api);
+    const other = await createLegacyUser(a.api);
     assert.equal((await b.api.get('/account', { token: other.authToken })).status, 200);
     assert.ok(b.service.ctx.liveSessions?.find(other.userId, JSON.parse(Buffer.from(other.authToken.split('.')[1]!, 'base64url').toString()).sid as string, Date.now() / 1000));
   });
