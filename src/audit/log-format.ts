@@ -190,28 +190,36 @@ export type NodeHasher<H> = (left: H, right: H) => H;
 const half = (n: number) => Math.floor(n / 2);
 
 /**
+ * RFC 9162's walk up a proof path: for each of `length` hashes, whether it stands left of the
+ * running hash, starting at node `fn` of a level whose last node is `sn`; null when the path does
+ * not end at the root (too long or too short).
+ */
+function proofSides(fn: number, sn: number, length: number): boolean[] | null {
+  const left: boolean[] = [];
+  for (let i = 0; i < length; i++) {
+    if (sn === 0) return null;
+    const isLeft = fn % 2 === 1 || fn === sn;
+    if (isLeft) {
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = half(fn);
+        sn = half(sn);
+      }
+    }
+    left.push(isLeft);
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return sn === 0 ? left : null;
+}
+
+/**
  * RFC 9162 §2.1.3.2: the root that an inclusion proof leads to from the leaf hash of leaf `index`
  * in a tree of `size`; null when it cannot be a proof for that position (the caller compares the
  * root with the signed one).
  */
 export function rootFromInclusionProof<H>(leaf: H, index: number, size: number, proof: readonly H[], node: NodeHasher<H>): H | null {
-  if (index >= size) return null;
-  let fn = index;
-  let sn = size - 1;
-  let r = leaf;
-  for (const p of proof) {
-    if (sn === 0) return null;
-    if (fn % 2 === 1 || fn === sn) {
-      r = node(p, r);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = half(fn);
-        sn = half(sn);
-      }
-    } else r = node(r, p);
-    fn = half(fn);
-    sn = half(sn);
-  }
-  return sn === 0 ? r : null;
+  const left = index < size ? proofSides(index, size - 1, proof.length) : null;
+  return left && proof.reduce((r, p, i) => (left[i] ? node(p, r) : node(r, p)), leaf);
 }
 
 /**
@@ -222,30 +230,23 @@ export function rootFromInclusionProof<H>(leaf: H, index: number, size: number, 
 export function rootsFromConsistencyProof<H>(firstSize: number, secondSize: number, firstRoot: H, proof: readonly H[], node: NodeHasher<H>): { first: H; second: H } | null {
   if (firstSize > secondSize || firstSize < 1) return null;
   if (firstSize === secondSize) return proof.length === 0 ? { first: firstRoot, second: firstRoot } : null;
-  const path = isPowerOfTwo(firstSize) ? [firstRoot, ...proof] : [...proof];
-  if (path.length === 0) return null;
+  const [start, ...rest] = isPowerOfTwo(firstSize) ? [firstRoot, ...proof] : proof;
+  if (start === undefined) return null;
   let fn = firstSize - 1;
   let sn = secondSize - 1;
   while (fn % 2 === 1) {
     fn = half(fn);
     sn = half(sn);
   }
-  let fr: H = path[0]!;
-  let sr: H = path[0]!;
-  for (const c of path.slice(1)) {
-    if (sn === 0) return null;
-    if (fn % 2 === 1 || fn === sn) {
-      fr = node(c, fr);
-      sr = node(c, sr);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = half(fn);
-        sn = half(sn);
-      }
-    } else sr = node(sr, c);
-    fn = half(fn);
-    sn = half(sn);
-  }
-  return sn === 0 ? { first: fr, second: sr } : null;
+  const left = proofSides(fn, sn, rest.length);
+  if (!left) return null;
+  let first: H = start;
+  let second: H = start;
+  rest.forEach((c, i) => {
+    if (left[i]) first = node(c, first);
+    second = left[i] ? node(c, second) : node(second, c);
+  });
+  return { first, second };
 }
 
 // ——— Checkpoints as signed notes (c2sp.org/tlog-checkpoint, c2sp.org/signed-note) ———————————————
