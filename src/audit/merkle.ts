@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { isPowerOfTwo, leafInput, nodeInput } from './log-format.js';
 
 /**
  * The Merkle tree over the whole audit log (docs/audit-log.md), hashed as RFC 9162 §2.1.1:
@@ -7,25 +8,23 @@ import { hash } from 'node:crypto';
  *   node hash  = SHA-256(0x01 || left || right)
  *   MTH({})    = SHA-256()
  *
- * Only perfect subtrees are stored, as nodes (level, index) covering leaves
- * [index·2^level, (index+1)·2^level); any other subtree hash is computed from them. The functions
- * here take a synchronous `node(level, index)` lookup, so that callers can first collect the keys
+ * (the bytes hashed are log-format.ts's, shared with the console). Only perfect subtrees are
+ * stored, as nodes (level, index) covering leaves [index·2^level, (index+1)·2^level); any other
+ * subtree hash is computed from them. The functions here take a synchronous `node(level, index)` lookup, so that callers can first collect the keys
  * they need (`neededNodes`), read them in one query, then compute.
  */
 
 export type Hash = Buffer;
 export type NodeLookup = (level: number, index: number) => Hash;
 
-const LEAF_PREFIX = Buffer.from([0]);
-const NODE_PREFIX = Buffer.from([1]);
-
-// One-shot hashes: a Hash object per call cost ≈ 0.35 µs more, and an audit entry makes three or four.
+// One-shot hashes: a Hash object per call cost ≈ 0.35 µs more, and an audit entry makes three or
+// four. Inputs in pooled Buffers: a Uint8Array of its own costs ≈ 0.4 µs more a hash.
 export function leafHash(data: Uint8Array): Hash {
-  return hash('sha256', Buffer.concat([LEAF_PREFIX, data]), 'buffer');
+  return hash('sha256', leafInput(data, Buffer.allocUnsafe(1 + data.length)), 'buffer');
 }
 
 export function nodeHash(left: Uint8Array, right: Uint8Array): Hash {
-  return hash('sha256', Buffer.concat([NODE_PREFIX, left, right]), 'buffer');
+  return hash('sha256', nodeInput(left, right, Buffer.allocUnsafe(1 + left.length + right.length)), 'buffer');
 }
 
 export const EMPTY_ROOT: Hash = hash('sha256', Buffer.alloc(0), 'buffer');
@@ -35,13 +34,6 @@ export function splitPoint(n: number): number {
   let k = 1;
   while (k * 2 < n) k *= 2;
   return k;
-}
-
-/** Exact for sizes past 2^32, where bitwise operators would not be. */
-function isPowerOfTwo(n: number): boolean {
-  let p = 1;
-  while (p < n) p *= 2;
-  return p === n;
 }
 
 /** MTH(D[start:end]) for a range the RFC's splitting produces (start a multiple of the largest power of two ≤ its length). */

@@ -1,20 +1,10 @@
-import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createPublicKey, hash, sign, verify, type KeyObject } from 'node:crypto';
+import { checkpointBody, formatVerifierKey, keyIdInput, readCheckpointNote, readVerifierKey, signedNote } from './log-format.js';
 
 /**
- * Checkpoints as C2SP signed notes (c2sp.org/tlog-checkpoint, c2sp.org/signed-note), so that
- * tools written for transparency logs can read them:
- *
- *   <origin>\n<tree size, decimal>\n<root hash, Base64>\n
- *   \n
- *   — <key name> <Base64(key ID (4 bytes) || Ed25519 signature (64 bytes))>\n
- *
- * The signature covers the body (the first three lines with their newlines). The key ID is the
- * first 4 bytes of SHA-256(key name || 0x0A || 0x01 || public key); the verifier key is written
- * `<name>+<key ID, 8 hex digits>+<Base64(0x01 || public key)>`.
+ * Checkpoints as C2SP signed notes, signed and checked with node:crypto; their format is
+ * log-format.ts's (shared with the console, which checks them with WebCrypto).
  */
-
-const ED25519_TYPE = 0x01;
-const SIGNATURE_PREFIX = '\u2014 ';
 
 export interface Checkpoint {
   origin: string;
@@ -30,36 +20,26 @@ export interface NoteVerifier {
   publicKey: KeyObject;
 }
 
-export function keyId(name: string, publicKeyRaw: Uint8Array): Buffer {
-  return createHash('sha256').update(name).update(Buffer.from([0x0a, ED25519_TYPE])).update(publicKeyRaw).digest().subarray(0, 4);
+function keyId(name: string, publicKeyRaw: Uint8Array): Buffer {
+  return hash('sha256', keyIdInput(name, publicKeyRaw), 'buffer').subarray(0, 4);
 }
 
 export function verifierKey(name: string, publicKeyRaw: Uint8Array): string {
-  return `${name}+${keyId(name, publicKeyRaw).toString('hex')}+${Buffer.concat([Buffer.from([ED25519_TYPE]), publicKeyRaw]).toString('base64')}`;
+  return formatVerifierKey(name, keyId(name, publicKeyRaw), publicKeyRaw);
 }
 
 /** Reads a verifier key; throws an Error naming what is wrong. */
 export function parseVerifierKey(vkey: string): NoteVerifier {
-  const match = /^([^+\s]+)\+([0-9a-f]{8})\+([A-Za-z0-9+/]+=*)$/.exec(vkey.trim());
-  if (!match) throw new Error('verifier key must read <name>+<key id>+<Base64 key>');
-  const [, name, id, key] = match as unknown as [string, string, string, string];
-  const bytes = Buffer.from(key, 'base64');
-  if (bytes.length !== 33 || bytes[0] !== ED25519_TYPE) throw new Error('verifier key is not an Ed25519 signed-note key');
-  const raw = bytes.subarray(1);
-  if (!keyId(name, raw).equals(Buffer.from(id, 'hex'))) throw new Error('verifier key ID does not match its name and key');
-  const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
-  return { verifierKey: vkey.trim(), name, keyId: Buffer.from(id, 'hex'), publicKey };
-}
-
-export function checkpointBody(checkpoint: Checkpoint): string {
-  return `${checkpoint.origin}\n${checkpoint.size}\n${checkpoint.root.toString('base64')}\n`;
+  const { name, keyId: id, publicKeyRaw } = readVerifierKey(vkey);
+  if (!keyId(name, publicKeyRaw).equals(id)) throw new Error('verifier key ID does not match its name and key');
+  const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKeyRaw).toString('base64url') }, format: 'jwk' });
+  return { verifierKey: vkey.trim(), name, keyId: Buffer.from(id), publicKey };
 }
 
 /** The signed note of a checkpoint. */
 export function signCheckpoint(checkpoint: Checkpoint, name: string, privateKey: KeyObject, publicKeyRaw: Uint8Array): string {
   const body = checkpointBody(checkpoint);
-  const signature = sign(null, Buffer.from(body), privateKey);
-  return `${body}\n${SIGNATURE_PREFIX}${name} ${Buffer.concat([keyId(name, publicKeyRaw), signature]).toString('base64')}\n`;
+  return signedNote(body, name, keyId(name, publicKeyRaw), sign(null, Buffer.from(body), privateKey));
 }
 
 /**
@@ -67,25 +47,11 @@ export function signCheckpoint(checkpoint: Checkpoint, name: string, privateKey:
  * not (malformed, not signed by this key, bad signature).
  */
 export function openCheckpoint(note: string, verifier: NoteVerifier): Checkpoint {
-  const split = note.indexOf('\n\n');
-  if (split < 0 || !note.endsWith('\n')) throw new Error('checkpoint is not a signed note');
-  const body = note.slice(0, split + 1);
-  const lines = body.slice(0, -1).split('\n');
-  if (lines.length < 3) throw new Error('checkpoint body must have an origin, a size and a root hash');
-  const [origin, sizeText, rootText] = lines as [string, string, string];
-  const root = Buffer.from(rootText, 'base64');
-  if (!/^(0|[1-9]\d{0,15})$/.test(sizeText) || root.length !== 32 || root.toString('base64') !== rootText || origin === '') throw new Error('checkpoint body is malformed');
-  let signed = false;
-  for (const line of note.slice(split + 2, -1).split('\n')) {
-    if (!line.startsWith(SIGNATURE_PREFIX)) throw new Error('checkpoint signature line is malformed');
-    const [name, value] = line.slice(SIGNATURE_PREFIX.length).split(' ');
-    const bytes = Buffer.from(value ?? '', 'base64');
-    if (name !== verifier.name || bytes.length !== 68 || !bytes.subarray(0, 4).equals(verifier.keyId)) continue;
-    if (!verify(null, Buffer.from(body), verifier.publicKey, bytes.subarray(4))) throw new Error('checkpoint signature is not valid');
-    signed = true;
-  }
-  if (!signed) throw new Error(`checkpoint is not signed by ${verifier.name}`);
-  return { origin, size: Number(sizeText), root };
+  const { checkpoint, body, signatures } = readCheckpointNote(note, verifier);
+  const signed = Buffer.from(body);
+  if (!signatures.every((signature) => verify(null, signed, verifier.publicKey, signature))) throw new Error('checkpoint signature is not valid');
+  if (signatures.length === 0) throw new Error(`checkpoint is not signed by ${verifier.name}`);
+  return { ...checkpoint, root: Buffer.from(checkpoint.root) };
 }
 
 /** The notes of a checkpoint file: each note followed by a blank line (checkpoint-signer.ts appends them so). */

@@ -26,16 +26,18 @@ function newestChange(dir: string): number {
   }));
 }
 
+/** The server file the console bundles (the audit log's formats, shared with the browser). */
+const SHARED_WITH_CONSOLE = 'src/audit/log-format.ts';
 const isBuilt = () => {
   const index = join(CONSOLE_ROOT, 'index.html');
-  return existsSync(index) && statSync(index).mtimeMs >= newestChange('console');
+  return existsSync(index) && statSync(index).mtimeMs >= Math.max(newestChange('console'), statSync(SHARED_WITH_CONSOLE).mtimeMs);
 };
 /** A lock beside the build, so that test files started together build it once (a build empties the folder first). */
 const BUILD_LOCK = join(CONSOLE_ROOT, '..', '.console-build.lock');
 const STALE_LOCK_MS = 5 * 60_000;
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-/** Builds the console when dist/ lacks it or console/ changed since (tests run from source with tsx). */
+/** Builds the console when dist/ lacks it or console/ (or the file it shares) changed since (tests run from source with tsx). */
 export function ensureConsoleBuilt(): void {
   if (isBuilt()) return;
   mkdirSync(join(CONSOLE_ROOT, '..'), { recursive: true });

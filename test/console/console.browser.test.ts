@@ -36,7 +36,7 @@ describe('the web console', () => {
     await browser?.close();
   });
 
-  it('first load transfers at most 250 KiB compressed and shows sign-in', async () => {
+  it('first load transfers at most 40 KiB compressed and shows sign-in', async () => {
     const tab = await openTab(browser);
     const cdp = await tab.context.newCDPSession(tab.page);
     await cdp.send('Network.enable');
@@ -46,7 +46,7 @@ describe('the web console', () => {
     });
     await tab.page.goto(`${t.service.url}/console/`, { waitUntil: 'networkidle' });
     await tab.page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    assert.ok(bytes > 0 && bytes <= 250 * 1024, `first load transferred ${bytes} bytes`);
+    assert.ok(bytes > 0 && bytes <= 40 * 1024, `first load transferred ${bytes} bytes`);
     console.log(`first load: ${bytes} bytes transferred`);
     await assertAllLabelled(tab.page);
     await shoot(tab.page, 'sign-in');

@@ -1,25 +1,16 @@
-import { useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
-import { api } from '../api';
-import { navigate } from '../router';
-import { ErrorText, Field, Form, Link, Notice, Section } from '../ui';
-import { useAction } from './auth';
-
-interface EmailPreferences { senderEmail?: string; senderName?: string; primaryColour?: string; secondaryColour?: string; callToAction?: { actionTarget: string; headline: string; actionText: string } }
-interface Application {
-  applicationId: string; name: string; companyName: string; mailingAddress: string; privacyPolicy?: string; supportContact?: string; appLink?: string;
-  emailPreferences?: EmailPreferences; logoUrl?: string; owners: string[]; authKeys: Record<string, Record<string, unknown>>; authDomains: string[]; corsDomains: string[];
-}
-
-const path = (id: string, rest = '') => `/platform/application/${encodeURIComponent(id)}${rest}`;
+import type { UrlListName } from '../api/endpoints';
+import type { Application } from '../api/types';
+import { ErrorText, Field, Form, Link, Notice, Section } from '../components/ui';
+import { useApplication, useApplications, useAuthKeys, useCreateApplication, useDeleteApplication, useUpdateApplication, useUploadLogo, useUrlList } from '../hooks/apps';
+import { together } from '../hooks/mutations';
 
 export function AppsPage() {
-  const client = useQueryClient();
-  const apps = useQuery({ queryKey: ['apps'], queryFn: () => api.get<Application[]>('/platform/application') });
+  const apps = useApplications();
+  const create = useCreateApplication();
   const [name, setName] = useState('');
   const [company, setCompany] = useState('');
   const [address, setAddress] = useState('');
-  const { error, busy, run } = useAction();
   return (
     <main>
       <h1>Developers</h1>
@@ -28,31 +19,27 @@ export function AppsPage() {
         {apps.data?.length === 0 && <p>No applications yet.</p>}
         <ul>{(apps.data ?? []).map((a) => <li key={a.applicationId}><Link to={`/apps/${a.applicationId}`}>{a.name}</Link> <span class="muted">{a.companyName}</span></li>)}</ul>
       </Section>
-      <Form label="Create an application" onSubmit={() => run(async () => {
-        const made = await api.post<Application>('/platform/application', { name, companyName: company, mailingAddress: address });
-        client.setQueryData(['app', made.applicationId], made);
-        await client.invalidateQueries({ queryKey: ['apps'] });
-        navigate(`/apps/${made.applicationId}`);
-      })}>
+      <Form label="Create an application" onSubmit={() => create.mutate({ name, companyName: company, mailingAddress: address })}>
         <h2>Create an application</h2>
         <Field label="Application name" required value={name} onValue={setName} />
         <Field label="Company name" required value={company} onValue={setCompany} />
         <Field label="Mailing address" type="email" required value={address} onValue={setAddress} hint="Where the service writes to you about this application." />
-        <button type="submit" disabled={busy}>Create application</button>
-        <ErrorText error={error} />
+        <button type="submit" disabled={create.isPending}>Create application</button>
+        <ErrorText error={create.error} />
       </Form>
     </main>
   );
 }
 
-/** A list of strings added and removed one by one (issuers, CORS origins). */
-function UrlList({ title, itemLabel, items, add, remove }: { title: string; itemLabel: string; items: string[]; add: (url: string) => Promise<unknown>; remove: (url: string) => Promise<unknown> }) {
+/** A list of URLs added and removed one by one (issuers, CORS origins). */
+function UrlList({ app, list, title, itemLabel, items }: { app: Application; list: UrlListName; title: string; itemLabel: string; items: string[] }) {
   const [url, setUrl] = useState('');
-  const { error, busy, run } = useAction();
+  const { add, remove } = useUrlList(app.applicationId, list);
+  const { error, busy } = together(add, remove);
   return (
     <Section title={title}>
-      <ul>{items.map((item) => <li key={item}>{item} <button type="button" class="secondary" onClick={() => run(async () => void (await remove(item)))} aria-label={`Remove ${item}`}>Remove</button></li>)}</ul>
-      <Form label={`Add to ${title}`} class="inline-form" onSubmit={() => run(async () => { await add(url.trim()); setUrl(''); })}>
+      <ul>{items.map((item) => <li key={item}>{item} <button type="button" class="secondary" onClick={() => remove.mutate(item)} aria-label={`Remove ${item}`}>Remove</button></li>)}</ul>
+      <Form label={`Add to ${title}`} class="inline-form" onSubmit={() => add.mutate(url.trim(), { onSuccess: () => setUrl('') })}>
         <Field label={`New ${itemLabel}`} type="url" required value={url} onValue={setUrl} />
         <button type="submit" disabled={busy}>Add {itemLabel}</button>
       </Form>
@@ -61,7 +48,7 @@ function UrlList({ title, itemLabel, items, add, remove }: { title: string; item
   );
 }
 
-function Branding({ app, onSaved }: { app: Application; onSaved: () => Promise<unknown> }) {
+function Branding({ app }: { app: Application }) {
   const prefs = app.emailPreferences ?? {};
   const [senderName, setSenderName] = useState(prefs.senderName ?? app.name);
   const [senderEmail, setSenderEmail] = useState(prefs.senderEmail ?? '');
@@ -69,24 +56,23 @@ function Branding({ app, onSaved }: { app: Application; onSaved: () => Promise<u
   const [secondary, setSecondary] = useState(prefs.secondaryColour ?? '#f2f5f8');
   const [support, setSupport] = useState(app.supportContact ?? '');
   const [saved, setSaved] = useState('');
-  const { error, busy, run } = useAction();
-  const logo = useAction();
+  const update = useUpdateApplication(app.applicationId);
+  const logo = useUploadLogo(app.applicationId);
   return (
     <Section title="Branding and email">
-      <Form label="Branding" class="inline-form" onSubmit={() => run(async () => {
-        await api.post(path(app.applicationId), { supportContact: support || null, emailPreferences: { senderName, ...(senderEmail ? { senderEmail } : {}), primaryColour: primary, secondaryColour: secondary } });
-        setSaved('Branding saved.');
-        await onSaved();
-      })}>
+      <Form label="Branding" class="inline-form" onSubmit={() => update.mutate(
+        { supportContact: support || null, emailPreferences: { senderName, ...(senderEmail ? { senderEmail } : {}), primaryColour: primary, secondaryColour: secondary } },
+        { onSuccess: () => setSaved('Branding saved.') },
+      )}>
         <Field label="Sender name" value={senderName} onValue={setSenderName} />
         <Field label="Sender email" type="email" value={senderEmail} onValue={setSenderEmail} />
         <Field label="Primary colour" type="color" value={primary} onValue={setPrimary} />
         <Field label="Secondary colour" type="color" value={secondary} onValue={setSecondary} />
         <Field label="Support contact" value={support} onValue={setSupport} />
-        <button type="submit" disabled={busy}>Save branding</button>
+        <button type="submit" disabled={update.isPending}>Save branding</button>
       </Form>
       {saved && <Notice>{saved}</Notice>}
-      <ErrorText error={error} />
+      <ErrorText error={update.error} />
       <figure class="email-preview" style={{ background: secondary }} aria-label="Email preview">
         {app.logoUrl && <img src={app.logoUrl} alt={`${app.name} logo`} height={40} />}
         <p class="preview-from">From: {senderName}{senderEmail ? ` <${senderEmail}>` : ''}</p>
@@ -99,15 +85,7 @@ function Branding({ app, onSaved }: { app: Application; onSaved: () => Promise<u
         <label for="logo-file">Logo (PNG, JPEG or SVG)</label>
         <input id="logo-file" type="file" accept="image/png,image/jpeg,image/svg+xml,image/gif,image/webp" onChange={(e) => {
           const file = (e.target as HTMLInputElement).files?.[0];
-          if (!file) return;
-          void logo.run(async () => {
-            const target = await api.post<{ uploadUrl: string; logoUrl: string }>(path(app.applicationId, '/logo'), { contentType: file.type });
-            const put = await fetch(target.uploadUrl, { method: 'PUT', headers: { 'content-type': file.type }, body: file });
-            if (!put.ok) throw new Error(`The logo upload was refused (${put.status})`);
-            await api.post(path(app.applicationId), { logoUrl: target.logoUrl });
-            setSaved('Logo uploaded.');
-            await onSaved();
-          });
+          if (file) logo.mutate(file, { onSuccess: () => setSaved('Logo uploaded.') });
         }} />
       </div>
       <ErrorText error={logo.error} />
@@ -115,20 +93,15 @@ function Branding({ app, onSaved }: { app: Application; onSaved: () => Promise<u
   );
 }
 
-function AuthKeys({ app, onSaved }: { app: Application; onSaved: () => Promise<unknown> }) {
+function AuthKeys({ app }: { app: Application }) {
   const [jwk, setJwk] = useState('');
-  const { error, busy, run } = useAction();
+  const { add, remove } = useAuthKeys(app.applicationId);
+  const { error, busy } = together(add, remove);
   const kids = Object.keys(app.authKeys ?? {});
   return (
     <Section title="Auth keys">
-      <ul>{kids.map((kid) => <li key={kid}><code>{kid}</code> <button type="button" class="secondary" aria-label={`Remove key ${kid}`} onClick={() => run(async () => { await api.delete(path(app.applicationId, `/auth/key/${encodeURIComponent(kid)}`)); await onSaved(); })}>Remove</button></li>)}</ul>
-      <Form label="Add an auth key" class="inline-form" onSubmit={() => run(async () => {
-        let key: unknown;
-        try { key = JSON.parse(jwk); } catch { throw new Error('The key must be a JSON Web Key (JSON).'); }
-        await api.post(path(app.applicationId, '/auth/key'), key);
-        setJwk('');
-        await onSaved();
-      })}>
+      <ul>{kids.map((kid) => <li key={kid}><code>{kid}</code> <button type="button" class="secondary" aria-label={`Remove key ${kid}`} onClick={() => remove.mutate(kid)}>Remove</button></li>)}</ul>
+      <Form label="Add an auth key" class="inline-form" onSubmit={() => add.mutate(jwk, { onSuccess: () => setJwk('') })}>
         <div class="field">
           <label for="jwk">Public key (JWK)</label>
           <textarea id="jwk" rows={4} required value={jwk} onInput={(e) => setJwk((e.target as HTMLTextAreaElement).value)} />
@@ -141,10 +114,8 @@ function AuthKeys({ app, onSaved }: { app: Application; onSaved: () => Promise<u
 }
 
 export function AppPage({ id }: { id: string }) {
-  const client = useQueryClient();
-  const app = useQuery({ queryKey: ['app', id], queryFn: () => api.get<Application>(path(id)) });
-  const refresh = () => client.invalidateQueries({ queryKey: ['app', id] });
-  const remove = useAction();
+  const app = useApplication(id);
+  const remove = useDeleteApplication(id);
   if (app.error) return <main><h1>Application</h1><ErrorText error={app.error} /></main>;
   if (!app.data) return <main><p role="status">Loading…</p></main>;
   const a = app.data;
@@ -153,15 +124,15 @@ export function AppPage({ id }: { id: string }) {
       <p><Link to="/apps">← Applications</Link></p>
       <h1>{a.name}</h1>
       <p class="muted">{a.companyName} · id <code>{a.applicationId}</code></p>
-      <Branding app={a} onSaved={refresh} />
-      <AuthKeys app={a} onSaved={refresh} />
-      <UrlList title="Issuers" itemLabel="issuer" items={a.authDomains} add={async (url) => { await api.post(path(id, '/auth/issuer'), { url }); await refresh(); }} remove={async (url) => { await api.delete(path(id, '/auth/issuer'), { url }); await refresh(); }} />
-      <UrlList title="CORS origins" itemLabel="CORS origin" items={a.corsDomains} add={async (url) => { await api.post(path(id, '/cors'), { url }); await refresh(); }} remove={async (url) => { await api.delete(path(id, '/cors'), { url }); await refresh(); }} />
+      <Branding app={a} />
+      <AuthKeys app={a} />
+      <UrlList app={a} list="auth/issuer" title="Issuers" itemLabel="issuer" items={a.authDomains} />
+      <UrlList app={a} list="cors" title="CORS origins" itemLabel="CORS origin" items={a.corsDomains} />
       <Section title="Owners">
         <ul>{a.owners.map((owner) => <li key={owner}><code>{owner}</code></li>)}</ul>
       </Section>
       <Section title="Delete">
-        <button type="button" class="danger" disabled={remove.busy} onClick={() => remove.run(async () => { await api.delete(path(id)); await client.invalidateQueries({ queryKey: ['apps'] }); navigate('/apps'); })}>Delete this application</button>
+        <button type="button" class="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>Delete this application</button>
         <ErrorText error={remove.error} />
       </Section>
     </main>

@@ -1,79 +1,9 @@
-import { useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
-import { api, currentUserId } from '../api';
-import { execute } from '../keys';
-import type { Lock, Site } from '../types';
-import { Check, ErrorText, Field, Form, Link, Notice, Section } from '../ui';
-import { KeyPanel } from './account';
-import { useAction } from './auth';
-
-export function useLocks() {
-  // Live events cover the locks already listed; a lock newly shared with you appears within a minute (or on focus).
-  return useQuery({ queryKey: ['locks'], queryFn: () => api.get<Lock[]>('/device'), refetchInterval: 60_000 });
-}
-
-/** Which site each lock belongs to (GET /site, then each site's locks). */
-function useSiteOfLock() {
-  return useQuery({
-    queryKey: ['sites'],
-    queryFn: async () => {
-      const sites = await api.get<Site[]>('/site');
-      const bySite = await Promise.all(sites.map(async (site) => [site, await api.get<Array<{ id: string }>>(`/site/${site.id}/device`)] as const));
-      const map = new Map<string, Site>();
-      for (const [site, locks] of bySite) for (const lock of locks) map.set(lock.id, site);
-      return map;
-    },
-  });
-}
-
-export function StateBadges({ lock }: { lock: Lock }) {
-  const { connected, locked } = lock.state;
-  return (
-    <span class="badges" aria-live="polite">
-      <span class={`badge ${connected ? 'ok' : 'warn'}`} data-state="connected">{connected ? 'connected' : 'offline'}</span>
-      {locked !== undefined && connected && <span class={`badge ${locked ? 'neutral' : 'open'}`} data-state="locked">{locked ? 'locked' : 'unlocked'}</span>}
-    </span>
-  );
-}
-
-function needsLocation(lock: Lock): boolean {
-  const location = lock.settings.usageRequirements?.location;
-  return !!location && location.enabled !== false;
-}
-
-/** The device's position for a lock with a location requirement (the operation carries it). */
-function currentPosition(): Promise<{ latitude: number; longitude: number; accuracy: number }> {
-  return new Promise((resolve, reject) => {
-    if (!('geolocation' in navigator)) return reject(new Error('This lock needs your location, and this browser cannot give it.'));
-    navigator.geolocation.getCurrentPosition(
-      (p) => resolve({ latitude: p.coords.latitude, longitude: p.coords.longitude, accuracy: p.coords.accuracy }),
-      (err) => reject(new Error(`This lock needs your location: ${err.message || 'permission denied'}. Allow location for this site and try again.`)),
-      { enableHighAccuracy: true, timeout: 15_000, maximumAge: 30_000 },
-    );
-  });
-}
-
-/** Unlock / lock, signed in this browser; shows the lock's confirmation or why it did not happen. */
-export function LockButtons({ lock }: { lock: Lock }) {
-  const userId = currentUserId() ?? '';
-  const [result, setResult] = useState('');
-  const { error, busy, run } = useAction();
-  const operate = (locked: boolean) => run(async () => {
-    setResult('');
-    const location = needsLocation(lock) ? await currentPosition() : undefined;
-    await execute(userId, lock.id, { type: 'MUTATE_LOCK', locked, ...(location ? { location } : {}) });
-    setResult(locked ? `${lock.name} confirmed: locked.` : `${lock.name} confirmed: unlocked.`);
-  });
-  return (
-    <div class="actions">
-      <button type="button" disabled={busy} onClick={() => operate(false)} aria-label={`Unlock ${lock.name}`}>Unlock</button>
-      <button type="button" class="secondary" disabled={busy} onClick={() => operate(true)} aria-label={`Lock ${lock.name}`}>Lock</button>
-      {busy && <span role="status">Waiting for the lock…</span>}
-      {result && <Notice>{result}</Notice>}
-      <ErrorText error={error} />
-    </div>
-  );
-}
+import type { Lock } from '../api/types';
+import { KeyPanel } from '../components/key-panel';
+import { LockButtons, StateBadges } from '../components/lock-state';
+import { Check, ErrorText, Field, Form, Link, Notice, Section } from '../components/ui';
+import { useClaimLock, useLocks, useSiteOfLock } from '../hooks/locks';
 
 function LockCard({ lock }: { lock: Lock }) {
   return (
@@ -91,18 +21,18 @@ function LockCard({ lock }: { lock: Lock }) {
 }
 
 function Claim() {
-  const client = useQueryClient();
   const [key, setKey] = useState('');
   const [name, setName] = useState('');
   const [done, setDone] = useState('');
-  const { error, busy, run } = useAction();
+  const claim = useClaimLock();
+  const { error, isPending: busy } = claim;
   return (
-    <Form label="Claim a lock" onSubmit={() => run(async () => {
-      const lock = await api.post<Lock>('/device', { key: key.trim(), name: name.trim() });
-      setKey('');
-      setName('');
-      setDone(`${lock.name} is yours.`);
-      await Promise.all([client.invalidateQueries({ queryKey: ['locks'] }), client.invalidateQueries({ queryKey: ['sites'] })]);
+    <Form label="Claim a lock" onSubmit={() => claim.mutate({ key: key.trim(), name: name.trim() }, {
+      onSuccess: (lock) => {
+        setKey('');
+        setName('');
+        setDone(`${lock.name} is yours.`);
+      },
     })}>
       <h2>Claim a lock</h2>
       <Field label="Registration key" required autoComplete="off" value={key} onValue={setKey} hint="The key that came with the lock." />

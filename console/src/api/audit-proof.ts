@@ -1,5 +1,11 @@
-import { api, ApiError } from './api';
-import { shownKey, type ShownEntry } from './audit-entry';
+import {
+  HASHED_FIELDS, canonicalJson, equalBytes, fromBase64, fromHex, keyIdInput, leafInput, nodeInput, readCheckpointNote, readVerifierKey,
+  rootFromInclusionProof, rootsFromConsistencyProof, toBase64, toHex, type Bytes, type Checkpoint, type NodeHasher,
+} from '../../../src/audit/log-format';
+import { ApiError, type ApiClient } from './client';
+import { checkpointKey, consistencyProof, latestCheckpoint, lockLogProofs } from './endpoints';
+import { shownKey, type ShownEntry } from './shown-entry';
+import type { CheckpointAnswer, CheckpointKeyAnswer, ProvenEntry } from './types';
 
 /**
  * Checks, in the browser, that the audit entries a page shows are in the service's signed log
@@ -7,26 +13,10 @@ import { shownKey, type ShownEntry } from './audit-entry';
  * signature (WebCrypto) against the published key, pinned in this browser on first sight; that the
  * log only grew since the checkpoint this browser last saw (consistency proof); and for each entry
  * that its hash preimage hashes to its chain hash and says what the page shows, and that
- * SHA-256(0x00 ‖ chain hash) folds with its inclusion proof into the signed root (RFC 9162).
+ * SHA-256(0x00 ‖ chain hash) folds with its inclusion proof into the signed root (RFC 9162). The
+ * formats and the folding are the service's own (src/audit/log-format.ts); hashing is WebCrypto's.
  * Loaded on demand (import()), so the first page load does not carry it.
  */
-
-export interface ProvenEntry {
-  id: string;
-  leafIndex: number | null;
-  lockId: string;
-  timestamp: number;
-  type: string;
-  actorUserId: string | null;
-  subjectUserId: string | null;
-  rejected: boolean;
-  message: string;
-  details: Record<string, unknown> | null;
-  previousHash: string;
-  hash: string;
-  proof: string[] | null;
-  preimage: string | null;
-}
 
 export type EntryStatus = 'verified' | 'pending' | 'failed' | 'unavailable' | 'unchecked';
 export interface EntryCheck {
@@ -43,9 +33,6 @@ export interface Verification {
   checks: Map<string, EntryCheck>;
 }
 
-interface CheckpointResponse { checkpoint: string; origin: string; treeSize: number; rootHash: string; verifierKey: string }
-interface KeyResponse { origin: string; verifierKey: string; publicKey: string }
-
 const PINNED_KEY = 'latchkey.console.audit-key';
 const SEEN_CHECKPOINT = 'latchkey.console.audit-checkpoint';
 const PAGE = 100;
@@ -55,111 +42,56 @@ const MAX_PAGES = 5;
 class Untrusted extends Error {}
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
-const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-const toHex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-const fromHex = (hex: string) => Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
-const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
+const sha256 = async (bytes: Bytes) => new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+/** The tree's node hash over promises: log-format.ts folds proofs the same way on the service, synchronously. */
+const nodeHash: NodeHasher<Promise<Uint8Array>> = async (left, right) => sha256(nodeInput(await left, await right));
+const settled = (hashes: Uint8Array[]) => hashes.map((hash) => Promise.resolve(hash));
 
-async function sha256(...parts: Array<Uint8Array | number[]>): Promise<Uint8Array> {
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.length;
-  }
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', all));
-}
-const leafHash = (data: Uint8Array) => sha256([0], data);
-const nodeHash = (left: Uint8Array, right: Uint8Array) => sha256([1], left, right);
-
-/** RFC 9162 §2.1.3.2. */
-async function verifyInclusion(leaf: Uint8Array, index: number, size: number, proof: Uint8Array[], root: Uint8Array): Promise<boolean> {
-  if (index >= size) return false;
-  let fn = index;
-  let sn = size - 1;
-  let r = await leafHash(leaf);
-  for (const p of proof) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      r = await nodeHash(p, r);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn >>= 1;
-        sn >>= 1;
-      }
-    } else r = await nodeHash(r, p);
-    fn >>= 1;
-    sn >>= 1;
-  }
-  return sn === 0 && equal(r, root);
+async function verifyInclusion(leafData: Uint8Array, index: number, size: number, proof: Uint8Array[], root: Uint8Array): Promise<boolean> {
+  const computed = rootFromInclusionProof(sha256(leafInput(leafData)), index, size, settled(proof), nodeHash);
+  return computed !== null && equalBytes(await computed, root);
 }
 
-/** RFC 9162 §2.1.4.2. */
-async function verifyConsistency(size1: number, size2: number, root1: Uint8Array, root2: Uint8Array, proof: Uint8Array[]): Promise<boolean> {
-  if (size1 > size2 || size1 < 1) return false;
-  if (size1 === size2) return proof.length === 0 && equal(root1, root2);
-  const path = (size1 & (size1 - 1)) === 0 ? [root1, ...proof] : [...proof];
-  if (path.length === 0) return false;
-  let fn = size1 - 1;
-  let sn = size2 - 1;
-  while (fn % 2 === 1) {
-    fn >>= 1;
-    sn >>= 1;
-  }
-  let fr = path[0]!;
-  let sr = path[0]!;
-  for (const c of path.slice(1)) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      fr = await nodeHash(c, fr);
-      sr = await nodeHash(c, sr);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn >>= 1;
-        sn >>= 1;
-      }
-    } else sr = await nodeHash(sr, c);
-    fn >>= 1;
-    sn >>= 1;
-  }
-  return equal(fr, root1) && equal(sr, root2) && sn === 0;
+async function verifyConsistency(firstSize: number, secondSize: number, firstRoot: Uint8Array, secondRoot: Uint8Array, proof: Uint8Array[]): Promise<boolean> {
+  const roots = rootsFromConsistencyProof(firstSize, secondSize, Promise.resolve(firstRoot), settled(proof), nodeHash);
+  return roots !== null && equalBytes(await roots.first, firstRoot) && equalBytes(await roots.second, secondRoot);
 }
 
 /** The published key, checked against its own key ID and the key this browser saw first. */
-async function trustedKey(key: KeyResponse): Promise<{ name: string; keyId: Uint8Array; publicKey: CryptoKey }> {
-  const match = /^([^+\s]+)\+([0-9a-f]{8})\+([A-Za-z0-9+/]+=*)$/.exec(key.verifierKey);
-  if (!match) throw new Untrusted('the published verifier key is malformed');
-  const [, name, id, encoded] = match as unknown as [string, string, string, string];
-  const typed = fromBase64(encoded);
-  const raw = typed.slice(1);
-  if (typed.length !== 33 || typed[0] !== 1 || !equal(raw, fromBase64(key.publicKey))) throw new Untrusted('the published verifier key is not the published Ed25519 key');
-  const keyId = (await sha256(utf8(name), [0x0a, 0x01], raw)).slice(0, 4);
-  if (toHex(keyId) !== id || name !== key.origin) throw new Untrusted('the published verifier key does not match its name');
+async function trustedKey(key: CheckpointKeyAnswer): Promise<{ name: string; keyId: Uint8Array; publicKey: CryptoKey }> {
+  let read: ReturnType<typeof readVerifierKey>;
+  try {
+    read = readVerifierKey(key.verifierKey);
+  } catch (err) {
+    throw new Untrusted(`the published verifier key is malformed (${(err as Error).message})`);
+  }
+  const { name, keyId, publicKeyRaw } = read;
+  if (!equalBytes(publicKeyRaw, fromBase64(key.publicKey) ?? new Uint8Array())) throw new Untrusted('the published verifier key is not the published Ed25519 key');
+  const computedId = (await sha256(keyIdInput(name, publicKeyRaw))).slice(0, 4);
+  if (!equalBytes(computedId, keyId) || name !== key.origin) throw new Untrusted('the published verifier key does not match its name');
   const pinned = localStorage.getItem(PINNED_KEY);
   if (pinned !== null && pinned !== key.verifierKey) throw new Untrusted(`the log is now signed by another key than the one this browser saw before (${pinned})`);
   if (pinned === null) localStorage.setItem(PINNED_KEY, key.verifierKey);
-  return { name, keyId, publicKey: await crypto.subtle.importKey('raw', raw, { name: 'Ed25519' }, false, ['verify']) };
+  return { name, keyId, publicKey: await crypto.subtle.importKey('raw', publicKeyRaw, { name: 'Ed25519' }, false, ['verify']) };
 }
 
-/** The size and root of a signed note (C2SP tlog-checkpoint), once its signature is checked. */
-async function openCheckpoint(response: CheckpointResponse, key: KeyResponse): Promise<{ size: number; root: Uint8Array; origin: string }> {
-  const { name, keyId, publicKey } = await trustedKey(key);
-  const note = response.checkpoint;
-  const split = note.indexOf('\n\n');
-  if (split < 0) throw new Untrusted('the checkpoint is not a signed note');
-  const body = note.slice(0, split + 1);
-  const [origin, sizeText, rootText] = body.slice(0, -1).split('\n') as [string, string, string];
-  const signatures = note.slice(split + 2).split('\n').filter((line) => line.startsWith(`\u2014 ${name} `));
-  let signed = false;
-  for (const line of signatures) {
-    const bytes = fromBase64(line.slice(name.length + 3));
-    if (bytes.length !== 68 || !equal(bytes.slice(0, 4), keyId)) continue;
-    if (!(await crypto.subtle.verify({ name: 'Ed25519' }, publicKey, bytes.slice(4), utf8(body)))) throw new Untrusted('the checkpoint signature is not valid');
-    signed = true;
+/** The checkpoint of the signed note the service answered, once its signature is checked. */
+async function openCheckpoint(answer: CheckpointAnswer, key: CheckpointKeyAnswer): Promise<Checkpoint> {
+  const signer = await trustedKey(key);
+  let read: ReturnType<typeof readCheckpointNote>;
+  try {
+    read = readCheckpointNote(answer.checkpoint, signer);
+  } catch (err) {
+    throw new Untrusted(`the ${(err as Error).message}`);
   }
-  if (!signed) throw new Untrusted(`the checkpoint is not signed by ${name}`);
-  const size = Number(sizeText);
-  if (origin !== name || !/^\d+$/.test(sizeText) || size !== response.treeSize || rootText !== response.rootHash) throw new Untrusted('the signed checkpoint does not say what the service answered');
-  return { size, root: fromBase64(rootText), origin };
+  const { checkpoint, body, signatures } = read;
+  const valid = await Promise.all(signatures.map((signature) => crypto.subtle.verify({ name: 'Ed25519' }, signer.publicKey, signature, utf8(body))));
+  if (!valid.every(Boolean)) throw new Untrusted('the checkpoint signature is not valid');
+  if (valid.length === 0) throw new Untrusted(`the checkpoint is not signed by ${signer.name}`);
+  if (checkpoint.origin !== signer.name || checkpoint.size !== answer.treeSize || toBase64(checkpoint.root) !== answer.rootHash) {
+    throw new Untrusted('the signed checkpoint does not say what the service answered');
+  }
+  return checkpoint;
 }
 
 interface SeenCheckpoint { origin: string; size: number; root: string }
@@ -172,16 +104,18 @@ function readSeen(): SeenCheckpoint | null {
   }
 }
 
+const hashes = (base64: string[]) => base64.map((text) => fromBase64(text) ?? new Uint8Array());
+
 /** That the log only grew since the checkpoint this browser checked last; then remembers this one. */
-async function checkGrowth(origin: string, size: number, root: Uint8Array): Promise<void> {
+async function checkGrowth(api: ApiClient, { origin, size, root }: Checkpoint): Promise<void> {
   const seen = readSeen();
   if (seen && seen.origin === origin) {
     if (seen.size > size) throw new Untrusted(`the log signs ${size} entries, fewer than the ${seen.size} this browser saw signed before`);
-    const earlier = fromBase64(seen.root);
-    if (seen.size === size && !equal(earlier, root)) throw new Untrusted(`checkpoint ${size} has another root than when this browser saw it before`);
+    const [earlier] = hashes([seen.root]) as [Uint8Array];
+    if (seen.size === size && !equalBytes(earlier, root)) throw new Untrusted(`checkpoint ${size} has another root than when this browser saw it before`);
     if (seen.size < size) {
-      const { proof } = await api.get<{ proof: string[] }>(`/audit/proof/consistency?from=${seen.size}&to=${size}`);
-      if (!(await verifyConsistency(seen.size, size, earlier, root, proof.map(fromBase64)))) {
+      const { proof } = await consistencyProof(api, seen.size, size);
+      if (!(await verifyConsistency(seen.size, size, earlier, root, hashes(proof)))) {
         throw new Untrusted(`the log of checkpoint ${size} does not extend the one of checkpoint ${seen.size} this browser saw before: entries were changed or removed`);
       }
     }
@@ -189,15 +123,14 @@ async function checkGrowth(origin: string, size: number, root: Uint8Array): Prom
   if (!seen || seen.origin !== origin || seen.size <= size) localStorage.setItem(SEEN_CHECKPOINT, JSON.stringify({ origin, size, root: toBase64(root) }));
 }
 
-/** JSON with sorted keys, to compare values. */
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  return `{${Object.keys(record).filter((k) => record[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`).join(',')}}`;
+/** Whether two JSON values are the same (as their canonical JSON). */
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return canonicalJson(a) === canonicalJson(b);
+  } catch {
+    return false;
+  }
 }
-
-const HASHED = ['lockId', 'timestamp', 'type', 'actorUserId', 'subjectUserId', 'rejected', 'message'];
 
 /**
  * One entry: its preimage hashes to its chain hash and holds the same values as every field the
@@ -213,16 +146,16 @@ async function checkEntry(entry: ProvenEntry, size: number, root: Uint8Array | n
   } catch {
     return failed('its hashed record is not JSON');
   }
-  const missing = HASHED.find((field) => !(field in hashed));
+  const missing = HASHED_FIELDS.find((field) => !(field in hashed));
   if (missing) return failed(`its hashed record has no ${missing}`);
   const fields = entry as unknown as Record<string, unknown>;
   for (const [field, value] of Object.entries(hashed)) {
     if (field === 'v' || !(field in fields)) continue;
-    if (canonical(fields[field]) !== canonical(value)) return failed(`its ${field} is not what was hashed`);
+    if (!sameJson(fields[field], value)) return failed(`its ${field} is not what was hashed`);
   }
   if (entry.details !== null && !('details' in hashed)) return failed('its details are not what was hashed');
   if (root === null || entry.proof === null || entry.leafIndex === null || entry.leafIndex >= size) return { status: 'pending' };
-  const included = await verifyInclusion(fromHex(entry.hash), entry.leafIndex, size, entry.proof.map(fromBase64), root);
+  const included = await verifyInclusion(fromHex(entry.hash), entry.leafIndex, size, hashes(entry.proof), root);
   return included ? { status: 'verified' } : failed(`it is not in the log signed by checkpoint ${size}`);
 }
 
@@ -245,7 +178,7 @@ function sameIfCarried(proven: ProvenEntry, field: string, shown: string | null 
 }
 
 /** A lock's entries from `start` on (newest first), with proofs in the tree of `treeSize`; `complete` when none older was left out. */
-async function provenEntries(lockId: string, treeSize: number | null, start: number, end?: number): Promise<{ entries: ProvenEntry[]; complete: boolean }> {
+async function provenEntries(api: ApiClient, lockId: string, treeSize: number | null, start: number, end?: number): Promise<{ entries: ProvenEntry[]; complete: boolean }> {
   const entries: ProvenEntry[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -254,7 +187,7 @@ async function provenEntries(lockId: string, treeSize: number | null, start: num
     if (end !== undefined) query.set('end', String(end));
     if (cursor !== null) query.set('cursor', cursor);
     // The service pages by `next`: null once the range's last entry has been sent.
-    const answer: { entries: ProvenEntry[]; next: string | null } = await api.get(`/device/${encodeURIComponent(lockId)}/log/proof?${query}`);
+    const answer = await lockLogProofs(api, lockId, query);
     entries.push(...answer.entries);
     if (answer.next === null) return { entries, complete: true };
     cursor = answer.next;
@@ -266,15 +199,14 @@ async function provenEntries(lockId: string, treeSize: number | null, start: num
  * Checks the entries a page shows. `readable` names the locks whose log the viewer may read (their
  * admins): entries on other locks are `unavailable`. `end` is the page's upper time filter, if any.
  */
-export async function verifyShown(shown: ShownEntry[], readable: Set<string>, end?: number): Promise<Verification> {
+export async function verifyShown(api: ApiClient, shown: ShownEntry[], readable: Set<string>, end?: number): Promise<Verification> {
   const checks = new Map<string, EntryCheck>();
   let checkpoint: Verification['checkpoint'] = null;
   let size = 0;
   let root: Uint8Array | null = null;
   try {
-    const response = await api.get<CheckpointResponse>('/audit/checkpoint');
-    const opened = await openCheckpoint(response, await api.get<KeyResponse>('/audit/checkpoint/key'));
-    await checkGrowth(opened.origin, opened.size, opened.root);
+    const opened = await openCheckpoint(await latestCheckpoint(api), await checkpointKey(api));
+    await checkGrowth(api, opened);
     ({ size, root } = opened);
     checkpoint = { size, origin: opened.origin };
   } catch (err) {
@@ -290,7 +222,7 @@ export async function verifyShown(shown: ShownEntry[], readable: Set<string>, en
     const oldest = Math.min(...entries.map((e) => e.timestamp));
     let read: Awaited<ReturnType<typeof provenEntries>>;
     try {
-      read = await provenEntries(lockId, checkpoint ? size : null, oldest, end);
+      read = await provenEntries(api, lockId, checkpoint ? size : null, oldest, end);
     } catch (err) {
       // An admin whose window has ended, or a lock left meanwhile: its proofs are not the viewer's to read.
       if (!(err instanceof ApiError && (err.status === 403 || err.status === 404))) throw err;

@@ -1,10 +1,9 @@
-import { useQueryClient } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
-import { api, currentUserId } from '../api';
-import { execute } from '../keys';
-import { DAYS, type DayName, type Lock } from '../types';
-import { Check, ErrorText, Field, Form, Notice, Section } from '../ui';
-import { useAction } from './auth';
+import type { DayName, Lock } from '../../api/types';
+import { Check, ErrorText, Field, Form, Notice, Section } from '../../components/ui';
+import { useSignedSettings, useTileLink, useUpdateLock } from '../../hooks/locks';
+
+const DAYS: DayName[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
 
 const localZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 const list = (text: string) => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
@@ -22,7 +21,6 @@ function Days({ days, onDays, legend }: { days: DayName[]; onDays: (days: DayNam
 
 /** Settings signed in the browser (MUTATE_SETTING): unlock duration, unlock-between window. */
 function SignedSettings({ lock }: { lock: Lock }) {
-  const client = useQueryClient();
   const window = lock.settings.unlockBetweenWindow;
   const [duration, setDuration] = useState(String(lock.settings.unlockTime));
   const [enabled, setEnabled] = useState(window !== null);
@@ -32,14 +30,13 @@ function SignedSettings({ lock }: { lock: Lock }) {
   const [days, setDays] = useState<DayName[]>(window?.days ?? ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']);
   const [exceptions, setExceptions] = useState((window?.exceptions ?? []).join(', '));
   const [saved, setSaved] = useState('');
-  const { error, busy, run } = useAction();
+  const settings = useSignedSettings(lock.id);
+  const { error, isPending: busy } = settings;
   return (
-    <Form label="Unlock settings" onSubmit={() => run(async () => {
-      const unlockBetween = enabled ? { start, end, timezone, days, exceptions: list(exceptions) } : null;
-      await execute(currentUserId() ?? '', lock.id, { type: 'MUTATE_SETTING', unlockDuration: Number(duration), unlockBetween });
-      setSaved('Settings sent to the lock.');
-      await client.invalidateQueries({ queryKey: ['lock', lock.id] });
-    })}>
+    <Form label="Unlock settings" onSubmit={() => settings.mutate(
+      { unlockDuration: Number(duration), unlockBetween: enabled ? { start, end, timezone, days, exceptions: list(exceptions) } : null },
+      { onSuccess: () => setSaved('Settings sent to the lock.') },
+    )}>
       <h2>Unlocking</h2>
       <Field label="Unlock duration (seconds)" type="number" min={1} max={86400} required value={duration} onValue={setDuration} />
       <Check label="Stay unlocked during a weekly window" checked={enabled} onValue={setEnabled} />
@@ -61,7 +58,6 @@ function SignedSettings({ lock }: { lock: Lock }) {
 
 /** Requirements and addresses (PUT /device/{id}). */
 function Requirements({ lock }: { lock: Lock }) {
-  const client = useQueryClient();
   const time = lock.settings.usageRequirements.time?.[0];
   const location = lock.settings.usageRequirements.location;
   const [timeOn, setTimeOn] = useState(!!time);
@@ -76,17 +72,16 @@ function Requirements({ lock }: { lock: Lock }) {
   const [accuracy, setAccuracy] = useState(String(location?.accuracy ?? 200));
   const [addresses, setAddresses] = useState(lock.settings.permittedAddresses.join(', '));
   const [saved, setSaved] = useState('');
-  const { error, busy, run } = useAction();
+  const update = useUpdateLock(lock.id);
+  const { error, isPending: busy } = update;
   return (
-    <Form label="Requirements" onSubmit={() => run(async () => {
+    <Form label="Requirements" onSubmit={() => {
       const usageRequirements = {
         ...(timeOn ? { time: [{ start: tStart, end: tEnd, timezone: tZone, days: tDays }] } : {}),
         ...(locOn ? { location: { latitude: Number(lat), longitude: Number(lon), radius: Number(radius), accuracy: Number(accuracy), enabled: true } } : {}),
       };
-      await api.put(`/device/${lock.id}`, { settings: { usageRequirements, permittedAddresses: list(addresses) } });
-      setSaved('Requirements saved.');
-      await client.invalidateQueries({ queryKey: ['lock', lock.id] });
-    })}>
+      update.mutate({ settings: { usageRequirements, permittedAddresses: list(addresses) } }, { onSuccess: () => setSaved('Requirements saved.') });
+    }}>
       <h2>Requirements</h2>
       <Check label="Only at certain times" checked={timeOn} onValue={setTimeOn} />
       {timeOn && (
@@ -115,16 +110,16 @@ function Requirements({ lock }: { lock: Lock }) {
 }
 
 function Tiles({ lock }: { lock: Lock }) {
-  const client = useQueryClient();
   const [tile, setTile] = useState('');
   const [saved, setSaved] = useState('');
-  const { error, busy, run } = useAction();
+  const link = useTileLink(lock.id);
+  const { error, isPending: busy } = link;
   const linked = lock.settings.tiles ?? [];
-  const call = (method: 'put' | 'delete', id: string, message: string) => run(async () => {
-    await api[method](`/device/${lock.id}/tile/${encodeURIComponent(id)}`);
-    setSaved(message);
-    setTile('');
-    await client.invalidateQueries({ queryKey: ['lock', lock.id] });
+  const call = (method: 'put' | 'delete', id: string, message: string) => link.mutate({ tileId: id, linked: method === 'put' }, {
+    onSuccess: () => {
+      setSaved(message);
+      setTile('');
+    },
   });
   return (
     <Section title="Tiles">

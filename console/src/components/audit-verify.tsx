@@ -1,33 +1,8 @@
-import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/preact-query';
-import { shownKey, type ShownEntry } from '../audit-entry';
-import type { EntryCheck, Verification } from '../verify';
-
-/** While an entry waits for the next checkpoint (signed within about a second), check again this often. */
-const PENDING_RECHECK_MS = 2000;
+import type { UseQueryResult } from '@tanstack/preact-query';
+import type { EntryCheck, Verification } from '../api/audit-proof';
+import { shownKey, type ShownEntry } from '../api/shown-entry';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-
-/**
- * Checks the shown entries against the signed audit log in this browser (../verify, loaded on
- * demand). `readable`: the locks whose proofs the viewer may read (their admins); `scope` names the
- * page, `end` its upper time filter. Checks again while an entry waits for a checkpoint.
- */
-export function useVerification(entries: ShownEntry[], readable: Set<string>, scope: string, end: number | null, ready = true): UseQueryResult<Verification> {
-  const newest = entries[0] ? shownKey(entries[0]) : '';
-  return useQuery({
-    queryKey: ['verify', scope, end, entries.length, newest, [...readable].sort().join(',')],
-    queryFn: async () => (await import('../verify')).verifyShown(entries, readable, end ?? undefined),
-    enabled: ready && entries.length > 0,
-    placeholderData: keepPreviousData,
-    staleTime: Number.POSITIVE_INFINITY,
-    retry: false,
-    refetchInterval: (query) => {
-      const pending = [...(query.state.data?.checks.values() ?? [])].some((c) => c.status === 'pending');
-      // Slower after a minute: a service signing rarely (AUDIT_CHECKPOINT_INTERVAL_MS) need not be asked every two seconds.
-      return pending ? (query.state.dataUpdateCount < 30 ? PENDING_RECHECK_MS : 30 * PENDING_RECHECK_MS) : false;
-    },
-  });
-}
 
 /** An entry's check in a finished verification; `unchecked` when it arrived after the check began. */
 export function checkOf(verification: Verification | undefined, entry: ShownEntry): EntryCheck {

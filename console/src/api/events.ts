@@ -1,30 +1,18 @@
-import { openAuthenticated } from './api';
-
-/** One audit entry as GET /device/events sends it (the v2 log fields, plus the lock's state). */
-export interface LiveEntry {
-  type: string;
-  deviceId: string;
-  timestamp: number;
-  user: string | null;
-  email?: string | null;
-  displayName?: string | null;
-  message: string;
-  rejected: boolean;
-  state?: { connected?: boolean; locked?: boolean };
-}
+import type { ApiClient } from './client';
+import type { LiveEntry } from './types';
 
 /**
  * Follows GET /device/events for `lockIds` (fetch, since EventSource cannot send a bearer token),
  * resuming after the last event id when the connection drops. Returns the function that stops it.
  */
-export function followLocks(lockIds: string[], onEntry: (entry: LiveEntry) => void, onError?: (message: string) => void): () => void {
+export function followLocks(api: ApiClient, lockIds: string[], onEntry: (entry: LiveEntry) => void, onError?: (message: string) => void): () => void {
   const controller = new AbortController();
   let lastEventId: string | undefined;
   let stopped = false;
   const query = lockIds.map((id) => `device=${encodeURIComponent(id)}`).join('&');
 
   const readOnce = async (): Promise<boolean> => {
-    const response = await openAuthenticated(`/device/events?${query}`, 'text/event-stream', controller.signal, lastEventId);
+    const response = await api.openAuthenticated(`/device/events?${query}`, 'text/event-stream', controller.signal, lastEventId);
     if (!response.ok || !response.body) {
       onError?.(`Live updates stopped (${response.status})`);
       return response.status >= 500;

@@ -1,4 +1,5 @@
-import { ApiError, request } from './api';
+import { ApiError, type ApiClient } from './client';
+import { checkCertificateCode, executeSigned, requestCertificate, sendCertificateCode } from './endpoints';
 
 /**
  * This browser's signing key: Ed25519 made by WebCrypto with a non-extractable private key, kept
@@ -73,10 +74,10 @@ export function isCertified(key: BrowserKey | undefined, now = Date.now() / 1000
 }
 
 /** POST /auth/certificate: the chain, or 'needs-code' when the service asks for the secondary check (423). */
-export async function certify(userId: string): Promise<CertifyOutcome> {
+export async function certify(api: ApiClient, userId: string): Promise<CertifyOutcome> {
   const key = await browserKey(userId);
   try {
-    const result = await request<{ certificateChain: string[] }>('POST', '/auth/certificate', { body: { ephemeralKey: key.publicKeyBase64 } });
+    const result = await requestCertificate(api, { ephemeralKey: key.publicKeyBase64 });
     await saveKey({ ...key, chain: result.certificateChain, notAfter: leafNotAfter(result.certificateChain) });
     return 'certified';
   } catch (err) {
@@ -86,24 +87,24 @@ export async function certify(userId: string): Promise<CertifyOutcome> {
 }
 
 /** POST /auth/certificate/verify: has a code sent by `method`. */
-export async function sendCode(userId: string, method: 'EMAIL' | 'SMS' | 'TELEPHONE' | 'WHATSAPP'): Promise<void> {
+export async function sendCode(api: ApiClient, userId: string, method: 'EMAIL' | 'SMS' | 'TELEPHONE' | 'WHATSAPP'): Promise<void> {
   const key = await browserKey(userId);
-  await request('POST', `/auth/certificate/verify?method=${method}`, { body: { ephemeralKey: key.publicKeyBase64 } });
+  await sendCertificateCode(api, method, { ephemeralKey: key.publicKeyBase64 });
 }
 
 /** POST /auth/certificate/check with the code signed by the key: stores the chain. */
-export async function checkCode(userId: string, code: string): Promise<void> {
+export async function checkCode(api: ApiClient, userId: string, code: string): Promise<void> {
   const key = await browserKey(userId);
   const signature = await crypto.subtle.sign({ name: 'Ed25519' }, key.privateKey, new TextEncoder().encode(code.trim()));
-  const result = await request<{ certificateChain: string[] }>('POST', '/auth/certificate/check', { body: { verificationSignature: toBase64(signature) } });
+  const result = await checkCertificateCode(api, { verificationSignature: toBase64(signature) });
   await saveKey({ ...key, chain: result.certificateChain, notAfter: leafNotAfter(result.certificateChain) });
 }
 
 /** The certified key, renewed when its certificate is near its end; throws when a code is needed first. */
-export async function certifiedKey(userId: string): Promise<BrowserKey> {
+export async function certifiedKey(api: ApiClient, userId: string): Promise<BrowserKey> {
   let key = await browserKey(userId);
   if (!isCertified(key)) {
-    if ((await certify(userId)) === 'needs-code') throw new KeyNeedsCheck();
+    if ((await certify(api, userId)) === 'needs-code') throw new KeyNeedsCheck();
     key = await browserKey(userId);
   }
   return key;
@@ -119,8 +120,8 @@ export class KeyNeedsCheck extends Error {
 export type Operation = { type: string } & Record<string, unknown>;
 
 /** A compact JWS (EdDSA, chain in x5c) of `operation` on `lockId`, as POST /device/{id}/execute expects. */
-export async function signOperation(userId: string, lockId: string, operation: Operation, lifetimeSeconds = 60): Promise<string> {
-  const key = await certifiedKey(userId);
+export async function signOperation(api: ApiClient, userId: string, lockId: string, operation: Operation, lifetimeSeconds = 60): Promise<string> {
+  const key = await certifiedKey(api, userId);
   const now = Math.floor(Date.now() / 1000);
   const header = { alg: 'EdDSA', typ: 'JWT', x5c: key.chain };
   const payload = { iss: userId, sub: lockId, nbf: now, iat: now, exp: now + lifetimeSeconds, jti: crypto.randomUUID(), operation };
@@ -130,9 +131,8 @@ export async function signOperation(userId: string, lockId: string, operation: O
 }
 
 /** Signs and executes `operation`; resolves with the service's answer (the lock's confirmation). */
-export async function execute(userId: string, lockId: string, operation: Operation): Promise<unknown> {
-  const token = await signOperation(userId, lockId, operation);
-  return request('POST', `/device/${encodeURIComponent(lockId)}/execute`, { raw: token });
+export async function execute(api: ApiClient, userId: string, lockId: string, operation: Operation): Promise<unknown> {
+  return executeSigned(api, lockId, await signOperation(api, userId, lockId, operation));
 }
 
 // --- the leaf certificate's notAfter, read from its DER (Certificate → tbsCertificate → validity) ---

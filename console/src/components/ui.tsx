@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useId } from 'preact/hooks';
-import { BASE, navigate } from './router';
+import { BASE, navigate } from '../hooks/router';
 
 /** A link inside the console that navigates without a reload. */
 export function Link(props: { to: string; children: ComponentChildren; class?: string; label?: string }) {

@@ -1,0 +1,111 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/preact-query';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, createApiClient, type ApiClient } from './api/client';
+import { Link } from './components/ui';
+import { useKeyRenewal } from './hooks/account';
+import { ConsoleContext, createLiveEntries, useApi } from './hooks/context';
+import { useLiveLocks } from './hooks/live';
+import { useLocks } from './hooks/locks';
+import { appPath, match, navigate, usePath } from './hooks/router';
+import { AccountPage } from './pages/account';
+import { ActivityPage } from './pages/activity';
+import { AppPage, AppsPage } from './pages/apps';
+import { Register, ResetPassword, SignIn, VerifyEmail } from './pages/auth';
+import { LockPage } from './pages/lock';
+import { LocksPage } from './pages/locks';
+
+/** Pages anyone may open; every other page needs a session. */
+const PUBLIC = ['/signin', '/register', '/verify', '/reset'];
+
+function Nav() {
+  return (
+    <header class="top">
+      <Link to="/" class="brand">Latchkey</Link>
+      <nav aria-label="Main">
+        <Link to="/">Locks</Link>
+        <Link to="/activity">Activity</Link>
+        <Link to="/apps">Developers</Link>
+        <Link to="/account">Account</Link>
+      </nav>
+    </header>
+  );
+}
+
+/** Follows the live events of every lock in the list while signed in; keeps the key certified. */
+function Live() {
+  const locks = useLocks();
+  useLiveLocks((locks.data ?? []).map((lock) => lock.id));
+  useKeyRenewal();
+  return null;
+}
+
+function SignedIn({ path, search }: { path: string; search: URLSearchParams }) {
+  let page;
+  let params: Record<string, string> | null;
+  if (path === '/') page = <LocksPage search={search} />;
+  else if ((params = match('/locks/:id', path))) page = <LockPage id={params.id!} tab="" />;
+  else if ((params = match('/locks/:id/:tab', path))) page = <LockPage id={params.id!} tab={params.tab!} />;
+  else if (path === '/activity') page = <ActivityPage />;
+  else if ((params = match('/users/:id/activity', path))) page = <ActivityPage userId={params.id!} label={search.get('name') ?? undefined} />;
+  else if (path === '/account') page = <AccountPage />;
+  else if (path === '/apps') page = <AppsPage />;
+  else if ((params = match('/apps/:id', path))) page = <AppPage id={params.id!} />;
+  else page = <main><h1>Not found</h1><p>There is no such page. <Link to="/">Go to your locks</Link></p></main>;
+  return (
+    <>
+      <Nav />
+      <Live />
+      {page}
+    </>
+  );
+}
+
+function App({ client }: { client: QueryClient }) {
+  const api = useApi();
+  const { path, search } = usePath();
+  const [signedIn, setSignedIn] = useState(api.session() !== null);
+  useEffect(() => api.onSessionChange((session) => {
+    setSignedIn(session !== null);
+    if (session === null) {
+      client.clear();
+      // Back to sign-in, keeping the page the user was on to return to it.
+      const here = appPath() + location.search;
+      if (!PUBLIC.some((p) => appPath().startsWith(p))) navigate(`/signin?next=${encodeURIComponent(here)}`, true);
+    }
+  }), [api, client]);
+  const isPublic = PUBLIC.some((p) => path.startsWith(p));
+  useEffect(() => {
+    if (!signedIn && !isPublic) navigate(`/signin?next=${encodeURIComponent(path + location.search)}`, true);
+  }, [signedIn, isPublic, path]);
+  if (path.startsWith('/signin')) return <SignIn search={search} />;
+  if (path.startsWith('/register')) return <Register />;
+  if (path.startsWith('/verify')) return <VerifyEmail search={search} />;
+  if (path.startsWith('/reset')) return <ResetPassword search={search} />;
+  if (!signedIn) return null;
+  return <SignedIn path={path} search={search} />;
+}
+
+/**
+ * Starts the console in `root`: the API client (taking up the session this browser kept), the
+ * query cache and the live-entry hand-out are made here, once, and nothing before this call.
+ */
+export function startConsole(root: HTMLElement): ApiClient {
+  const api = createApiClient(localStorage);
+  api.resume();
+  const client = new QueryClient({
+    defaultOptions: {
+      // A 4xx will not cure itself: show it at once instead of retrying.
+      queries: { retry: (count, error) => !(error instanceof ApiError && error.status >= 400 && error.status < 500) && count < 2, staleTime: 10_000 },
+    },
+  });
+  render(
+    <QueryClientProvider client={client}>
+      <ConsoleContext.Provider value={{ api, live: createLiveEntries() }}>
+        <App client={client} />
+      </ConsoleContext.Provider>
+    </QueryClientProvider>,
+    root,
+  );
+  return api;
+}

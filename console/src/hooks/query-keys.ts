@@ -1,0 +1,17 @@
+/**
+ * Every query key of the console comes from this one factory (test/console/layout.unit.test.ts
+ * checks that no other file writes one out), so a key read and a key invalidated cannot drift.
+ */
+export const queryKeys = {
+  locks: () => ['locks'] as const,
+  lock: (lockId: string) => ['lock', lockId] as const,
+  sites: () => ['sites'] as const,
+  members: (lockId: string) => ['members', lockId] as const,
+  account: () => ['account'] as const,
+  browserKey: (userId: string) => ['key', userId] as const,
+  applications: () => ['apps'] as const,
+  application: (id: string) => ['app', id] as const,
+  lockLog: (lockId: string, start: number | null, end: number | null) => ['log', lockId, start, end] as const,
+  userLog: (userId: string, start: number | null, end: number | null) => ['userlog', userId, start, end] as const,
+  verification: (scope: string, end: number | null, count: number, newest: string, readable: string) => ['verify', scope, end, count, newest, readable] as const,
+};

@@ -1,0 +1,69 @@
+import { useState } from 'preact/hooks';
+import type { Lock, LockChanges } from '../../api/types';
+import { LockButtons, StateBadges } from '../../components/lock-state';
+import { Check, ErrorText, Field, Form, Link, Notice, Section } from '../../components/ui';
+import { useLock, useUpdateLock } from '../../hooks/locks';
+import { LockAudit } from './audit';
+import { Members } from './members';
+import { LockSettings } from './settings';
+
+function Appearance({ lock }: { lock: Lock }) {
+  const [name, setName] = useState(lock.name);
+  const [colour, setColour] = useState(lock.colour ?? '#1f4e79');
+  const [saved, setSaved] = useState('');
+  const [favourite, setFavourite] = useState(lock.favourite);
+  const [hidden, setHidden] = useState(!!lock.settings.hidden);
+  const update = useUpdateLock(lock.id);
+  const save = (changes: LockChanges, message: string, undo?: () => void) => {
+    setSaved('');
+    update.mutate(changes, { onSuccess: () => setSaved(message), onError: () => undo?.() });
+  };
+  /** A checkbox shows its new state at once, and goes back if the service refuses it. */
+  const toggle = (set: (on: boolean) => void, on: boolean, changes: LockChanges, message: string) => {
+    set(on);
+    save(changes, message, () => set(!on));
+  };
+  return (
+    <Section title="Name and appearance">
+      <Form label="Rename" class="inline-form" onSubmit={() => save({ name, colour }, 'Saved.')}>
+        <Field label="Name" required maxLength={100} value={name} onValue={setName} />
+        <Field label="Colour" type="color" value={colour} onValue={setColour} />
+        <button type="submit" disabled={update.isPending}>Save</button>
+      </Form>
+      <Check label="Favourite" checked={favourite} onValue={(on) => toggle(setFavourite, on, { favourite: on }, on ? 'Added to favourites.' : 'Removed from favourites.')} />
+      <Check label="Hide from my list" checked={hidden} onValue={(on) => toggle(setHidden, on, { settings: { hidden: on } }, on ? 'Hidden from your list.' : 'Shown in your list.')} />
+      {saved && <Notice>{saved}</Notice>}
+      <ErrorText error={update.error} />
+    </Section>
+  );
+}
+
+const TABS = [['', 'Overview'], ['members', 'Members'], ['settings', 'Settings'], ['audit', 'Audit']] as const;
+
+export function LockPage({ id, tab }: { id: string; tab: string }) {
+  const lock = useLock(id);
+  if (lock.error) return <main><h1>Lock</h1><ErrorText error={lock.error} /><p><Link to="/">Back to your locks</Link></p></main>;
+  if (!lock.data) return <main><p role="status">Loading…</p></main>;
+  const data = lock.data;
+  return (
+    <main>
+      <p><Link to="/">← Locks</Link></p>
+      <h1>{data.name}</h1>
+      <StateBadges lock={data} />
+      <nav class="tabs" aria-label="Lock sections">
+        {TABS.map(([slug, title]) => (
+          <Link key={slug} to={`/locks/${id}${slug ? `/${slug}` : ''}`} class={tab === slug ? 'tab current' : 'tab'}>{title}</Link>
+        ))}
+      </nav>
+      {tab === '' && (
+        <>
+          <Section title="Operate"><LockButtons lock={data} /></Section>
+          <Appearance lock={data} />
+        </>
+      )}
+      {tab === 'members' && <Members lock={data} />}
+      {tab === 'settings' && <LockSettings lock={data} />}
+      {tab === 'audit' && <LockAudit lock={data} />}
+    </main>
+  );
+}

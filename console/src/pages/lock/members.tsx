@@ -1,0 +1,103 @@
+import { useState } from 'preact/hooks';
+import type { Lock, Member, Role } from '../../api/types';
+import { ErrorText, Field, Form, Link, Notice, Section, Select, fromLocalInput, toLocalInput, when } from '../../components/ui';
+import { useUserId } from '../../hooks/context';
+import { useMembers, useRemoveMember, useShare } from '../../hooks/locks';
+import { together } from '../../hooks/mutations';
+
+/** What a row shows of a member (the viewer's own row, on a lock they do not administer, has no more). */
+type ShownMember = Pick<Member, 'userId' | 'email' | 'displayName' | 'role' | 'start' | 'end' | 'orphan' | 'pending'>;
+
+/** Why a member cannot open the lock yet: a held share (email not verified) or an invitation nobody has taken up. */
+function memberStatus(member: ShownMember): { badge: string; note: string } | null {
+  if (member.pending && member.orphan) return { badge: 'invited · pending', note: 'Invited by email: no account yet. No access until they register with this address and verify it.' };
+  if (member.pending) return { badge: 'waiting for email verification', note: 'No access yet: the share is held until they verify their email address; the lock does not know them until then.' };
+  if (member.orphan) return { badge: 'invited', note: 'Invited by email: they have no account yet. The share starts once they register with this address and verify it.' };
+  return null;
+}
+
+function MemberRow({ lock, member, canManage }: { lock: Lock; member: ShownMember; canManage: boolean }) {
+  const me = useUserId();
+  const [role, setRole] = useState<Role>(member.role);
+  const [start, setStart] = useState(toLocalInput(member.start));
+  const [end, setEnd] = useState(toLocalInput(member.end));
+  const [editing, setEditing] = useState(false);
+  const remove = useRemoveMember(lock.id);
+  const change = useShare(lock.id);
+  const { error, busy } = together(remove, change);
+  const who = member.displayName ? `${member.displayName} (${member.email ?? member.userId})` : (member.email ?? member.userId);
+  const status = memberStatus(member);
+  const revoke = () => remove.mutate(member.userId);
+  return (
+    <li class={status ? 'member held' : 'member'} data-user={member.email ?? member.userId} data-pending={member.pending ? 'true' : undefined}>
+      <div>
+        <strong>{who}</strong> <span class="role">{member.role}</span>
+        {status && <span class="badge warn">{status.badge}</span>}
+      </div>
+      {status && <div class="held-note">{status.note}</div>}
+      <div class="muted">{member.start === null && member.end === null ? 'No time limit' : `From ${member.start === null ? 'now' : when(member.start)} until ${member.end === null ? 'revoked' : when(member.end)}`}</div>
+      {canManage && member.userId !== me && !editing && (
+        <div class="actions">
+          <button type="button" class="secondary" onClick={() => setEditing(true)} aria-label={`Change role or window of ${who}`}>Change</button>
+          <Link to={`/users/${member.userId}/activity?name=${encodeURIComponent(member.email ?? member.userId)}`} label={`Activity of ${who}`}>Activity</Link>
+          <button type="button" class="danger" disabled={busy} onClick={revoke} aria-label={`Revoke ${who}`}>Revoke</button>
+        </div>
+      )}
+      {editing && (
+        <Form label={`Change ${who}`} class="inline-form" onSubmit={() => change.mutate(
+          { email: member.email ?? '', userId: member.userId, role, start: fromLocalInput(start), end: fromLocalInput(end) },
+          { onSuccess: () => setEditing(false) },
+        )}>
+          <Select label="Role" value={role} options={[['USER', 'User'], ['ADMIN', 'Admin']]} onValue={setRole} />
+          <Field label="Starts" type="datetime-local" value={start} onValue={setStart} />
+          <Field label="Ends" type="datetime-local" value={end} onValue={setEnd} />
+          <button type="submit" disabled={busy}>Save</button>
+          <button type="button" class="secondary" onClick={() => setEditing(false)}>Cancel</button>
+        </Form>
+      )}
+      {member.userId === me && (
+        <button type="button" class="secondary" disabled={busy} onClick={revoke}>Leave this lock</button>
+      )}
+      <ErrorText error={error} />
+    </li>
+  );
+}
+
+export function Members({ lock }: { lock: Lock }) {
+  const me = useUserId();
+  const members = useMembers(lock);
+  const share = useShare(lock.id);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('USER');
+  const [start, setStart] = useState('');
+  const [end, setEnd] = useState('');
+  const [shared, setShared] = useState('');
+  if (lock.role !== 'ADMIN') {
+    return (
+      <Section title="Members">
+        <p>Only the lock's admins see its members.</p>
+        <MemberRow lock={lock} member={{ userId: me, email: null, displayName: 'You', role: lock.role, start: lock.start, end: lock.end, orphan: false, pending: false }} canManage={false} />
+      </Section>
+    );
+  }
+  return (
+    <Section title="Members">
+      <ErrorText error={members.error} />
+      <ul class="members">{(members.data ?? []).map((m) => <MemberRow key={m.userId} lock={lock} member={m} canManage />)}</ul>
+      {(members.data ?? []).some((m) => m.pending) && <p class="muted">Shares to people who have not verified their email are held until they do.</p>}
+      <Form label="Share this lock" class="inline-form" onSubmit={() => share.mutate(
+        { email: email.trim(), role, start: fromLocalInput(start), end: fromLocalInput(end) },
+        { onSuccess: (_answer, { email: sharedWith }) => { setShared(`Shared with ${sharedWith}.`); setEmail(''); } },
+      )}>
+        <h3>Share</h3>
+        <Field label="Email of the person to share with" type="email" required value={email} onValue={setEmail} hint="Someone without an account is invited by email." />
+        <Select label="Role" value={role} options={[['USER', 'User'], ['ADMIN', 'Admin']]} onValue={setRole} />
+        <Field label="Starts (optional)" type="datetime-local" value={start} onValue={setStart} />
+        <Field label="Ends (optional)" type="datetime-local" value={end} onValue={setEnd} />
+        <button type="submit" disabled={share.isPending}>Share</button>
+        {shared && <Notice>{shared}</Notice>}
+        <ErrorText error={share.error} />
+      </Form>
+    </Section>
+  );
+}
