@@ -15,7 +15,7 @@ import { auditCheckpointLag } from './audit/checkpoint-lag.js';
 import { startSessionRevocation } from './accounts/session-revocation.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
-import { createRateLimit, type RateLimit } from './http/rate-limiter.js';
+import { createRateLimits, type RateLimits } from './limits/service-limits.js';
 import type { LockLink } from './lock-link/client.js';
 import { openLockLink } from './lock-link/open.js';
 import { lockConfigsFollowAccountKeys } from './locks/config-changes.js';
@@ -26,18 +26,6 @@ import { createMailer, type Mailer } from './messaging/mailer.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
 import { createTextSender, type TextSender } from './messaging/sms.js';
 import { sharingFollowsAccounts } from './sharing/account-events.js';
-
-export interface RateLimits {
-  loginFailuresPerAccount: RateLimit;
-  loginFailuresPerAccountAll: RateLimit;
-  authPerIp: RateLimit;
-  requestsPerCaller: RateLimit;
-  verificationPerUser: RateLimit;
-  passwordResetsPerEmailAll: RateLimit;
-  invitationsPerUser: RateLimit;
-  executePerUser: RateLimit;
-  executePerLock: RateLimit;
-}
 
 /** Everything a request or command needs, built once by the composition root and passed down. */
 export interface AppContext {
@@ -118,19 +106,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     closers.push(() => mailer.close());
     const texts = createTextSender({ webhookUrl: config.smsWebhookUrl, dataDir: config.dataDir, logger });
 
-    const { limits: l } = config;
-    const nowMs = () => now() * 1000;
-    const limits: RateLimits = {
-      loginFailuresPerAccount: createRateLimit({ name: 'login-fail', ...l.loginFailuresPerAccount, redis, now: nowMs, logger }),
-      loginFailuresPerAccountAll: createRateLimit({ name: 'login-fail-all', ...l.loginFailuresPerAccountAll, redis, now: nowMs, logger }),
-      authPerIp: createRateLimit({ name: 'auth-ip', ...l.authPerIp, redis, now: nowMs, logger }),
-      requestsPerCaller: createRateLimit({ name: 'caller', ...l.requestsPerCaller, redis, now: nowMs, sharing: 'batched', logger }),
-      verificationPerUser: createRateLimit({ name: 'verify', ...l.verificationPerUser, redis, now: nowMs, logger }),
-      passwordResetsPerEmailAll: createRateLimit({ name: 'reset-all', ...l.passwordResetsPerEmailAll, redis, now: nowMs, logger }),
-      invitationsPerUser: createRateLimit({ name: 'invite', ...l.invitationsPerUser, redis, now: nowMs, logger }),
-      executePerUser: createRateLimit({ name: 'execute-user', ...l.executePerUser, redis, now: nowMs, sharing: 'batched', logger }),
-      executePerLock: createRateLimit({ name: 'execute-lock', ...l.executePerLock, redis, now: nowMs, sharing: 'batched', logger }),
-    };
+    const limits = createRateLimits(config.limits, { redis, now, logger });
 
     const brandingFor = (namespace: string) => applicationBranding(db.kysely, namespace);
     // Several instances: another's changes reach this cache over the bus (src/accounts/session-revocation.ts).
@@ -138,7 +114,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     // Before any route subscribes to the same channel: whatever rechecks a session on a change
     // (an open event stream) must find the cache already without it.
     closers.push(startSessionRevocation({ bus, liveSessions }));
-    const { link, broker } = await startupStep(config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST', 'cannot start the lock link', () => openLockLink({ config, logger, db, closers }));
+    const { link, broker } = await startupStep(config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST', 'cannot start the lock link', () => openLockLink({ config, logger, db, now, closers }));
     const metrics = createMetrics();
     metrics.attach({
       locksOnline: () => link.brokerStatus().locksOnline,

@@ -15,7 +15,7 @@ import { isAppError } from './errors/catalogue.js';
 import { directoryRoutes } from './directory/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { addRouteHook, type HttpApp } from './http/app.js';
-import { addressKey } from './http/rate-limiter.js';
+import { addressKey } from './limits/address-key.js';
 import { brokerAuthRoutes } from './lock-link/auth-hook.js';
 import { lockRoutes } from './locks/routes.js';
 import { sharingRoutes } from './sharing/routes.js';

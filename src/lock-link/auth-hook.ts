@@ -7,7 +7,6 @@ import { sameSecret } from '../crypto/compare.js';
 import { decideLogin, mayPublish, maySubscribe, type BrokerIdentity, type ServiceCredentials } from '../device-protocol/broker-policy.js';
 import { isValidLockId } from '../device-protocol/topics.js';
 import { errors } from '../errors/catalogue.js';
-import { createRateLimit } from '../http/rate-limiter.js';
 import { authenticateLockSecret } from '../locks/provision.js';
 
 /**
@@ -74,7 +73,7 @@ export function brokerAuthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     const expected = `Bearer ${secret}`;
     const service = serviceCredentials(ctx);
     const prefix = ctx.config.topicPrefix;
-    const failures = createRateLimit({ name: 'broker-auth-fail', points: 10, durationSeconds: 60, redis: ctx.redis });
+    const failures = ctx.limits.brokerHookFailuresPerLock;
     const guard = (request: FastifyRequest): void => {
       if (!sameSecret(request.headers.authorization ?? '', expected)) throw errors.unauthenticated('broker hook secret missing or wrong');
     };

@@ -26,6 +26,8 @@ interface LinkInfrastructure {
   config: Config;
   logger: Logger;
   db: Database;
+  /** The service's clock (Unix seconds). */
+  now: () => number;
   /** Where the broker and the link register their close. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -42,6 +44,7 @@ async function startBroker(infra: LinkInfrastructure, port: number): Promise<Emb
     authenticateDevice: (lockId, secret) => authenticateLockSecret(infra, lockId, secret),
     topicPrefix: config.topicPrefix,
     logger: infra.logger,
+    now: infra.now,
   });
 }
 

@@ -4,7 +4,7 @@ import type { LockLinkHandlers } from './client.js';
 import { syncLockConfigs } from './config-sync.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
 import { ConfigReconciler } from './reconcile.js';
-import { ReportThrottle } from './report-throttle.js';
+import { ReportThrottle } from '../limits/report-throttle.js';
 import { recordAllDisconnected, recordDoorEvent, recordPresence, recordState } from './reports.js';
 
 /**

@@ -9,7 +9,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 const ACCEPTED = 0;
 const BAD_USERNAME_OR_PASSWORD = 4;
 const NOT_AUTHORIZED = 5;
-// src/lock-link/login-throttle.ts BROKER_LOGIN_LIMITS.perAddress.
+// src/limits/login-throttle.ts BROKER_LOGIN_LIMITS.perAddress.
 const CHECKED_PER_ADDRESS = 30;
 
 /**

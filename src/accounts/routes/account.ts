@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
-import { addressKey } from '../../http/rate-limiter.js';
+import { addressKey } from '../../limits/address-key.js';
 import { accountWithPublicKey, changePassword, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
 import type { Caller } from '../caller.js';
 import { deleteAccount } from '../delete-account.js';

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { pickVersion } from '../../http/negotiation.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
-import { addressKey } from '../../http/rate-limiter.js';
+import { addressKey } from '../../limits/address-key.js';
 import { bearerToken } from '../authenticate.js';
 import { login } from '../login.js';
 import { register } from '../registration.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ReportThrottle } from '../../src/lock-link/report-throttle.js';
+import { ReportThrottle } from '../../src/limits/report-throttle.js';
 
 /** A throttle on a hand-driven clock; `advance` fires the flushes that fall due. */
 function throttled(points: number) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addressKey } from '../../src/http/rate-limiter.js';
+import { addressKey } from '../../src/limits/address-key.js';
 
 describe('addressKey (what per-address limits count by)', () => {
   it('counts IPv4 per address, IPv4-mapped IPv6 as the IPv4 address', () => {

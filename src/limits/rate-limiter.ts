@@ -1,12 +1,10 @@
 import type { Redis } from 'ioredis';
-import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { createBatchedRateLimit } from './batched-rate-limit.js';
 import type { RateLimit } from './rate-limit.js';
 import { errors } from '../errors/catalogue.js';
-import { LocalWindows } from '../limits/local-windows.js';
-
+import { LocalWindows } from './local-windows.js';
 
 export interface RateLimitOptions {
   name: string;
@@ -25,18 +23,6 @@ export interface RateLimitOptions {
    * Redis by rate-limiter-flexible ('exact') expire by Redis's own clock.
    */
   now?: () => number;
-}
-
-/**
- * The key a client address is counted under. An IPv6 client is counted by its /64: a subscriber
- * is usually handed a whole /64, and counting each of its addresses apart would let one client
- * spread over endless keys. IPv4 (and IPv4-mapped IPv6) counts per address.
- */
-export function addressKey(ip: string): string {
-  if (!ip.includes(':') || !ipaddr.IPv6.isValid(ip)) return ip;
-  const address = ipaddr.IPv6.parse(ip);
-  if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString();
-  return `${address.parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
 }
 
 /** A fixed-window limiter, in memory or shared across instances through Redis. */
@@ -114,4 +100,3 @@ function sharedRateLimit(options: RateLimitOptions, redis: Redis): RateLimit {
   };
 }
 
-export type { RateLimit } from './rate-limit.js';

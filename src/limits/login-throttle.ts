@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { addressKey } from '../http/rate-limiter.js';
-import { LocalWindows } from '../limits/local-windows.js';
+import { addressKey } from './address-key.js';
+import { LocalWindows } from './local-windows.js';
 import type { BrokerPolicy } from '../mqtt/broker.js';
 
 /**
@@ -33,9 +33,11 @@ export function throttleLogins<Identity>(
   policy: BrokerPolicy<Identity>,
   limits: BrokerLoginLimits = BROKER_LOGIN_LIMITS,
   wait: (ms: number) => Promise<unknown> = sleep,
+  /** The windows' clock in milliseconds (the service's ctx.now). */
+  now: () => number = Date.now,
 ): BrokerPolicy<Identity> {
-  const addresses = new LocalWindows(limits.perAddress, limits.windowMs);
-  const lockFailures = new LocalWindows(limits.perLock, limits.windowMs);
+  const addresses = new LocalWindows(limits.perAddress, limits.windowMs, now);
+  const lockFailures = new LocalWindows(limits.perLock, limits.windowMs, now);
   const backOff = (lockKey: string): number => {
     const doublings = Math.floor(Math.max(0, lockFailures.count(lockKey) - 1) / limits.perLock);
     return Math.min(limits.maxDelayMs, limits.delayMs * 2 ** Math.min(doublings, 16));

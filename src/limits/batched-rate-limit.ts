@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { errors } from '../errors/catalogue.js';
-import type { LocalWindows } from '../limits/local-windows.js';
+import type { LocalWindows } from './local-windows.js';
 import type { RateLimit } from './rate-limit.js';
 
 /** How long counts wait here before one pipelined call adds them to Redis (the over-admission bound). */

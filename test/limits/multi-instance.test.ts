@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { sharedWindowKey } from '../../src/http/batched-rate-limit.js';
+import { sharedWindowKey } from '../../src/limits/batched-rate-limit.js';
 import { createLegacyUser, createUser, type TestUser } from '../helpers/factories.js';
 import type { Api } from '../helpers/http.js';
 import { claimLock, shareLock } from '../helpers/locks.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BROKER_LOGIN_LIMITS, throttleLogins } from '../../src/lock-link/login-throttle.js';
+import { BROKER_LOGIN_LIMITS, throttleLogins } from '../../src/limits/login-throttle.js';
 import type { BrokerPolicy } from '../../src/mqtt/broker.js';
 
 const SECRET = 'the right secret';

@@ -1,4 +1,4 @@
-import { LocalWindows } from '../limits/local-windows.js';
+import { LocalWindows } from './local-windows.js';
 
 type Task = () => void;
 
