@@ -76,6 +76,8 @@ export function consoleRoutes(options: { root?: string; origins?: ConsoleOrigins
     const config = { auth: 'none' as const, anyAccept: true };
     const schema = { hide: true };
     if (!existsSync(join(root, 'index.html'))) {
+      // A page for a person at a browser, not an API error body.
+      // eslint-disable-next-line no-restricted-syntax -- HTML for a browser
       const notBuilt = async (_request: unknown, reply: FastifyReply) => securityHeaders(reply, csp).code(503).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT);
       app.get('/console', { config, schema }, notBuilt);
       app.get('/console/*', { config, schema }, notBuilt);

@@ -8,6 +8,8 @@ export const errors = {
   badRequest: (message = 'malformed request') => new AppError(400, 'bad_request', message),
   validation: (message: string) => new AppError(400, 'validation_failed', message),
   unauthenticated: (message = 'authentication token invalid') => new AppError(401, 'unauthenticated', message),
+  /** GET /metrics without its token (METRICS_TOKEN). */
+  metricsTokenRequired: () => new AppError(401, 'unauthenticated', 'metrics token required', { headers: { 'www-authenticate': 'Bearer' } }),
   badCredentials: () => new AppError(401, 'bad_credentials', 'email or password is incorrect'),
   badSignature: (message = 'signature invalid') => new AppError(401, 'bad_signature', message),
   tokenExpired: (message = 'token expired') => new AppError(401, 'token_expired', message),
@@ -24,13 +26,16 @@ export const errors = {
   emailTaken: () => new AppError(409, 'email_taken', 'an account with this email already exists', { code: 409.3 }),
   lastAdmin: () => new AppError(409, 'last_admin', 'the last admin cannot leave while other users remain', { code: 409.4 }),
   gone: (message = 'resource removed') => new AppError(410, 'gone', message),
-  payloadTooLarge: () => new AppError(413, 'payload_too_large', 'request body too large'),
+  /** decisions §1: an out-of-bounds input, the body included, is a 400. */
+  payloadTooLarge: () => new AppError(400, 'payload_too_large', 'request body too large'),
   unsupportedMediaType: () => new AppError(415, 'unsupported_media_type', 'unsupported content type'),
   locked: (message = 'resource cannot be updated until an unlock operation is performed') => new AppError(423, 'locked', message),
   secondaryCheckRequired: () => new AppError(423, 'verification_required', 'a secondary authentication check is required', { code: 423.1 }),
   tooEarly: (message = 'resource unavailable until a pending operation completes') => new AppError(425, 'too_early', message),
   tooManyRequests: (retryAfterSeconds: number) =>
     new AppError(429, 'too_many_requests', 'too many requests', { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
+  /** Another 4xx Fastify decided on before any route ran (its own message, which names no internals). */
+  clientError: (status: number, message: string) => new AppError(status, 'bad_request', message),
   internal: () => new AppError(500, 'internal', 'internal server error'),
   lockRefused: (reason: string) => new AppError(409, 'lock_refused', `the lock refused the operation: ${reason}`),
   lockOffline: () => new AppError(503, 'lock_offline', 'lock offline'),

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseErrorToAppError } from '../db/errors.js';
-import { AppError, errors, isAppError } from '../errors/catalogue.js';
+import { errors, isAppError, type AppError } from '../errors/catalogue.js';
 import { unreachableDependencyToAppError } from './unavailable.js';
 
 /** The error body every client parses: `{code, message}`, plus a stable `error` string. */
@@ -12,8 +12,7 @@ function fromFastifyError(err: FastifyError): AppError | null {
   if (err.validation) return errors.validation(err.message);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      // decisions §1: an out-of-bounds input, the body included, is a 400.
-      return new AppError(400, 'payload_too_large', 'request body too large');
+      return errors.payloadTooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.unsupportedMediaType();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -21,7 +20,7 @@ function fromFastifyError(err: FastifyError): AppError | null {
       return errors.badRequest();
   }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    return new AppError(err.statusCode, 'bad_request', err.statusCode === 400 ? 'malformed request' : err.message);
+    return err.statusCode === 400 ? errors.badRequest() : errors.clientError(err.statusCode, err.message);
   }
   return null;
 }

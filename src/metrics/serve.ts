@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { HttpApp } from '../http/app.js';
 import type { Logger } from 'pino';
 import { sameSecret } from '../crypto/compare.js';
+import { errors } from '../errors/catalogue.js';
 import type { Metrics } from './registry.js';
 
 type HttpLabels = Record<'method' | 'route' | 'status', string>;
@@ -60,7 +61,7 @@ export async function serveMetrics(app: HttpApp, options: MetricsEndpointOptions
   if (config.port === null) {
     if (config.token === null) return null;
     app.get('/metrics', { config: { auth: 'none', anyAccept: true }, schema: { hide: true } }, async (request, reply) => {
-      if (!allowed(request.headers.authorization)) return reply.code(401).header('www-authenticate', 'Bearer').send({ code: 401, message: 'metrics token required', error: 'unauthenticated' });
+      if (!allowed(request.headers.authorization)) throw errors.metricsTokenRequired();
       return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
     });
     return null;

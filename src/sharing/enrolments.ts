@@ -9,7 +9,7 @@ import { configChanged } from '../locks/config-changes.js';
 import { findLockForUpdate, findMembership, findMemberships, insertMember, lockRowsForUpdate, type LockRow, type Membership } from '../locks/queries.js';
 import { dropHeldShares, holdShare } from './held-shares.js';
 import {
-  accessWindowError, canAddMember, canManageMembers, canRemoveMembers, demotesLastAdmin, membershipChange, outlastsGranter, shareWaitsForVerification, type MembershipChange,
+  accessWindowError, canAddMember, LAST_ADMIN, canManageMembers, canRemoveMembers, demotesLastAdmin, membershipChange, outlastsGranter, shareWaitsForVerification, type MembershipChange,
 } from './policy.js';
 import { countMembers } from './queries.js';
 
@@ -33,7 +33,6 @@ async function lockAndActor(ctx: AppContext, uow: UnitOfWork, lockId: string, ac
 }
 
 const forbidden = (reason: string): Denied => ({ allowed: false, status: 403, reason });
-const LAST_ADMIN: Denied = { allowed: false, status: 409, reason: 'the last admin cannot leave while other users remain', error: 'last_admin' };
 
 export interface AddMemberInput {
   lockId: string;

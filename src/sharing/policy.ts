@@ -12,6 +12,9 @@ import { DIRECT_NAMESPACE, type UserRow } from '../accounts/queries.js';
 
 export type RemovalDecision = (Allowed & { lockBecomesUnowned: boolean }) | Denied;
 
+/** The refusal of a change that would leave members but no lasting ADMIN (the catalogue's lastAdmin). */
+export const LAST_ADMIN: Denied = { allowed: false, status: 409, reason: 'the last admin cannot leave while other users remain', error: 'last_admin' };
+
 /** ADD_USER and REMOVE_USER of others: an ADMIN, inside their window when `now` is given. */
 export function canManageMembers(member: Enrolment, now?: number): Decision {
   return adminOnly(member, now);
@@ -100,7 +103,7 @@ export function canRemoveMembers(
   const removedAdmins = unique.filter((target) => isLastingAdmin(target, counts.now)).length;
   if (remainingMembers <= 0) return { allowed: true, lockBecomesUnowned: true };
   if (removedAdmins > 0 && counts.adminCount - removedAdmins <= 0) {
-    return { allowed: false, status: 409, reason: 'the last admin cannot leave while other users remain', error: 'last_admin' };
+    return LAST_ADMIN;
   }
   return { allowed: true, lockBecomesUnowned: false };
 }

@@ -27,6 +27,7 @@ export function probeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const { ready, checks } = await readiness(ctx);
         const body = { status: ready ? ('ready' as const) : ('unavailable' as const), checks: checks as { database: 'ok' | 'failed'; broker: 'ok' | 'failed'; redis?: 'ok' | 'failed' } };
         if (ready) return body;
+        // eslint-disable-next-line no-restricted-syntax -- the readiness report (declared 503 body), not an error
         return reply.code(503).header('retry-after', '5').send(body);
       },
     });

@@ -19,7 +19,10 @@ describe('GET /metrics behind a bearer token', () => {
   });
 
   it('refuses a scrape without the token, or with a user token', async () => {
-    assert.equal((await fetch(`${t.service.url}/metrics`)).status, 401);
+    const anonymous = await fetch(`${t.service.url}/metrics`);
+    assert.equal(anonymous.status, 401);
+    assert.equal(anonymous.headers.get('www-authenticate'), 'Bearer');
+    assert.deepEqual(await anonymous.json(), { code: 401, message: 'metrics token required', error: 'unauthenticated' });
     const user = await createUser(t.api);
     assert.equal((await fetch(`${t.service.url}/metrics`, { headers: { authorization: `Bearer ${user.authToken}` } })).status, 401);
     assert.equal((await fetch(`${t.service.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}x` } })).status, 401);
