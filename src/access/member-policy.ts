@@ -76,7 +76,7 @@ export function canUnlock(request: UnlockRequest): Decision {
 /**
  * Whether a member may ask for an unlock of `duration` seconds (absent: the lock's own): a USER
  * for the lock's unlock duration or less, an ADMIN (who sets it) for any. The lock applies the
- * same rule to the config it holds (src/simulator/command-check.ts).
+ * same rule to the config it holds (src/lock-edge/command-check.ts).
  */
 export function mayUnlockFor(member: Pick<Member, 'role'>, duration: number | null | undefined, unlockDuration: number): boolean {
   return member.role === 'ADMIN' || duration == null || duration <= unlockDuration;

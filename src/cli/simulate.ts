@@ -40,7 +40,7 @@ async function rootFromDatabase(config: Config): Promise<string | undefined> {
 export const lockSimulateCommand: Command = {
   path: ['lock', 'simulate'],
   summary: 'Run a virtual lock on the lock link; reads open/close/offline/online/state lines on stdin',
-  usage: 'lock simulate --id ID [--secret-file PATH] [--mqtt URL] [--reply-delay MS] [--root-file PATH]  (secret: LOCK_SECRET or --secret-file)',
+  usage: 'lock simulate --id ID [--secret-file PATH] [--mqtt URL] [--reply-delay MS] [--root-file PATH] [--replay-file PATH]  (secret: LOCK_SECRET or --secret-file)',
   options: {
     id: { type: 'string', description: 'the lock id printed by `latchkey lock provision` (required)' },
     'secret-file': { type: 'string', description: 'a file holding the device secret printed by `latchkey lock provision`; or set LOCK_SECRET' },
@@ -48,6 +48,7 @@ export const lockSimulateCommand: Command = {
     mqtt: { type: 'string', description: 'broker URL (mqtt:// or mqtts://); default: MQTT_URL, else the embedded broker at mqtt://127.0.0.1:$MQTT_PORT' },
     'reply-delay': { type: 'string', description: 'milliseconds to wait before answering each command, 0 to 600000; default 0' },
     'root-file': { type: 'string', description: 'the root CA to trust for certificate (EdDSA) tokens, PEM or Base64 DER; default: read from the service\'s database when this machine can' },
+    'replay-file': { type: 'string', description: 'a file where the lock remembers the tokens it has used, so a replay is refused after a restart too; default: in memory only' },
   },
   async run(values) {
     const id = requireString(values, 'id').toLowerCase();
@@ -63,9 +64,11 @@ export const lockSimulateCommand: Command = {
     const rootFile = typeof values['root-file'] === 'string' ? values['root-file'] : undefined;
     const trustedRoot = rootFile ? rootFromText(await readFile(rootFile, 'utf8')) : await rootFromDatabase(config);
     if (!trustedRoot) console.error('latchkey lock simulate: no trusted root CA; certificate (EdDSA) tokens will be refused');
+    const replayFile = typeof values['replay-file'] === 'string' ? values['replay-file'] : undefined;
     const simulator = await runSimulator({
       id, secret, mqttUrl, replyDelayMs, topicPrefix: config.topicPrefix, stdin: process.stdin, stdout: process.stdout,
       ...(trustedRoot ? { trustedRoot } : {}),
+      ...(replayFile ? { replayFile } : {}),
     });
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

@@ -20,13 +20,27 @@ const CommandId = Type.String({ minLength: 1, maxLength: 64 });
 /** The config version a lock holds (protocol 1.1; null or absent: none, or firmware that does not say). */
 const ConfigVersion = Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]));
 
-export const OnlineSchema = Type.Object({ online: Type.Boolean(), configVersion: ConfigVersion });
+/** What a lock's hardware can do (protocol 1.2); other names a lock sends are ignored. */
+export const LOCK_CAPABILITIES = ['keypad', 'doorSensor', 'battery', 'jamDetection'] as const;
+export type LockCapability = (typeof LOCK_CAPABILITIES)[number];
+
+/** What the lock is (protocol 1.2): `kind` names the hardware family, e.g. `simulator`, `zwave`, `matter`. */
+export const DeviceSchema = Type.Object({
+  kind: Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9][a-z0-9._-]*$' }),
+  capabilities: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 })),
+});
+
+export const OnlineSchema = Type.Object({ online: Type.Boolean(), configVersion: ConfigVersion, device: Type.Optional(DeviceSchema) });
 
 export const StateSchema = Type.Object({
   locked: Type.Boolean(),
   doorOpen: Type.Optional(Type.Boolean()),
   ts: Seconds,
   configVersion: ConfigVersion,
+  // Protocol 1.2, each omitted by a lock that cannot tell.
+  battery: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'per cent' })),
+  jammed: Type.Optional(Type.Boolean()),
+  tamper: Type.Optional(Type.Boolean()),
 });
 
 export const EventSchema = Type.Object({
@@ -44,6 +58,8 @@ export const CommandSchema = Type.Object({
   id: CommandId,
   token: Type.String({ minLength: 1, maxLength: MAX_TOKEN_BYTES }),
   operation: Type.Object({ type: Type.String() }),
+  /** Protocol 1.2: Unix seconds (the service's clock) after which the lock must not act on the command. */
+  deadline: Type.Optional(Seconds),
 });
 
 export const ConfigUserSchema = Type.Object({
@@ -64,6 +80,7 @@ export const ConfigSchema = Type.Object({
 
 export type LockState = Static<typeof StateSchema>;
 export type OnlinePayload = Static<typeof OnlineSchema>;
+export type LockDevice = Static<typeof DeviceSchema>;
 export type LockEvent = Static<typeof EventSchema>;
 export type ReplyPayload = Static<typeof ReplySchema>;
 export type CommandPayload = Static<typeof CommandSchema>;
@@ -112,4 +129,10 @@ export function replyState(state: unknown): { state?: LockState; invalid?: strin
 export function safeReason(reason: string): string {
   const printable = reason.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim();
   return printable.length > MAX_ERROR_LENGTH ? `${printable.slice(0, MAX_ERROR_LENGTH)}…` : printable || 'unspecified';
+}
+
+/** The capabilities of `device` this protocol knows, each once, in the protocol's order. */
+export function knownCapabilities(device: LockDevice): LockCapability[] {
+  const named = new Set(device.capabilities ?? []);
+  return LOCK_CAPABILITIES.filter((capability) => named.has(capability));
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
   decodeEvent, decodeOnline, decodeReply, decodeState, replyState, safeReason,
-  type Decoded, type LockConfig, type LockEvent, type LockState, type OnlinePayload, type ReplyPayload,
+  type Decoded, type LockConfig, type LockDevice, type LockEvent, type LockState, type OnlinePayload, type ReplyPayload,
 } from '../device-protocol/payloads.js';
 import { allLocksTopic, DEFAULT_TOPIC_PREFIX, isValidLockId, lockTopic, parseLockTopic } from '../device-protocol/topics.js';
 import { errors } from '../errors/catalogue.js';
@@ -35,6 +35,8 @@ export interface LockLinkHandlers {
   /** On every state report (retained ones replayed on (re)subscribe included). */
   onState(lockId: string, state: LockState): void | Promise<void>;
   onEvent(lockId: string, event: LockEvent): void | Promise<void>;
+  /** What the lock says it is (protocol 1.2), when an `online: true` says it differently from before (first sight included). */
+  onDevice?(lockId: string, device: LockDevice): void | Promise<void>;
   /**
    * The config version a lock says it holds: on each `online: true` (null when it names none, as
    * old firmware does) and on each state report that names one (docs/device-protocol.md §3).
@@ -61,6 +63,8 @@ export interface LockLinkOptions {
   protocolVersion?: 4 | 5;
   replyTimeoutMs: number;
   logger: Logger;
+  /** The service's clock, Unix seconds (a command's deadline is read on it). Default: the system clock. */
+  now?: () => number;
 }
 
 export interface CommandResult {
@@ -102,6 +106,8 @@ function outcomeOf(reply: ReplyPayload, logger: Logger, lockId: string): Outcome
 
 class TransportLockLink implements LockLink {
   private readonly presence = new Map<string, boolean>();
+  /** What each lock last said it is (protocol 1.2), as JSON, so only a change is handed on. */
+  private readonly devices = new Map<string, string>();
   private readonly pending = new PendingCommands<CommandResult>();
   private handlers: LockLinkHandlers | undefined;
   private closing: Promise<void> | undefined;
@@ -128,8 +134,10 @@ class TransportLockLink implements LockLink {
   sendCommand(lockId: string, token: string, operation: Record<string, unknown>, id: string = randomUUID()): Promise<CommandResult> {
     // Presence is only ever recorded for valid ids, so this also keeps odd ids out of topics.
     if (!this.isOnline(lockId)) return Promise.reject(errors.lockOffline());
-    const reply = this.pending.wait(id, lockId, this.options.replyTimeoutMs, errors.lockTimeout);
-    const payload = JSON.stringify({ id, token, operation });
+    const { replyTimeoutMs, now = () => Date.now() / 1000 } = this.options;
+    const reply = this.pending.wait(id, lockId, replyTimeoutMs, errors.lockTimeout);
+    // Protocol 1.2: past the moment its request answers 504 the lock must drop the command, never act on it late.
+    const payload = JSON.stringify({ id, token, operation, deadline: now() + replyTimeoutMs / 1000 });
     this.transport.publish(lockTopic(this.prefix, lockId, 'command'), payload, false, (err) => {
       if (err) this.pending.settle(id, lockId, { error: errors.lockOffline() });
     });
@@ -193,12 +201,20 @@ class TransportLockLink implements LockLink {
   private receivePresence(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
     // An empty payload is a deleted retained message: presence unknown, which counts as offline.
     const decoded: Decoded<OnlinePayload> = payload.length === 0 ? { ok: true, value: { online: false } } : decodeOnline(payload);
-    this.ifValid(lockId, 'online', decoded, ({ online, configVersion }) => {
+    this.ifValid(lockId, 'online', decoded, ({ online, configVersion, device }) => {
+      if (online && device !== undefined) this.receiveDevice(handlers, lockId, device);
       if (online && handlers.onConfigVersion) this.invoke('onConfigVersion', lockId, () => handlers.onConfigVersion?.(lockId, configVersion ?? null));
       if (this.presence.get(lockId) === online) return;
       this.presence.set(lockId, online);
       this.invoke('onPresence', lockId, () => handlers.onPresence(lockId, online));
     });
+  }
+
+  private receiveDevice(handlers: LockLinkHandlers, lockId: string, device: LockDevice): void {
+    const said = JSON.stringify(device);
+    if (this.devices.get(lockId) === said || !handlers.onDevice) return;
+    this.devices.set(lockId, said);
+    this.invoke('onDevice', lockId, () => handlers.onDevice?.(lockId, device));
   }
 
   private receiveState(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {

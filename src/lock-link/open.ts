@@ -64,7 +64,7 @@ export async function openLockLink(infra: LinkInfrastructure): Promise<OpenedLoc
     target = config.mqtt.url;
     await checkBrokerIsClosed(config.mqtt.url, { allowInsecure: config.lockOps.allowInsecureBroker, logger: infra.logger });
   }
-  const link = await connectLockLink({ broker: target, topicPrefix: config.topicPrefix, replyTimeoutMs: config.lockReplyTimeoutMs, logger: infra.logger });
+  const link = await connectLockLink({ broker: target, topicPrefix: config.topicPrefix, replyTimeoutMs: config.lockReplyTimeoutMs, logger: infra.logger, now: infra.now });
   closers.push(() => link.close());
   return { link, broker };
 }

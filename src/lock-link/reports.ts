@@ -2,9 +2,9 @@ import type { AuditType } from '../audit/types.js';
 import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
-import type { LockEvent, LockState } from '../device-protocol/payloads.js';
+import { knownCapabilities, type LockDevice, type LockEvent, type LockState } from '../device-protocol/payloads.js';
 import { reportLocked } from '../locks/command-life.js';
-import { connectedLockIds, storeDoorOpen, storePresence } from '../locks/state.js';
+import { connectedLockIds, storeDevice, storeDoorOpen, storeHealth, storePresence } from '../locks/state.js';
 
 /**
  * What the lock link reports, written to the locks table (through src/locks/state.ts) and the
@@ -38,6 +38,11 @@ export async function recordAllDisconnected(ctx: AppContext): Promise<void> {
   }
 }
 
+/** What the lock says it is (protocol 1.2): its kind and the capabilities this protocol knows. */
+export async function recordDevice(ctx: AppContext, lockId: string, device: LockDevice): Promise<void> {
+  await storeDevice(ctx.db.kysely, lockId, device.kind, knownCapabilities(device));
+}
+
 /** DOOR_OPEN / DOOR_CLOSE from an event: audited when the stored door state changes. */
 export function recordDoorEvent(ctx: AppContext, lockId: string, event: LockEvent): Promise<boolean> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
@@ -58,6 +63,7 @@ export function recordState(ctx: AppContext, lockId: string, state: LockState): 
     const now = ctx.now();
     const lockAudit = await reportLocked(ctx, uow, lockId, state.locked, now);
     if (lockAudit === undefined) return [];
+    await storeHealth(uow.db, lockId, state);
     const audited: AuditType[] = lockAudit === null ? [] : [lockAudit];
     if (state.doorOpen !== undefined) {
       const door = await storeDoorOpen(uow.db, lockId, state.doorOpen, now);

@@ -5,7 +5,7 @@ import { syncLockConfigs } from './config-sync.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
 import { ConfigReconciler } from './reconcile.js';
 import { ReportThrottle } from '../limits/report-throttle.js';
-import { recordAllDisconnected, recordDoorEvent, recordPresence, recordState } from './reports.js';
+import { recordAllDisconnected, recordDevice, recordDoorEvent, recordPresence, recordState } from './reports.js';
 
 /**
  * The lock link's subscribers, started beside the routes once the context is whole: the handlers
@@ -25,6 +25,8 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
     onPresence: (lockId, online) => throttle.latest(lockId, 'presence', record(lockId, 'presence', () => recordPresence(ctx, lockId, online))),
     onState: (lockId, state) => throttle.latest(lockId, 'state', record(lockId, 'state', () => recordState(ctx, lockId, state))),
     onEvent: (lockId, event) => throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event))),
+    // Not throttled: the link hands on only a change of what the lock says it is.
+    onDevice: (lockId, device) => record(lockId, 'device', () => recordDevice(ctx, lockId, device))(),
     onConfigVersion: (lockId, version) => {
       reconciler.checkVersion(lockId, version).catch((err: unknown) => ctx.logger.error({ err, lockId }, 'reconciling a lock config failed'));
     },

@@ -1,5 +1,6 @@
 import { readPermittedAddresses, readUnlockBetween, readUsageRequirements } from './json.js';
 import type { MemberLock } from './queries.js';
+import { LOCK_CAPABILITIES } from '../device-protocol/payloads.js';
 import { DEFAULT_LOCATION_ACCURACY, DEFAULT_LOCATION_RADIUS, type UsageRequirements } from '../access/types.js';
 import type { LockResponse, SiteLockResponse, UsageRequirementsResponse } from './schemas.js';
 
@@ -22,6 +23,23 @@ function colourOf(lock: MemberLock): string {
 /** `locked` is absent while the lock has never reported its state. */
 function lockedState(lock: MemberLock): { locked?: boolean } {
   return lock.locked === null ? {} : { locked: lock.locked === 1 };
+}
+
+/** The health a lock reported (device protocol 1.2), each absent until it reports it. */
+function reportedHealth(lock: MemberLock): Pick<LockResponse['state'], 'doorOpen' | 'battery' | 'jammed' | 'tamper'> {
+  return {
+    ...(lock.door_open === null ? {} : { doorOpen: lock.door_open === 1 }),
+    ...(lock.battery === null ? {} : { battery: lock.battery }),
+    ...(lock.jammed === null ? {} : { jammed: lock.jammed === 1 }),
+    ...(lock.tamper === null ? {} : { tamper: lock.tamper === 1 }),
+  };
+}
+
+/** What the lock says it is; absent until it says (a lock of protocol 1.1 never does). */
+function deviceOf(lock: MemberLock): Pick<LockResponse, 'device'> {
+  if (lock.device_kind === null) return {};
+  const named = new Set((lock.device_capabilities ?? '').split(','));
+  return { device: { kind: lock.device_kind, capabilities: LOCK_CAPABILITIES.filter((capability) => named.has(capability)) } };
 }
 
 /** Whole metres, at least 1 (the SDK reads radius and accuracy as integers). */
@@ -62,7 +80,8 @@ export function presentLock(lock: MemberLock, tiles: readonly string[]): LockRes
       tiles: [...tiles],
       hidden: lock.member.hidden,
     },
-    state: { ...lockedState(lock), connected: lock.connected === 1, duration: lock.unlock_time },
+    state: { ...lockedState(lock), connected: lock.connected === 1, duration: lock.unlock_time, ...reportedHealth(lock) },
+    ...deviceOf(lock),
     favourite: lock.member.favourite,
     unlockTime: lock.unlock_time,
     // Latchkey has no "stay unlocked until told otherwise" mode; the unlock-between window covers schedules.

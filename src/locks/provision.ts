@@ -36,6 +36,11 @@ export async function provisionLock(db: Executor, input: { name: string; siteId?
     locked: null,
     door_open: null,
     last_operation: null,
+    device_kind: null,
+    device_capabilities: null,
+    battery: null,
+    jammed: null,
+    tamper: null,
     created: now,
     updated: now,
   });

@@ -55,7 +55,16 @@ export const LockStateResponse = Type.Object({
   locked: Type.Optional(Type.Boolean({ description: 'absent while unknown' })),
   connected: Type.Boolean(),
   duration: Type.Integer({ description: 'seconds the lock stays unlocked after an unlock' }),
+  doorOpen: Type.Optional(Type.Boolean({ description: 'the door sensor reads open; absent for a lock without one, or before it reports' })),
+  battery: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'per cent; absent for a mains-powered lock, or before it reports' })),
+  jammed: Type.Optional(Type.Boolean({ description: 'the bolt is jammed; absent before the lock reports it' })),
+  tamper: Type.Optional(Type.Boolean({ description: 'tampering detected; absent before the lock reports it' })),
 });
+
+export const LockDeviceResponse = Type.Object({
+  kind: Type.String({ description: 'the hardware family the lock says it is, e.g. simulator, zwave, matter' }),
+  capabilities: Type.Array(Type.Union([Type.Literal('keypad'), Type.Literal('doorSensor'), Type.Literal('battery'), Type.Literal('jamDetection')])),
+}, { description: 'what the lock says it is (device protocol 1.2); absent until it says' });
 
 export const LockResponse = Type.Object({
   id: Type.String(),
@@ -65,6 +74,7 @@ export const LockResponse = Type.Object({
   role: Role,
   settings: LockSettingsResponse,
   state: LockStateResponse,
+  device: Type.Optional(LockDeviceResponse),
   favourite: Type.Boolean(),
   unlockTime: Type.Integer(),
   unlockForever: Type.Boolean(),

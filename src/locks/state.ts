@@ -122,3 +122,19 @@ export async function clearPendingMarker(db: Executor, marker: PendingMarker): P
     .where('pending_command_id', '=', marker.commandId)
     .execute();
 }
+
+/** What the lock says it is (device protocol 1.2); written on each announcement that says it (nothing is audited). */
+export async function storeDevice(db: Executor, lockId: string, kind: string, capabilities: readonly string[]): Promise<void> {
+  await db.updateTable('locks').set({ device_kind: kind, device_capabilities: capabilities.join(',') }).where('id', '=', lockId).execute();
+}
+
+/** The battery, jam and tamper a state report carries (device protocol 1.2); what it omits is left as it was. */
+export async function storeHealth(db: Executor, lockId: string, health: { battery?: number; jammed?: boolean; tamper?: boolean }): Promise<void> {
+  const values = {
+    ...(health.battery === undefined ? {} : { battery: health.battery }),
+    ...(health.jammed === undefined ? {} : { jammed: flag(health.jammed) }),
+    ...(health.tamper === undefined ? {} : { tamper: flag(health.tamper) }),
+  };
+  if (Object.keys(values).length === 0) return;
+  await db.updateTable('locks').set(values).where('id', '=', lockId).execute();
+}

@@ -45,6 +45,13 @@ export interface LocksTable {
   /** The pending command's id, and 1 once its request answered 504 (migration 0012). */
   pending_command_id: string | null;
   pending_late: Flag | null;
+  /** What the lock says it is (device protocol 1.2, migration 0020): its kind, its capabilities (comma-separated). */
+  device_kind: string | null;
+  device_capabilities: string | null;
+  /** Its last reported battery (per cent), jam and tamper; null until it reports them. */
+  battery: number | null;
+  jammed: Flag | null;
+  tamper: Flag | null;
   created: number;
   updated: number;
 }

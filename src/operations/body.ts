@@ -6,7 +6,7 @@ import { errors } from '../errors/catalogue.js';
  * sent as application/jwt, text/plain or application/json (compat: the spec's clients send the
  * bare token with a JSON content type; some quote it as a JSON string; Fastify hands these
  * functions the raw body), and its decoding. Locks decode the tokens they are sent the same way
- * (src/simulator/command-check.ts).
+ * (src/lock-edge/command-check.ts).
  */
 
 /** Largest execute body accepted (decisions §1 input bounds). */

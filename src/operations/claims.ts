@@ -9,7 +9,7 @@ import { parseOperation, type Operation } from './parse-operation.js';
 
 /**
  * The claims of a signed operation (decisions §4), checked by the service and by locks
- * (src/simulator/command-check.ts). Status codes:
+ * (src/lock-edge/command-check.ts). Status codes:
  * - 400 for claims that are missing, of the wrong type or out of bounds (`sub` not this lock, a
  *   lifetime longer than allowed, a bad operation): the request itself is wrong. Thrown.
  * - 401 when the token is not valid *now*: expired, or `nbf`/`iat` in the future beyond the

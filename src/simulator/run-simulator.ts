@@ -11,6 +11,8 @@ export interface SimulatorOptions {
   replyDelayMs?: number;
   /** Base64 DER of the root CA the lock trusts for EdDSA tokens. */
   trustedRoot?: string;
+  /** Where used tokens are remembered across restarts (`--replay-file`); default: in memory. */
+  replayFile?: string;
   topicPrefix?: string;
   /** Lines `open`, `close`, `offline`, `online`, `state` are read from here. */
   stdin: Readable;
@@ -63,6 +65,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<RunningSi
     now,
     log,
     ...(options.trustedRoot === undefined ? {} : { trustedRoot: options.trustedRoot }),
+    ...(options.replayFile === undefined ? {} : { replayFile: options.replayFile }),
     ...(options.topicPrefix === undefined ? {} : { topicPrefix: options.topicPrefix }),
   });
   try {

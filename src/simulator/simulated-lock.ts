@@ -3,7 +3,8 @@ import type { MqttClient } from 'mqtt';
 import { connectMqtt, reconnectWithBackoff } from '../mqtt/connection.js';
 import { decodeCommand, decodeConfig, type CommandPayload, type LockConfig, type LockState } from '../device-protocol/payloads.js';
 import { DEFAULT_TOPIC_PREFIX, lockTopic, type TopicKind } from '../device-protocol/topics.js';
-import { CommandChecker } from './command-check.js';
+import { CommandChecker, DEADLINE_PASSED, isPastDeadline } from '../lock-edge/command-check.js';
+import { ReplayMemory } from '../lock-edge/replay-memory.js';
 import { LockMechanism } from './lock-mechanism.js';
 
 /** One line of the simulator's log: what happened, with details (never the secret or a token). */
@@ -18,6 +19,8 @@ export interface SimulatedLockOptions {
   replyDelayMs: number;
   /** Base64 DER root CA for EdDSA tokens; without it only RS256 tokens can be accepted. */
   trustedRoot?: string;
+  /** Where used tokens are remembered across restarts; without it, in memory only. */
+  replayFile?: string;
   /** Unix seconds. */
   now: () => number;
   log: SimulatorLog;
@@ -27,6 +30,8 @@ type Reply = { id: string; ok: true; state: LockState } | { id: string; ok: fals
 
 /** How long closing waits for the broker to take the lock's `online: false`. */
 const GOODBYE_TIMEOUT_MS = 2_000;
+/** What the simulator says it is (protocol 1.2): it has a door sensor (the `open` and `close` inputs). */
+const SIMULATOR_DEVICE = { kind: 'simulator', capabilities: ['doorSensor'] };
 /** Unlock duration before any config arrives, seconds. */
 const DEFAULT_UNLOCK_SECONDS = 5;
 
@@ -41,10 +46,12 @@ export class SimulatedLock {
   private readonly mechanism: LockMechanism;
   private readonly checker: CommandChecker;
   private readonly prefix: string;
+  private readonly replays: ReplayMemory;
 
   constructor(private readonly options: SimulatedLockOptions) {
     this.prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
-    this.checker = new CommandChecker({ lockId: options.id, now: options.now, ...(options.trustedRoot === undefined ? {} : { trustedRoot: options.trustedRoot }) });
+    this.replays = options.replayFile === undefined ? new ReplayMemory() : ReplayMemory.open(options.replayFile, options.now());
+    this.checker = new CommandChecker({ lockId: options.id, now: options.now, replays: this.replays, ...(options.trustedRoot === undefined ? {} : { trustedRoot: options.trustedRoot }) });
     this.mechanism = new LockMechanism(options.now, (state, cause) => {
       options.log('state', { ...state, cause });
       this.publishState();
@@ -103,6 +110,7 @@ export class SimulatedLock {
   /** Orderly shutdown: reports itself offline, then disconnects cleanly. */
   async close(): Promise<void> {
     this.mechanism.stop();
+    this.replays.close();
     const client = this.client;
     this.client = null;
     if (client === null) return;
@@ -127,7 +135,7 @@ export class SimulatedLock {
   }
 
   private announce(): void {
-    this.publish('online', { online: true, configVersion: this.configVersion }, true);
+    this.publish('online', { online: true, configVersion: this.configVersion, device: SIMULATOR_DEVICE }, true);
     this.publishState();
     this.options.log('connected', { url: withoutCredentials(this.options.mqttUrl) });
   }
@@ -182,6 +190,11 @@ export class SimulatedLock {
     if (operation.type !== 'MUTATE_LOCK') {
       this.options.log('command_refused', { id, user: userId, error: `unsupported_operation: ${operation.type}` });
       return { id, ok: false, error: `unsupported_operation: ${operation.type} is delivered through config` };
+    }
+    // Checked again as the bolt is about to move: the check itself may have taken a while.
+    if (isPastDeadline(command, this.options.now())) {
+      this.options.log('command_refused', { id, user: userId, error: DEADLINE_PASSED });
+      return { id, ok: false, error: DEADLINE_PASSED };
     }
     if (operation.locked) {
       if (!this.mechanism.lock()) return { id, ok: false, error: 'unlock_window_active: the unlock-between window holds the lock open' };

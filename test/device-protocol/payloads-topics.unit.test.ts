@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { decideLogin, mayPublish, mayRetain, maySubscribe } from '../../src/device-protocol/broker-policy.js';
 import { decodeConfig, decodeReply, decodeState, MAX_PAYLOAD_BYTES, replyState, safeReason } from '../../src/device-protocol/payloads.js';
 import { isValidLockId, parseLockTopic } from '../../src/device-protocol/topics.js';
-import { ReplayMemory } from '../../src/simulator/replay-memory.js';
+import { ReplayMemory } from '../../src/lock-edge/replay-memory.js';
 
 const LOCK = '0198f3a0-5d2c-7b1e-9c44-2f6a1e0b7d55';
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import type { LockEvent, LockState } from '../../src/device-protocol/payloads.js';
+import type { LockDevice, LockEvent, LockState } from '../../src/device-protocol/payloads.js';
 import { startLockBroker } from '../../src/lock-link/broker.js';
 import { connectLockLink, type LockLink, type LockLinkHandlers, type LockLinkOptions } from '../../src/lock-link/client.js';
 import type { EmbeddedBroker } from '../../src/mqtt/broker.js';
@@ -56,17 +56,19 @@ export interface Recorded {
   presence: Array<{ lockId: string; online: boolean }>;
   states: Array<{ lockId: string; state: LockState }>;
   events: Array<{ lockId: string; event: LockEvent }>;
+  devices: Array<{ lockId: string; device: LockDevice }>;
 }
 
 /** Handlers that record what they receive and can be awaited for a matching record. */
 export function recordingHandlers(): { handlers: LockLinkHandlers; seen: Recorded; until: (test: (seen: Recorded) => boolean) => Promise<void> } {
-  const seen: Recorded = { presence: [], states: [], events: [] };
+  const seen: Recorded = { presence: [], states: [], events: [], devices: [] };
   return {
     seen,
     handlers: {
       onPresence(lockId, online) { seen.presence.push({ lockId, online }); },
       onState(lockId, state) { seen.states.push({ lockId, state }); },
       onEvent(lockId, event) { seen.events.push({ lockId, event }); },
+      onDevice(lockId, device) { seen.devices.push({ lockId, device }); },
     },
     until: async (test) => void (await eventually(() => test(seen), 'the reports awaited')),
   };

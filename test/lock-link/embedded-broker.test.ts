@@ -90,6 +90,30 @@ describe('lock link with the embedded broker', () => {
     assert.equal(count(entries, 'DEVICE_DISCONNECTED'), 1);
   });
 
+  it('shows what a lock of protocol 1.2 says it is, its battery, door, jam and tamper in its lock JSON', async () => {
+    const claimed = await claimLock(t, owner);
+    const lock = await connect({ url, id: claimed.id, secret: claimed.secret });
+    const topic = (kind: string) => `locks/${claimed.id}/${kind}`;
+    const device = { kind: 'zwave', capabilities: ['battery', 'doorSensor', 'laser', 'battery'] };
+    await lock.client.publishAsync(topic('online'), JSON.stringify({ online: true, device }), { qos: 1, retain: true });
+    await lock.client.publishAsync(topic('state'), JSON.stringify({ locked: true, doorOpen: true, ts: 1, battery: 80, jammed: false, tamper: true }), { qos: 1, retain: true });
+    const shown = await eventually(async () => {
+      const res = await t.api.get(`/device/${claimed.id}`, { token: owner.authToken });
+      return res.body.device !== undefined && res.body.state?.battery !== undefined ? res.body : undefined;
+    }, 'device and health shown');
+    // Unknown capabilities are ignored; the known ones come in the protocol's order.
+    assert.deepEqual(shown.device, { kind: 'zwave', capabilities: ['doorSensor', 'battery'] });
+    assert.deepEqual(shown.state, { locked: true, connected: true, duration: 5, doorOpen: true, battery: 80, jammed: false, tamper: true });
+
+    // A report that omits a field leaves it as it was.
+    await lock.client.publishAsync(topic('state'), JSON.stringify({ locked: true, doorOpen: false, ts: 2, jammed: true }), { qos: 1, retain: true });
+    const later = await eventually(async () => {
+      const res = await t.api.get(`/device/${claimed.id}`, { token: owner.authToken });
+      return res.body.state?.jammed === true ? res.body : undefined;
+    }, 'jam shown');
+    assert.deepEqual(later.state, { locked: true, connected: true, duration: 5, doorOpen: false, battery: 80, jammed: true, tamper: true });
+  });
+
   it('publishes a config with no users for an unowned lock', async () => {
     const provisioned = await provisionLock(t);
     await t.service.ctx.bus.publish('lock-config', { lockId: provisioned.id });

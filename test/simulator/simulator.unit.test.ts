@@ -1,6 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { connectAsync } from 'mqtt';
 import { SignJWT } from 'jose';
@@ -34,9 +37,10 @@ function configFor(users: Array<{ userId: string; publicKey: string | null }>, e
   return { version: 1, unlockDuration: 1, unlockBetween: null, users: users.map((u) => ({ ...u, role: 'USER', start: null, end: null })), ...extra };
 }
 
+interface SimulatorExtras { trustedRoot?: string; now?: () => number; replyDelayMs?: number; replayFile?: string; credentials?: { id: string; secret: string } }
+
 /** A simulator run in-process, its stdin, and its JSON log lines. */
-async function startSimulator(broker: TestBroker, extra: { trustedRoot?: string; now?: () => number } = {}) {
-  const credentials = broker.addLock();
+async function startSimulator(broker: TestBroker, { credentials = broker.addLock(), ...extra }: SimulatorExtras = {}) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const log: Array<Record<string, unknown>> = [];
@@ -48,7 +52,7 @@ async function startSimulator(broker: TestBroker, extra: { trustedRoot?: string;
     for (const line of lines) log.push(JSON.parse(line) as Record<string, unknown>);
   });
   const simulator: RunningSimulator = await runSimulator({ ...credentials, mqttUrl: broker.url, replyDelayMs: 0, stdin, stdout, ...extra });
-  return { id: credentials.id, stdin, log, simulator };
+  return { id: credentials.id, credentials, stdin, log, simulator };
 }
 
 const refusedWith = (reason: RegExp) => (err: unknown) => err instanceof AppError && err.status === 409 && reason.test(err.message);
@@ -79,6 +83,47 @@ describe('lock simulator', () => {
     await recorder.until(() => stateOf(id)?.locked === true); // auto-relock after 1 s
 
     await assert.rejects(link.sendCommand(id, token, operation), refusedWith(/^the lock refused the operation: replayed/));
+    await simulator.close();
+  });
+
+  it('says what it is (protocol 1.2): kind simulator, with a door sensor', async () => {
+    const { id, simulator } = await startSimulator(broker);
+    await recorder.until((seen) => seen.devices.some((d) => d.lockId === id));
+    assert.deepEqual(recorder.seen.devices.find((d) => d.lockId === id)?.device, { kind: 'simulator', capabilities: ['doorSensor'] });
+    await simulator.close();
+  });
+
+  it('refuses a replayed token after a restart, with its replay file', async () => {
+    const signer = rsaSigner();
+    const replayFile = join(await mkdtemp(join(tmpdir(), 'latchkey-replay-')), 'replays');
+    const first = await startSimulator(broker, { replayFile });
+    await link.publishConfig(first.id, configFor([{ userId: signer.userId, publicKey: signer.publicKeyBase64 }]));
+    await eventually(() => first.simulator.lock.configVersion === 1 && link.isOnline(first.id));
+    const operation = { type: 'MUTATE_LOCK', locked: false, duration: 1 };
+    const token = await unlockToken(signer, first.id, operation);
+    assert.equal((await link.sendCommand(first.id, token, operation)).state?.locked, false);
+    await first.simulator.close();
+
+    const again = await startSimulator(broker, { replayFile, credentials: first.credentials });
+    await eventually(() => again.simulator.lock.configVersion === 1 && link.isOnline(first.id));
+    await assert.rejects(link.sendCommand(first.id, token, operation), refusedWith(/^the lock refused the operation: replayed/));
+    await again.simulator.close();
+  });
+
+  it('abandons a command past its deadline (protocol 1.2): the request answers 504 and the bolt never moves', async () => {
+    const signer = rsaSigner();
+    const hasty = await createLockLink({ broker: broker.url, ...broker.service, replyTimeoutMs: 200, logger: pino({ level: 'silent' }), handlers: recordingHandlers().handlers });
+    // The lock takes longer to get to the command than the service waits for its reply.
+    const { id, simulator, log } = await startSimulator(broker, { replyDelayMs: 600 });
+    await link.publishConfig(id, configFor([{ userId: signer.userId, publicKey: signer.publicKeyBase64 }]));
+    await eventually(() => simulator.lock.configVersion === 1 && hasty.isOnline(id));
+    const operation = { type: 'MUTATE_LOCK', locked: false, duration: 1 };
+    await assert.rejects(hasty.sendCommand(id, await unlockToken(signer, id, operation), operation), (err: unknown) => err instanceof AppError && err.status === 504);
+    await eventually(() => log.some((line) => line.action === 'reply' && line.ok === false));
+    assert.match(String(log.find((line) => line.action === 'reply')?.error), /^deadline_passed/);
+    assert.equal(simulator.lock.state.locked, true);
+    assert.ok(!log.some((line) => line.action === 'state' && line.locked === false));
+    await hasty.close();
     await simulator.close();
   });
 

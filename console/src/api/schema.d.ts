@@ -4341,6 +4341,20 @@ export interface paths {
                                 connected: boolean;
                                 /** @description seconds the lock stays unlocked after an unlock */
                                 duration: number;
+                                /** @description the door sensor reads open; absent for a lock without one, or before it reports */
+                                doorOpen?: boolean;
+                                /** @description per cent; absent for a mains-powered lock, or before it reports */
+                                battery?: number;
+                                /** @description the bolt is jammed; absent before the lock reports it */
+                                jammed?: boolean;
+                                /** @description tampering detected; absent before the lock reports it */
+                                tamper?: boolean;
+                            };
+                            /** @description what the lock says it is (device protocol 1.2); absent until it says */
+                            device?: {
+                                /** @description the hardware family the lock says it is, e.g. simulator, zwave, matter */
+                                kind: string;
+                                capabilities: ("keypad" | "doorSensor" | "battery" | "jamDetection")[];
                             };
                             favourite: boolean;
                             unlockTime: number;
@@ -4472,6 +4486,20 @@ export interface paths {
                                 connected: boolean;
                                 /** @description seconds the lock stays unlocked after an unlock */
                                 duration: number;
+                                /** @description the door sensor reads open; absent for a lock without one, or before it reports */
+                                doorOpen?: boolean;
+                                /** @description per cent; absent for a mains-powered lock, or before it reports */
+                                battery?: number;
+                                /** @description the bolt is jammed; absent before the lock reports it */
+                                jammed?: boolean;
+                                /** @description tampering detected; absent before the lock reports it */
+                                tamper?: boolean;
+                            };
+                            /** @description what the lock says it is (device protocol 1.2); absent until it says */
+                            device?: {
+                                /** @description the hardware family the lock says it is, e.g. simulator, zwave, matter */
+                                kind: string;
+                                capabilities: ("keypad" | "doorSensor" | "battery" | "jamDetection")[];
                             };
                             favourite: boolean;
                             unlockTime: number;
@@ -4822,6 +4850,20 @@ export interface paths {
                                 connected: boolean;
                                 /** @description seconds the lock stays unlocked after an unlock */
                                 duration: number;
+                                /** @description the door sensor reads open; absent for a lock without one, or before it reports */
+                                doorOpen?: boolean;
+                                /** @description per cent; absent for a mains-powered lock, or before it reports */
+                                battery?: number;
+                                /** @description the bolt is jammed; absent before the lock reports it */
+                                jammed?: boolean;
+                                /** @description tampering detected; absent before the lock reports it */
+                                tamper?: boolean;
+                            };
+                            /** @description what the lock says it is (device protocol 1.2); absent until it says */
+                            device?: {
+                                /** @description the hardware family the lock says it is, e.g. simulator, zwave, matter */
+                                kind: string;
+                                capabilities: ("keypad" | "doorSensor" | "battery" | "jamDetection")[];
                             };
                             favourite: boolean;
                             unlockTime: number;

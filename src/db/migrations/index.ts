@@ -14,6 +14,7 @@ import { lateCommandsMigration } from './0012_late_commands.js';
 import { cdnObjectsMigration } from './0013_cdn_objects.js';
 import { auditPartiesMigration } from './0014_audit_parties.js';
 import { deletedApplicationUsersMigration } from './0015_deleted_application_users.js';
+import { lockDeviceMigration } from './0020_lock_device.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -35,5 +36,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0013_cdn_objects': cdnObjectsMigration(dialect),
     '0014_audit_parties': auditPartiesMigration(),
     '0015_deleted_application_users': deletedApplicationUsersMigration(dialect),
+    '0020_lock_device': lockDeviceMigration(),
   };
 }

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { UnlockBetweenWindow } from '../../src/access/types.js';
-import { isInsideUnlockWindow, msUntilNextMinute } from '../../src/simulator/unlock-window.js';
+import { isInsideUnlockWindow, msUntilNextMinute } from '../../src/lock-edge/unlock-window.js';
 
 /** Unix seconds of a UTC wall-clock instant. */
 const utc = (iso: string): number => Date.parse(`${iso}Z`) / 1000;

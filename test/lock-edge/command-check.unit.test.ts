@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { LockConfig } from '../../src/device-protocol/payloads.js';
-import { CommandChecker } from '../../src/simulator/command-check.js';
+import { CommandChecker } from '../../src/lock-edge/command-check.js';
 
 const LOCK = randomUUID();
 const NOW = 1_767_225_600;
@@ -78,6 +78,15 @@ describe('the lock\'s own check of a command', () => {
     const forged = await new SignJWT({ iss: user.userId, sub: LOCK, iat: NOW, exp: NOW + 30, operation: unlock })
       .setProtectedHeader({ alg: 'RS256' }).sign(other.privateKey);
     assert.match(await refusal(checker(), forged), /^bad_signature/);
+  });
+
+  it('refuses a command past its deadline (protocol 1.2) without using its token up', async () => {
+    const check = checker();
+    const token = await sign();
+    const late = await check.check({ ...command(token), deadline: NOW - 0.001 }, config);
+    assert.equal(late.ok, false);
+    assert.match(late.ok ? '' : late.error, /^deadline_passed/);
+    assert.equal((await check.check({ ...command(token), deadline: NOW }, config)).ok, true);
   });
 
   it('refuses a command whose operation differs from the signed one', async () => {

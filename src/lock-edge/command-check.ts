@@ -11,10 +11,11 @@ import type { CommandPayload, ConfigUser, LockConfig } from '../device-protocol/
 import { ReplayMemory } from './replay-memory.js';
 
 /**
- * The lock's own check of a command (defence in depth, docs/device-protocol.md): whoever can
+ * The lock's own check of a command (defence in depth, docs/device-protocol.md §5): whoever can
  * publish on the broker still needs a token signed by a user enrolled in the lock's config, for
  * this lock, valid now, never used before. Uses the service's own decoding and signature code so
- * lock and service agree on every edge case.
+ * lock and service agree on every edge case. The simulator and the bridge (src/bridge/) both check
+ * with it, each with its own replay memory (the bridge's kept on disk).
  */
 
 export type CheckResult = { ok: true; userId: string; operation: Operation } | { ok: false; error: string };
@@ -22,14 +23,26 @@ export type CheckResult = { ok: true; userId: string; operation: Operation } | {
 /** Refusal reasons a lock sends in `reply.error` (`<code>: <detail>`). */
 const refuse = (code: string, detail: string): CheckResult => ({ ok: false, error: `${code}: ${detail}` });
 
+/** Protocol 1.2: the refusal of a command whose `deadline` has passed on the lock's clock. */
+export const DEADLINE_PASSED = 'deadline_passed: the command arrived or was carried out after its deadline';
+
+/** Whether `command` carries a deadline (protocol 1.2) that `now` (Unix seconds) is past. */
+export function isPastDeadline(command: Pick<CommandPayload, 'deadline'>, now: number): boolean {
+  return command.deadline !== undefined && now > command.deadline;
+}
+
 export class CommandChecker {
-  private readonly replays = new ReplayMemory();
+  private readonly replays: ReplayMemory;
   private readonly anchor: TrustAnchor | undefined;
   /** Each config user's RS256 key, imported once per config (a new config brings new objects; old ones are collected). */
   private readonly legacyKeys = new WeakMap<ConfigUser, KeyObject | null>();
 
-  /** `trustedRoot`: Base64 DER of the root CA the lock was provisioned with, if any. */
-  constructor(private readonly options: { lockId: string; trustedRoot?: string; now: () => number }) {
+  /**
+   * `trustedRoot`: Base64 DER of the root CA the lock was provisioned with, if any. `replays`:
+   * where used tokens are remembered (default: in memory, for this object's life).
+   */
+  constructor(private readonly options: { lockId: string; trustedRoot?: string; now: () => number; replays?: ReplayMemory }) {
+    this.replays = options.replays ?? new ReplayMemory();
     this.anchor = options.trustedRoot === undefined ? undefined : createTrustAnchor(options.trustedRoot);
   }
 
@@ -44,6 +57,8 @@ export class CommandChecker {
 
   private async checkOrThrow(command: CommandPayload, config: LockConfig | null): Promise<CheckResult> {
     const now = this.options.now();
+    // Before anything is remembered: a command past its deadline was answered 504 already and is never acted on.
+    if (isPastDeadline(command, now)) return { ok: false, error: DEADLINE_PASSED };
     const decoded = decodeOperationToken(command.token);
     const claims = checkOperationClaims(decoded.payload, { lockId: this.options.lockId, now });
     if (config === null) return refuse('not_enrolled', 'the lock has no configuration');
