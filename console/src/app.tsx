@@ -79,7 +79,7 @@ function App({ client }: { client: QueryClient }) {
     if (!signedIn && !isPublic) navigate(`/signin?next=${encodeURIComponent(path + location.search)}`, true);
   }, [signedIn, isPublic, path]);
   if (path.startsWith('/signin')) return <SignIn search={search} />;
-  if (path.startsWith('/register')) return <Register />;
+  if (path.startsWith('/register')) return <Register search={search} />;
   if (path.startsWith('/verify')) return <VerifyEmail search={search} />;
   if (path.startsWith('/reset')) return <ResetPassword search={search} />;
   if (!signedIn) return null;

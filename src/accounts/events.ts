@@ -16,7 +16,7 @@ import type { UserRow } from './queries.js';
  */
 export interface AccountEventMap {
   /**
-   * A direct registration: `userId` is the new account, or the pending invite a v1 registration
+   * A direct registration: `userId` is the new account, or the pending invite a v1 (or acceptInvite) registration
    * took over (`tookOverInvite`, keeping the invite's id; its email is not proved yet).
    */
   registered: { userId: string; tookOverInvite: boolean };

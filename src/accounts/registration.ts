@@ -15,9 +15,12 @@ export interface RegistrationInput {
   email: string;
   password: string;
   displayName?: string | undefined;
-  /** 1, 2 or 3: v1 takes over a pending invite, v2/v3 refuse it unless `force`; v3 makes no key. */
+  /** 1, 2 or 3: v1 takes over a pending invite, v2/v3 refuse it unless `force` or `acceptInvite`; v3 makes no key. */
   version: 1 | 2 | 3;
+  /** Discards a pending invite of the email (and its shares). */
   force: boolean;
+  /** v2/v3 take a pending invite over as v1 does (the console registers so: docs/decisions.md, issue 29). */
+  acceptInvite?: boolean;
   /** An Ed25519 public key (Base64) the first certificate request may use without a secondary check. */
   ephemeralKey?: string | undefined;
 }
@@ -32,6 +35,7 @@ export async function register(ctx: AppContext, input: RegistrationInput): Promi
   const userId = newPublicId();
   // Read before any work: a malformed key is a 400 and nothing is written.
   const registrationKey = input.ephemeralKey === undefined ? null : registrationKeyOf(input.ephemeralKey);
+  if (input.force && input.acceptInvite === true) throw errors.validation('force and acceptInvite exclude each other: discard the invite or take it over');
   const [passwordHash, legacyKey] = await Promise.all([
     hashPassword(input.password),
     input.version < 3 ? createLegacyKey(ctx, userId) : Promise.resolve(null),
@@ -44,7 +48,7 @@ export async function register(ctx: AppContext, input: RegistrationInput): Promi
       const now = ctx.now();
       let id = userId;
       let key: LegacyKeyPair | null = legacyKey ? { publicKey: legacyKey.public_key, privateKey: legacyKey.privateKey } : null;
-      const takesOverInvite = existing !== undefined && input.version === 1;
+      const takesOverInvite = existing !== undefined && (input.version === 1 || input.acceptInvite === true);
       if (takesOverInvite) {
         id = existing.id;
         key = await takeOverInvite(ctx, accountWriter(ctx, uow), existing, { input, passwordHash, legacyKey, now });
@@ -79,7 +83,7 @@ interface LegacyKeyPair {
 }
 
 /**
- * Registration v1 with the email of a pending invite: the account keeps the invite's id, key and
+ * Registration v1 (or v2/v3 with `acceptInvite`) with the email of a pending invite: the account keeps the invite's id, key and
  * the shares made to it (held until the email is verified: src/sharing/held-shares.ts). An invite
  * without a key gets the one just generated, sealed for its id.
  */

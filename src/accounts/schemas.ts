@@ -27,7 +27,10 @@ export function isTrueFlag(flag: string | undefined): boolean {
   return flag === '1' || flag?.toLowerCase() === 'true';
 }
 
-export const RegistrationQuery = Type.Object({ force: Type.Optional(QueryFlag) });
+export const RegistrationQuery = Type.Object({
+  force: Type.Optional(QueryFlag),
+  acceptInvite: Type.Optional({ ...QueryFlag, description: 'v2/v3: take over a pending invite of this email as v1 does (its shares held until the email is verified) instead of 409' }),
+});
 
 export const TokenPairResponse = Type.Object({
   authToken: Type.String(),

@@ -5,6 +5,7 @@ import { sha256Hex } from '../crypto/random.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { configChanged } from './config-changes.js';
+import type { Executor } from '../db/transaction.js';
 import { insertMember, loadLockForMember, type MemberLock } from './queries.js';
 
 /**
@@ -37,4 +38,18 @@ export async function claimLock(ctx: AppContext, caller: Caller, key: string, na
     if (!lock) throw errors.internal();
     return lock;
   });
+}
+
+/**
+ * The last member left (shared decisions §8): the lock is unclaimed again, as provisioned, and its
+ * registration key claims it once more (holding the key that came with the lock is the proof of
+ * possession). The former owners' settings go with them: the next owner starts from the defaults.
+ * The lock's site (an operator's assignment) and its unlock duration (how the door works) stay.
+ */
+export async function returnToUnclaimed(db: Executor, lockId: string, now: number): Promise<void> {
+  await db
+    .updateTable('locks')
+    .set({ owner_user_id: null, claimed_at: null, default_name: null, permitted_addresses: '[]', usage_requirements: '{}', unlock_between: null, updated: now })
+    .where('id', '=', lockId)
+    .execute();
 }

@@ -13,7 +13,7 @@ export interface LocksTable {
   secret_hash: string;
   /** The user who claimed the lock, while they remain a member; null when unowned. */
   owner_user_id: string | null;
-  /** Set once, when the registration key is used; never cleared (the key is one-time). */
+  /** Set when the registration key is used; cleared when the last member leaves (the key then claims the lock again). */
   claimed_at: number | null;
   // Settings.
   /** Seconds the lock stays unlocked after an unlock (unlockTime / unlockDuration). */

@@ -5,6 +5,7 @@ import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
+import { returnToUnclaimed } from '../locks/claim.js';
 import { configChanged } from '../locks/config-changes.js';
 import { findLockForUpdate, findMembership, findMemberships, insertMember, lockRowsForUpdate, type LockRow, type Membership } from '../locks/queries.js';
 import { dropHeldShares, holdShare } from './held-shares.js';
@@ -116,16 +117,16 @@ export interface RemoveMembersInput {
 export interface RemoveMembersResult {
   /** The users whose enrolment ended (ids that were not enrolled are ignored). */
   removed: string[];
-  /** True when nobody is left: the lock is unowned, and stays so (its registration key is spent). */
+  /** True when nobody is left: the lock is unclaimed again and its registration key claims it (shared decisions §8). */
   lockBecameUnowned: boolean;
 }
 
 /**
  * REMOVE_USER: any member may remove themselves, an active ADMIN anyone (LOCK_REVOKED each);
  * others are refused (403). The last ADMIN cannot leave while others remain (refused, 409). When
- * nobody is left the owner is cleared; the registration key stays spent, so the lock can only be
- * claimed again after an operator provisions it anew. Throws 404 unknown lock, actor not a
- * member, or no listed user enrolled.
+ * nobody is left the lock is unclaimed again (src/locks/claim.ts) and its held shares go: its
+ * registration key claims it anew. Throws 404 unknown lock, actor not a member, or no listed user
+ * enrolled.
  */
 export async function tryRemoveMembers(ctx: AppContext, uow: UnitOfWork, input: RemoveMembersInput): Promise<({ allowed: true } & RemoveMembersResult) | Denied> {
   const { lockId, actorUserId } = input;
@@ -146,14 +147,17 @@ export async function tryRemoveMembers(ctx: AppContext, uow: UnitOfWork, input: 
   if (!decision.allowed) return decision;
   const removed = targets.map((t) => t.userId);
   if (removed.length > 0) await uow.db.deleteFrom('lock_members').where('lock_id', '=', lockId).where('user_id', 'in', removed).execute();
+  const unclaimed = decision.lockBecomesUnowned ? { message: 'the last member left: the lock is unclaimed and its registration key claims it again' } : {};
   for (const userId of removed) {
-    await recordAudit(ctx, uow, { lockId, type: 'LOCK_REVOKED', actorUserId, subjectUserId: userId, details: { role: targets.find((t) => t.userId === userId)!.role } });
+    await recordAudit(ctx, uow, { lockId, type: 'LOCK_REVOKED', actorUserId, subjectUserId: userId, ...unclaimed, details: { role: targets.find((t) => t.userId === userId)!.role } });
   }
   for (const userId of heldRevoked) await recordAudit(ctx, uow, { lockId, type: 'LOCK_REVOKED', actorUserId, subjectUserId: userId, details: { held: true } });
-  if (lock.owner_user_id !== null && (decision.lockBecomesUnowned || removed.includes(lock.owner_user_id))) {
+  if (decision.lockBecomesUnowned) {
+    await returnToUnclaimed(uow.db, lockId, now);
+    await dropHeldShares(uow.db, lockId);
+  } else if (lock.owner_user_id !== null && removed.includes(lock.owner_user_id)) {
     await uow.db.updateTable('locks').set({ owner_user_id: null, updated: now }).where('id', '=', lockId).execute();
   }
-  if (decision.lockBecomesUnowned) await dropHeldShares(uow.db, lockId);
   await configChanged(ctx, uow, lockId);
   return { allowed: true, removed: [...removed, ...heldRevoked], lockBecameUnowned: decision.lockBecomesUnowned };
 }

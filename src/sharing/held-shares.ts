@@ -103,6 +103,12 @@ export async function holdShare(ctx: AppContext, uow: UnitOfWork, share: HeldSha
 }
 
 /** Whether any share waits for this user's email to be verified. */
+/** How many of the user's shares wait for their email to be verified (GET /share/waiting: a count, never which doors). */
+export async function countHeldShares(db: Executor, userId: string): Promise<number> {
+  const row = await db.selectFrom('held_invite_shares').select((eb) => eb.fn.countAll<number | string>().as('count')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 export async function hasHeldShares(db: Executor, userId: string): Promise<boolean> {
   return (await db.selectFrom('held_invite_shares').select('lock_id').where('user_id', '=', userId).limit(1).executeTakeFirst()) !== undefined;
 }

@@ -5,8 +5,12 @@ import type { AppContext } from '../context.js';
 import { newPublicId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction } from '../db/transaction.js';
+import { assertAllowed } from '../access/member-policy.js';
 import { errors } from '../errors/catalogue.js';
+import { defaultName } from '../locks/presenters.js';
+import { loadLockForMember } from '../locks/queries.js';
 import { invitationSender } from './invitation-email.js';
+import { canManageMembers } from './policy.js';
 import { administersAnyLock } from './queries.js';
 
 export interface PublicKeyResult {
@@ -20,14 +24,16 @@ export interface PublicKeyResult {
  * An unknown email becomes an orphan user with a service-generated key and is sent an
  * invitation after commit; a known user without a legacy key (registered v3) is given one.
  * Only a caller who administers a lock (and so can share one) may ask: 403 otherwise, so the
- * endpoint is neither an email directory nor an invitation cannon for everyone.
+ * endpoint is neither an email directory nor an invitation cannon for everyone. With `lockId`
+ * (`?device=`, a lock the caller administers), the invitation names that door.
  */
-export async function inviteByEmail(ctx: AppContext, caller: Caller, email: string): Promise<PublicKeyResult> {
+export async function inviteByEmail(ctx: AppContext, caller: Caller, email: string, lockId?: string): Promise<PublicKeyResult> {
   if (!(await administersAnyLock(ctx.db.kysely, caller.userId, ctx.now()))) throw errors.forbidden('only lock administrators can invite users');
+  const door = lockId === undefined ? null : await doorToShare(ctx, caller, lockId);
   const existing = await findUserByEmail(ctx.db.kysely, caller.namespace, email);
   if (existing) return withPublicKey(ctx, existing);
   try {
-    return await createInvitee(ctx, caller, email);
+    return await createInvitee(ctx, caller, email, door);
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     // Invited concurrently by someone else: use theirs.
@@ -37,11 +43,19 @@ export async function inviteByEmail(ctx: AppContext, caller: Caller, email: stri
   }
 }
 
+/** The name of the lock the invitation is for (`?device=`): one the caller administers now (404 non-member, 403 otherwise). */
+async function doorToShare(ctx: AppContext, caller: Caller, lockId: string): Promise<string> {
+  const lock = await loadLockForMember(ctx.db.kysely, ctx.db.dialect, lockId, caller.userId);
+  if (!lock) throw errors.notFound('lock');
+  assertAllowed(canManageMembers(lock.member, ctx.now()));
+  return defaultName(lock);
+}
+
 async function withPublicKey(ctx: AppContext, user: UserRow): Promise<PublicKeyResult> {
   return { id: user.id, publicKey: await ensureLegacyPublicKey(ctx, user) };
 }
 
-async function createInvitee(ctx: AppContext, caller: Caller, email: string): Promise<PublicKeyResult> {
+async function createInvitee(ctx: AppContext, caller: Caller, email: string, door: string | null): Promise<PublicKeyResult> {
   // Counted before the invitee exists: an admin cannot mail the world one address at a time.
   await ctx.limits.invitationsPerUser.consume(caller.userId);
   const id = newPublicId();
@@ -66,7 +80,7 @@ async function createInvitee(ctx: AppContext, caller: Caller, email: string): Pr
       created: now,
       updated: now,
     });
-    uow.onCommit(invitationSender(ctx, caller, address));
+    uow.onCommit(invitationSender(ctx, caller, address, door));
     return { id, publicKey: key.public_key };
   });
 }

@@ -3,9 +3,10 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
 import { LockIdParams, UserIdParams, pathId } from '../ids/path-ids.js';
+import { countHeldShares } from './held-shares.js';
 import { inviteByEmail } from './invites.js';
 import { presentLockUser, presentUserWithLocks } from './presenters.js';
-import { InviteParams, LockUserResponse, PublicKeyResponse, UserWithLocksResponse } from './schemas.js';
+import { InviteParams, InviteQuery, LockUserResponse, PublicKeyResponse, WaitingSharesResponse, UserWithLocksResponse } from './schemas.js';
 import { getUserWithLocks, listUsersOfLock } from './users.js';
 
 /** Who is enrolled where, for administrators, and the invitation of a user to share with. */
@@ -26,6 +27,12 @@ export function sharingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       handler: async (request) => presentUserWithLocks(await getUserWithLocks(ctx, request.caller, pathId(request.params.userId, 'user'))),
     });
 
+    // Only a count: the account has not proved its address, so the doors' names (others' text) are not shown to it.
+    app.get('/share/waiting', {
+      schema: { tags: ['locks'], summary: "How many shares wait for the caller's email to be verified", response: { 200: WaitingSharesResponse, ...errorResponses(401, 406) } },
+      handler: async (request) => ({ waiting: await countHeldShares(ctx.db.kysely, request.caller.userId) }),
+    });
+
     // GET and POST (decisions §1); a POST body, `null` included, is ignored.
     for (const method of ['GET', 'POST'] as const) {
       app.route({
@@ -35,9 +42,13 @@ export function sharingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags: ['locks'],
           summary: 'The id and public key of a user to share with; invites an unknown email',
           params: InviteParams,
-          response: { 200: PublicKeyResponse, ...errorResponses(400, 401, 403, 406) },
+          querystring: InviteQuery,
+          response: { 200: PublicKeyResponse, ...errorResponses(400, 401, 403, 404, 406) },
         },
-        handler: async (request) => inviteByEmail(ctx, request.caller, request.params.email),
+        handler: async (request) => {
+          const { device } = request.query;
+          return inviteByEmail(ctx, request.caller, request.params.email, device === undefined ? undefined : pathId(device, 'lock'));
+        },
       });
     }
   };

@@ -33,4 +33,6 @@ export const UserWithLocksResponse = Type.Object({
 export type UserWithLocksResponse = Static<typeof UserWithLocksResponse>;
 
 export const InviteParams = Type.Object({ email: Email });
+export const WaitingSharesResponse = Type.Object({ waiting: Type.Integer({ minimum: 0, description: 'shares held until the email is verified' }) });
+export const InviteQuery = Type.Object({ device: Type.Optional(Type.String({ maxLength: 64, description: 'the lock the invitation is for (one the caller administers): the email names it' })) });
 export const PublicKeyResponse = Type.Object({ id: Type.String(), publicKey: Type.String({ description: 'Base64 DER SubjectPublicKeyInfo (RSA)' }) });

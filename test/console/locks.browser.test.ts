@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createUser } from '../helpers/factories.js';
 import { claimLock, createVerifiedUser, shareLock } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
-import { assertAllLabelled, certifyBrowser, ensureConsoleBuilt, launchChromium, openTab, shoot, signInAs } from './browser.js';
+import { PASSWORD, PHONE, assertAllLabelled, certifyBrowser, consoleLinkIn, ensureConsoleBuilt, launchChromium, openTab, shoot, signInAs } from './browser.js';
 
 /**
  * A lock's own pages against the real service: hiding a lock and showing it again, linking and
@@ -136,6 +136,39 @@ describe('the console: hiding, tiles, held members, leaving', () => {
     await active.waitFor({ state: 'detached' });
     const users = (await t.api.get(`/device/${lock.id}/users`, { token: owner.authToken })).body as Array<{ userId: string }>;
     assert.ok(!users.some((u) => u.userId === member.userId));
+    assert.deepEqual(a.errors, []);
+    assert.deepEqual(b.errors, []);
+    await a.context.close();
+    await b.context.close();
+  });
+  it('an invited address registers from the emailed link on a phone, sees its share waiting, and gets the door once verified', async () => {
+    const owner = await createVerifiedUser(t);
+    const { lock } = await claimLock(t, owner, { name: 'Back office' });
+    const a = await openTab(browser);
+    await signInAs(a, t.service.url, owner.email, owner.password);
+    await certifyBrowser(a, t.service.url, null, owner.email);
+    await a.page.goto(`${t.service.url}/console/locks/${lock.id}/members`);
+    const staff = `staff-${randomUUID()}@example.com`;
+    await a.page.getByLabel('Email of the person to share with').fill(staff);
+    await a.page.getByRole('button', { name: 'Share', exact: true }).click();
+    await a.page.getByText(`Shared with ${staff}.`).waitFor();
+
+    const invitation = await t.sink.waitFor((m) => m.to.includes(staff));
+    assert.match(invitation.text, /the door "Back office"/);
+    assert.ok(invitation.text.includes(owner.email), 'names the inviter by their verified address');
+    const b = await openTab(browser);
+    await b.page.setViewportSize(PHONE);
+    await b.page.goto(`${t.service.url}${consoleLinkIn(invitation.text, 'register')}`);
+    assert.equal(await b.page.getByLabel('Email').inputValue(), staff, 'the address is filled in');
+    await b.page.getByLabel('Password').fill(PASSWORD);
+    await b.page.getByRole('button', { name: 'Create account' }).click();
+    await b.page.getByText('A share is waiting for your email to be verified').waitFor();
+    await shoot(b.page, 'invited-waiting');
+    const verification = await t.sink.waitFor((m) => m.to.includes(staff) && /verify\?code=/.test(m.text));
+    await b.page.goto(`${t.service.url}${consoleLinkIn(verification.text, 'verify')}`);
+    await b.page.getByText('Your email address is verified.').waitFor();
+    await b.page.getByRole('link', { name: 'Go to your locks' }).click();
+    await lockItem(b.page, 'Back office').waitFor();
     assert.deepEqual(a.errors, []);
     assert.deepEqual(b.errors, []);
     await a.context.close();

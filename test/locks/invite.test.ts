@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { createLegacyUser, createUser, uniqueEmail, type TestUser } from '../helpers/factories.js';
-import { claimLock, revokeLock, shareLock } from '../helpers/locks.js';
+import { claimLock, createVerifiedUser, revokeLock, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
 import { UUID } from './support.js';
@@ -150,6 +150,71 @@ describe('GET|POST /share/invite/{email}', () => {
     const code = /verify\?code=([\w-]+)/.exec(mail.text)![1]!;
     assert.equal((await t.api.put(`/account/email/verify?code=${code}`)).status, 204);
     assert.deepEqual((await t.api.get('/device', { token: registered.body.authToken })).body, []);
+  });
+
+  it('names the door and the verified inviter, and links to the console registration with the address filled in (issue 29)', async () => {
+    const verified = await createVerifiedUser(t, { displayName: 'Vera Verified' });
+    const door = await claimLock(t, verified, { name: 'Staff entrance' });
+    const email = uniqueEmail('door-named');
+    const res = await t.api.get(`/share/invite/${encodeURIComponent(email)}?device=${door.id}`, { token: verified.authToken });
+    assert.equal(res.status, 200);
+    const mail = await sink.waitFor((m) => m.to.includes(email));
+    assert.match(mail.subject, new RegExp(verified.email.replace(/[.+]/g, '\\$&')));
+    assert.match(mail.text, /the door "Staff entrance"/);
+    assert.ok(!mail.text.includes('Vera Verified'), 'still no display name');
+    const link = /(http\S+\/console\/register\?email=\S+)/.exec(mail.text)?.[1];
+    assert.equal(new URL(link!).searchParams.get('email'), email);
+    assert.ok(mail.html.includes('/console/register?email='));
+
+    // An inviter who has not proved their address: their text (the door's name) is not sent.
+    const unproved = uniqueEmail('door-unnamed');
+    const mine = await claimLock(t, admin, { name: 'Chosen by a stranger' });
+    assert.equal((await t.api.get(`/share/invite/${encodeURIComponent(unproved)}?device=${mine.id}`, { token: admin.authToken })).status, 200);
+    const plain = await sink.waitFor((m) => m.to.includes(unproved));
+    assert.ok(!plain.text.includes('Chosen by a stranger') && !plain.html.includes('Chosen by a stranger'));
+    assert.match(plain.text, /access to a door/);
+  });
+
+  it('answers ?device= of a lock the caller does not administer with 404 (non-member) or 403 (USER), sending nothing', async () => {
+    const other = await createVerifiedUser(t);
+    const theirs = await claimLock(t, other);
+    const email = uniqueEmail('not-yours');
+    assert.equal((await t.api.get(`/share/invite/${encodeURIComponent(email)}?device=${theirs.id}`, { token: admin.authToken })).status, 404);
+    assert.equal((await t.api.get(`/share/invite/${encodeURIComponent(email)}?device=not-a-uuid`, { token: admin.authToken })).status, 404);
+    await shareLock(t, theirs.id, other, admin.userId);
+    assert.equal((await t.api.get(`/share/invite/${encodeURIComponent(email)}?device=${theirs.id}`, { token: admin.authToken })).status, 403);
+    assert.equal(await t.service.ctx.db.kysely.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(), undefined, 'no invite made');
+  });
+
+  it('lets v3 with acceptInvite take the invite over as the console does, after a revoked share too; GET /share/waiting counts the held shares', async () => {
+    const email = uniqueEmail('console-invitee');
+    const { id } = (await t.api.get(`/share/invite/${encodeURIComponent(email)}`, { token: admin.authToken })).body;
+    const [kept, revoked] = [await claimLock(t, admin), await claimLock(t, admin)];
+    await shareLock(t, kept.id, admin, id);
+    await shareLock(t, revoked.id, admin, id);
+    await revokeLock(t, revoked.id, admin, [id]);
+    assert.equal((await t.api.post('/auth/register', { version: 3, body: { email, password: 'correct horse battery' } })).status, 409, 'without the flag, the spec\'s 409');
+
+    const registered = await t.api.post('/auth/register?acceptInvite=true', { version: 3, body: { email, password: 'correct horse battery' } });
+    assert.equal(registered.status, 200, registered.text);
+    assert.equal(registered.body.publicKey, undefined, 'v3 answers no key');
+    const token = registered.body.authToken as string;
+    assert.equal(decodeJwt(token).sub, id, 'the invite is taken over');
+    assert.deepEqual((await t.api.get('/device', { token })).body, []);
+    assert.deepEqual((await t.api.get('/share/waiting', { token, version: 3 })).body, { waiting: 1 });
+
+    const mail = await sink.waitFor((m) => m.to.includes(email) && /verify\?code=/.test(m.text));
+    const code = /verify\?code=([\w-]+)/.exec(mail.text)![1]!;
+    assert.equal((await t.api.put(`/account/email/verify?code=${code}`, { token })).status, 204);
+    assert.deepEqual(((await t.api.get('/device', { token })).body as Array<{ id: string }>).map((d) => d.id), [kept.id]);
+    assert.deepEqual((await t.api.get('/share/waiting', { token })).body, { waiting: 0 });
+  });
+
+  it('registers with acceptInvite when there is no invite, and refuses acceptInvite with force (400)', async () => {
+    const plain = await t.api.post('/auth/register?acceptInvite=1', { version: 3, body: { email: uniqueEmail('no-invite'), password: 'correct horse battery' } });
+    assert.equal(plain.status, 200);
+    const both = await t.api.post('/auth/register?acceptInvite=true&force=true', { version: 3, body: { email: uniqueEmail('both'), password: 'correct horse battery' } });
+    assert.equal(both.status, 400);
   });
 
   it('gives a user registered without a legacy key (v3) one, and keeps it', async () => {

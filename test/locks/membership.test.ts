@@ -172,17 +172,28 @@ describe('lock membership service', () => {
     assert.equal(admins.length, 1);
   });
 
-  it('returns a lock whose only member leaves to unowned, for good', async () => {
+  it('returns a lock whose only member leaves to unclaimed: its registration key claims it again, audited (shared decisions §8)', async () => {
     const claimed = await claimLock(t, admin);
+    const window = { start: '09:00', end: '17:00', timezone: 'Europe/Paris', days: ['MONDAY' as const] };
+    await run((uow) => updateLockSettings(ctx(), uow, { lockId: claimed.id, actorUserId: admin.userId, unlockBetween: window }));
     const result = await run((uow) => removeMembers(ctx(), uow, { lockId: claimed.id, actorUserId: admin.userId, userIds: [admin.userId] }));
     assert.deepEqual(result, { removed: [admin.userId], lockBecameUnowned: true });
     const row = await lockRow(t, claimed.id);
-    assert.equal(row.owner_user_id, null);
-    assert.notEqual(row.claimed_at, null);
+    assert.deepEqual([row.owner_user_id, row.claimed_at, row.unlock_between], [null, null, null], "unclaimed, without the former owner's settings");
     assert.deepEqual((await lockConfig(t.service.ctx.db.kysely, claimed.id))?.users, []);
-    // The registration key stays spent.
+    assert.equal((await t.api.get(`/device/${claimed.id}`, { token: admin.authToken })).status, 404, 'the one who left is no member');
+
     const again = await t.api.post('/device', { token: alice.authToken, body: { key: claimed.registrationKey, name: 'again' } });
-    assert.equal(again.status, 409);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.name, 'again');
+    assert.equal(again.body.settings.unlockBetweenWindow, null);
+    const entries = await auditEntriesOf(t, claimed.id);
+    const left = entries.find((e) => e.type === 'LOCK_REVOKED')!;
+    assert.deepEqual([left.actor_user_id, left.subject_user_id], [admin.userId, admin.userId]);
+    assert.match(left.message, /unclaimed/);
+    assert.deepEqual(entries.filter((e) => e.type === 'OWNER_ASSIGNED').map((e) => e.actor_user_id), [admin.userId, alice.userId]);
+    const twice = await t.api.post('/device', { token: bob.authToken, body: { key: claimed.registrationKey, name: 'twice' } });
+    assert.equal(twice.status, 409, 'claimed again, the key is spent again');
   });
 
   it('updates the on-lock settings, validating them', async () => {

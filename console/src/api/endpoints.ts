@@ -23,8 +23,9 @@ export async function signIn(api: ApiClient, body: Body<'/auth/token', 'post'>):
   const tokens = await api.request<Session>('POST', '/auth/token', { body, auth: false });
   api.setSession({ authToken: tokens.authToken, refreshToken: tokens.refreshToken });
 }
+/** Registers (v3); an invitation to this address is taken over (its shares wait until the email is verified). */
 export async function register(api: ApiClient, body: Body<'/auth/register', 'post'>): Promise<void> {
-  const tokens = await api.request<Reply<'/auth/register', 'post'>>('POST', '/auth/register', { body, auth: false });
+  const tokens = await api.request<Reply<'/auth/register', 'post'>>('POST', '/auth/register?acceptInvite=true', { body, auth: false });
   api.setSession({ authToken: tokens.authToken, refreshToken: tokens.refreshToken });
 }
 export async function signOut(api: ApiClient): Promise<void> {
@@ -62,8 +63,10 @@ export const updateLock = (api: ApiClient, lockId: string, body: LockChanges) =>
 export const listSites = (api: ApiClient) => api.request<Site[]>('GET', '/site');
 export const listSiteLocks = (api: ApiClient, siteId: string) => api.request<Reply<'/site/{siteId}/device', 'get'>>('GET', `/site/${at(siteId)}/device`);
 export const listMembers = (api: ApiClient, lockId: string) => api.request<Member[]>('GET', device(lockId, '/users'));
-/** The person an email names (invited when they have no account): whom ADD_USER shares with. */
-export const findInvitee = (api: ApiClient, email: string) => api.request<Invitee>('GET', `/share/invite/${at(email)}`);
+/** The person an email names (invited to `lockId` by email when they have no account): whom ADD_USER shares with. */
+export const findInvitee = (api: ApiClient, email: string, lockId: string) => api.request<Invitee>('GET', `/share/invite/${at(email)}?device=${at(lockId)}`);
+/** How many shares wait for the signed-in user's email to be verified. */
+export const waitingShares = (api: ApiClient) => api.request<Reply<'/share/waiting', 'get'>>('GET', '/share/waiting');
 export const linkTile = (api: ApiClient, lockId: string, tileId: string) => api.request('PUT', device(lockId, `/tile/${at(tileId)}`));
 export const unlinkTile = (api: ApiClient, lockId: string, tileId: string) => api.request('DELETE', device(lockId, `/tile/${at(tileId)}`));
 

@@ -193,6 +193,8 @@ export interface paths {
                 query?: {
                     /** @description true or false (any case), 1 or 0 */
                     force?: string;
+                    /** @description v2/v3: take over a pending invite of this email as v1 does (its shares held until the email is verified) instead of 409 */
+                    acceptInvite?: string;
                 };
                 header?: never;
                 path?: never;
@@ -5256,6 +5258,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/share/waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many shares wait for the caller's email to be verified */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description shares held until the email is verified */
+                            waiting: number;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description requested format is not JSON */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/share/invite/{email}": {
         parameters: {
             query?: never;
@@ -5266,7 +5335,10 @@ export interface paths {
         /** The id and public key of a user to share with; invites an unknown email */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description the lock the invitation is for (one the caller administers): the email names it */
+                    device?: string;
+                };
                 header?: never;
                 path: {
                     email: string;
@@ -5318,6 +5390,20 @@ export interface paths {
                 };
                 /** @description caller lacks permission */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5350,7 +5436,10 @@ export interface paths {
         /** The id and public key of a user to share with; invites an unknown email */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description the lock the invitation is for (one the caller administers): the email names it */
+                    device?: string;
+                };
                 header?: never;
                 path: {
                     email: string;
@@ -5402,6 +5491,20 @@ export interface paths {
                 };
                 /** @description caller lacks permission */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -32,9 +32,14 @@ export function useSignOut() {
   } });
 }
 
+/** Verifies the email; shares held until then come in, so the lists are read again. */
 export const useVerifyEmail = () => {
   const api = useApi();
-  return useMutation({ mutationFn: (code: string) => verifyEmail(api, code) });
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (code: string) => verifyEmail(api, code),
+    onSuccess: () => Promise.all([queryKeys.locks(), queryKeys.waitingShares(), queryKeys.account()].map((queryKey) => client.invalidateQueries({ queryKey }))),
+  });
 };
 
 export const useRequestPasswordReset = () => {

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { execute } from '../api/browser-key';
-import { claimLock, findInvitee, getLock, linkTile, listLocks, listMembers, listSiteLocks, listSites, unlinkTile, updateLock } from '../api/endpoints';
+import { claimLock, findInvitee, getLock, waitingShares, linkTile, listLocks, listMembers, listSiteLocks, listSites, unlinkTile, updateLock } from '../api/endpoints';
 import type { Body, Lock, LockChanges, Role, Site, UnlockBetween } from '../api/types';
 import { useApi, useUserId } from './context';
 import { queryKeys } from './query-keys';
@@ -10,6 +10,12 @@ export function useLocks() {
   const api = useApi();
   // Live events cover the locks already listed; a lock newly shared with you appears within a minute (or on focus).
   return useQuery({ queryKey: queryKeys.locks(), queryFn: () => listLocks(api), refetchInterval: 60_000 });
+}
+
+/** Shares held until the user's email is verified (shown instead of "no locks"). */
+export function useWaitingShares(enabled: boolean) {
+  const api = useApi();
+  return useQuery({ queryKey: queryKeys.waitingShares(), queryFn: () => waitingShares(api), enabled });
 }
 
 export function useLock(lockId: string) {
@@ -113,7 +119,7 @@ export function useShare(lockId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: async (share: { email: string; userId?: string; role: Role; start: number | null; end: number | null }) => {
-      const invitee = await findInvitee(api, share.email);
+      const invitee = await findInvitee(api, share.email, lockId);
       await execute(api, me, lockId, { type: 'ADD_USER', user: share.userId ?? invitee.id, publicKey: invitee.publicKey, role: share.role, start: share.start, end: share.end });
     },
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.members(lockId) }),

@@ -6,6 +6,7 @@ export const queryKeys = {
   locks: () => ['locks'] as const,
   lock: (lockId: string) => ['lock', lockId] as const,
   sites: () => ['sites'] as const,
+  waitingShares: () => ['waiting-shares'] as const,
   members: (lockId: string) => ['members', lockId] as const,
   account: () => ['account'] as const,
   browserKey: (userId: string) => ['key', userId] as const,

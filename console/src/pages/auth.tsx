@@ -29,8 +29,9 @@ export function SignIn({ search }: { search: URLSearchParams }) {
   );
 }
 
-export function Register() {
-  const [email, setEmail] = useState('');
+/** Registration; an invitation's link fills in the address (?email=) and the invitation is taken over. */
+export function Register({ search }: { search: URLSearchParams }) {
+  const [email, setEmail] = useState(search.get('email') ?? '');
   const [password, setPassword] = useState('');
   const [displayName, setDisplayName] = useState('');
   const register = useRegister();

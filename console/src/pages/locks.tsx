@@ -3,7 +3,7 @@ import type { Lock } from '../api/types';
 import { KeyPanel } from '../components/key-panel';
 import { LockButtons, StateBadges } from '../components/lock-state';
 import { Check, ErrorText, Field, Form, Link, Notice, Section } from '../components/ui';
-import { useClaimLock, useLocks, useSiteOfLock } from '../hooks/locks';
+import { useClaimLock, useLocks, useSiteOfLock, useWaitingShares } from '../hooks/locks';
 
 function LockCard({ lock }: { lock: Lock }) {
   return (
@@ -44,6 +44,21 @@ function Claim() {
   );
 }
 
+/** An empty list: shares may be waiting for the email to be verified, which says what to do. */
+function NoLocks() {
+  const waiting = useWaitingShares(true);
+  const count = waiting.data?.waiting ?? 0;
+  if (count > 0) {
+    return (
+      <Notice>
+        {count === 1 ? 'A share is' : `${count} shares are`} waiting for your email to be verified. Follow the link in the
+        email we sent you (or send it again from <Link to="/account">Account</Link>); the door{count === 1 ? '' : 's'} then appear{count === 1 ? 's' : ''} here.
+      </Notice>
+    );
+  }
+  return <p>You have no locks yet. Claim one with its registration key.</p>;
+}
+
 export function LocksPage({ search }: { search: URLSearchParams }) {
   const locks = useLocks();
   const sites = useSiteOfLock();
@@ -66,7 +81,7 @@ export function LocksPage({ search }: { search: URLSearchParams }) {
       <KeyPanel />
       <ErrorText error={locks.error} />
       {locks.isPending && <p role="status">Loading locks…</p>}
-      {locks.data && locks.data.length === 0 && <p>You have no locks yet. Claim one with its registration key.</p>}
+      {locks.data && locks.data.length === 0 && <NoLocks />}
       {ordered.map((group) => (
         <Section key={group.title} title={group.title}>
           <ul class="locks">{group.locks.map((lock) => <LockCard key={lock.id} lock={lock} />)}</ul>

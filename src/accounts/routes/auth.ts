@@ -29,7 +29,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       handler: async (request) => {
         const version = pickVersion(request.apiVersion, [1, 2, 3] as const);
         const { email, password, displayName, ephemeralKey } = request.body;
-        return register(ctx, { email, password, displayName: displayName ?? undefined, ephemeralKey, version, force: isTrueFlag(request.query.force) });
+        const { force, acceptInvite } = request.query;
+        return register(ctx, { email, password, displayName: displayName ?? undefined, ephemeralKey, version, force: isTrueFlag(force), acceptInvite: isTrueFlag(acceptInvite) });
       },
     });
 
