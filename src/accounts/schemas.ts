@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { UUID_PATTERN } from '../crypto/random.js';
+import { PlainText } from '../http/plain-text.js';
 
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 export const Password = Type.String({ minLength: 8, maxLength: 1024 });
-/** No control characters (C0, DEL, C1): a name with CR/LF could forge headers or lines wherever it is shown (issue 15). */
-export const DisplayName = Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' });
+/** Plain text (src/http/plain-text.ts): a name with CR/LF could forge headers or lines wherever it is shown (issue 15). */
+export const DisplayName = PlainText({ minLength: 1, maxLength: 255 });
 
 export const Credentials = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 1024 }) });
 export type Credentials = Static<typeof Credentials>;

@@ -1,7 +1,9 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { PlainText } from '../http/plain-text.js';
 import { BOUNDS, COLOUR_PATTERN } from './validation.js';
 
-const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
+/** Names and short texts shown to people (and in mail): plain text only. */
+const Text = (max: number) => PlainText({ minLength: 1, maxLength: max });
 const Url = Type.String({ minLength: 1, maxLength: BOUNDS.url });
 const Colour = Type.String({ pattern: COLOUR_PATTERN, description: '#RRGGBB' });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -34,7 +36,7 @@ export type EmailPreferencesRecord = Static<typeof EmailPreferencesRecord>;
 export const ApplicationCreate = Type.Object({
   name: Text(BOUNDS.name),
   companyName: Text(BOUNDS.name),
-  mailingAddress: Text(BOUNDS.mailingAddress),
+  mailingAddress: Type.String({ minLength: 1, maxLength: BOUNDS.mailingAddress }),
   privacyPolicy: Type.Optional(Url),
   supportContact: Type.Optional(Url),
   appLink: Type.Optional(Url),
@@ -47,7 +49,7 @@ export type ApplicationCreate = Static<typeof ApplicationCreate>;
 export const ApplicationUpdate = Type.Object({
   name: Type.Optional(Text(BOUNDS.name)),
   companyName: Type.Optional(Text(BOUNDS.name)),
-  mailingAddress: Type.Optional(Text(BOUNDS.mailingAddress)),
+  mailingAddress: Type.Optional(Type.String({ minLength: 1, maxLength: BOUNDS.mailingAddress })),
   privacyPolicy: Type.Optional(Nullable(Url)),
   supportContact: Type.Optional(Nullable(Url)),
   appLink: Type.Optional(Nullable(Url)),

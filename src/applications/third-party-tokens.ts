@@ -73,9 +73,18 @@ export class ThirdPartyTokens implements ExternalTokenVerifier {
     for (const key of candidateKeys(registered, header)) {
       const own = decoded ?? (header.alg === 'ES256K' ? decodeCompactJws(token) : null);
       const payload = own ? this.verifyOwn(own, issuer, key) : await this.verifyWith(token, issuer, key);
-      if (payload) return { applicationId: registered.applicationId, issuer, kid: key.kid, claims: readIdentityClaims(payload) };
+      if (payload) return { applicationId: registered.applicationId, issuer, kid: key.kid, claims: this.issuedAlready(readIdentityClaims(payload)) };
     }
     throw errors.unauthenticated('token signature does not verify with the issuer\'s registered keys');
+  }
+
+  /**
+   * 401 for a token issued in the future (beyond the drift allowance): `iat` is what a deleted
+   * user's tombstone is compared with, so a token dated ahead would outlive the deletion.
+   */
+  private issuedAlready(claims: IdentityClaims): IdentityClaims {
+    if (claims.iat > this.ctx.now() + CLOCK_TOLERANCE_SECONDS) throw errors.unauthenticated('authentication token claim iat is invalid');
+    return claims;
   }
 
   private claimChecks(issuer: string) {

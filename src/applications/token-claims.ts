@@ -1,5 +1,6 @@
 import type { JWTPayload } from 'jose';
 import { errors } from '../errors/catalogue.js';
+import { isPlainText } from '../http/plain-text.js';
 
 /** What a third-party auth token says about its user, once checked against the spec's claim table. */
 export interface IdentityClaims {
@@ -60,7 +61,7 @@ export function readIdentityClaims(payload: JWTPayload): IdentityClaims {
   optionalString(payload, 'locale', 64);
   optionalString(payload, 'zoneinfo', 64);
   optionalString(payload, 'picture', MAX_URI_LENGTH);
-  for (const claim of ['family_name', 'middle_name', 'given_name']) optionalString(payload, claim, MAX_NAME_LENGTH);
+  for (const claim of NAME_PARTS) optionalName(payload, claim);
   const email = optionalString(payload, 'email', 254, EMAIL);
   const telephone = optionalString(payload, 'telephone', 16, E164);
   return {
@@ -71,12 +72,21 @@ export function readIdentityClaims(payload: JWTPayload): IdentityClaims {
     emailVerified: email !== null && optionalBoolean(payload, 'email_verified'),
     telephone,
     telephoneVerified: telephone !== null && optionalBoolean(payload, 'telephone_verified'),
-    name: optionalString(payload, 'name', MAX_NAME_LENGTH) ?? joinedName(payload),
+    name: optionalName(payload, 'name') ?? joinedName(payload),
   };
 }
 
+const NAME_PARTS = ['given_name', 'middle_name', 'family_name'];
+
+/** A name claim holds plain text, the rule of every display name (src/http/plain-text.ts); else the token is invalid. */
+function optionalName(payload: JWTPayload, claim: string): string | null {
+  const value = optionalString(payload, claim, MAX_NAME_LENGTH);
+  if (value !== null && !isPlainText(value)) invalid(claim);
+  return value;
+}
+
 function joinedName(payload: JWTPayload): string | null {
-  const parts = ['given_name', 'middle_name', 'family_name'].map((c) => payload[c]).filter((v): v is string => typeof v === 'string' && v !== '');
+  const parts = NAME_PARTS.map((c) => payload[c]).filter((v): v is string => typeof v === 'string' && v !== '');
   const joined = parts.join(' ').slice(0, MAX_NAME_LENGTH);
   return joined === '' ? null : joined;
 }

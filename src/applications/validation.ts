@@ -31,6 +31,15 @@ export function isAbsoluteUri(value: string): boolean {
   return /^[a-z][a-z0-9+.-]*:/i.test(value) && parse(value) !== null;
 }
 
+/** Schemes a browser runs or reads locally instead of opening an app: never a link we show. */
+const SCRIPT_SCHEMES = new Set(['javascript:', 'vbscript:', 'data:', 'blob:', 'file:', 'about:', 'filesystem:']);
+
+/** A deep link into the application: any absolute URI (its own scheme included) but a script or local one. */
+export function isAppLink(value: string): boolean {
+  const url = parse(value);
+  return isAbsoluteUri(value) && url !== null && !SCRIPT_SCHEMES.has(url.protocol);
+}
+
 /** A link people click in an email: http(s) only, so no javascript: or data: URLs. */
 export function isWebUrl(value: string): boolean {
   const url = parse(value);
@@ -88,7 +97,7 @@ export function checkApplicationFields(fields: ApplicationFieldsInput, cdnBases:
   const { privacyPolicy, supportContact, appLink, logoUrl, emailPreferences } = fields;
   if (privacyPolicy != null && !isHttpsUrl(privacyPolicy)) throw errors.validation('privacyPolicy must start with https://');
   if (supportContact != null && !isSupportContact(supportContact)) throw errors.validation('supportContact must start with https:// or mailto:');
-  if (appLink != null && !isAbsoluteUri(appLink)) throw errors.validation('appLink must be an absolute URI');
+  if (appLink != null && !isAppLink(appLink)) throw errors.validation('appLink must be an absolute URI, not a javascript:, data: or local one');
   if (logoUrl != null && !isOnCdn(logoUrl, cdnBases)) throw errors.validation(`logoUrl must be hosted on the CDN (${cdnBases.join(' or ')})`);
   const target = emailPreferences?.callToAction?.actionTarget;
   if (target !== undefined && !isWebUrl(target)) throw errors.validation('callToAction.actionTarget must be an http(s) URL');

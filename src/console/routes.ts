@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { securityHeaders } from '../http/security-headers.js';
 
 /**
  * The web console (console/, built by `vite build` into dist/console-app during `npm ci`), served
@@ -59,14 +60,6 @@ function listFiles(root: string): Set<string> {
   };
   walk(root);
   return files;
-}
-
-function securityHeaders(reply: FastifyReply, csp: string): FastifyReply {
-  return reply
-    .header('content-security-policy', csp)
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header('vary', 'accept-encoding');
 }
 
 export function consoleRoutes(options: { root?: string; origins?: ConsoleOrigins } = {}): FastifyPluginAsync {

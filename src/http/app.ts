@@ -12,6 +12,7 @@ import type { HttpApp } from './http-app.js';
 import { notFoundHandler } from './not-found.js';
 import { acceptRuleOf, DOCS_PREFIX, negotiateRequest } from './route-negotiation.js';
 import { serializeRequest } from './request-log.js';
+import { docsCsp, securityHeaders } from './security-headers.js';
 import { AJV_OPTIONS, strictBodyValidators } from './validation.js';
 
 export type { HttpApp } from './http-app.js';
@@ -129,7 +130,15 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       security: [{ bearer: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { docExpansion: 'list' } });
+  // In a context of its own, so the docs' headers reach only the docs' routes.
+  const csp = docsCsp(options.baseUrl);
+  await app.register(async (docs) => {
+    docs.addHook('onRequest', (_request, reply, done) => {
+      securityHeaders(reply, csp);
+      done();
+    });
+    await docs.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { docExpansion: 'list', validatorUrl: null } });
+  });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -1,11 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { LocationRequirementSchema, UnlockBetweenWindowSchema as UnlockBetweenWindowRule, UsageRequirementsSchema as UsageRequirementsRule } from '../access/schemas.js';
 import type { TimeRequirement, UnlockBetweenWindow } from '../access/types.js';
+import { PlainText } from '../http/plain-text.js';
 
 /** Request and response shapes of the lock endpoints (spec "Lock", "Lock settings", "Users"). */
 
 export const Colour = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'hex colour #RRGGBB' });
-export const Name = Type.String({ minLength: 1, maxLength: 255 });
+/** A lock's name or alias: plain text, as every name shown to others (src/http/plain-text.ts). */
+export const Name = PlainText({ minLength: 1, maxLength: 255 });
 // Same JSON schemas as src/access, typed by its hand-written types (the Fastify type provider
 // cannot infer a union built from an array of literals and would see `days: never[]`).
 /**
@@ -110,7 +112,7 @@ export const ShareableLockResponse = Type.Object({ id: Type.String(), name: Type
 export const Foreign = Type.Boolean({ description: 'true when the user belongs to a third-party application rather than registering directly' });
 export const ClaimBody = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 256, description: "the lock's registration key" }),
-  name: Type.String({ minLength: 1, maxLength: 255, description: 'default name of the lock' }),
+  name: PlainText({ minLength: 1, maxLength: 255, description: 'default name of the lock' }),
 });
 
 const addressList = (description: string) => Type.Array(Type.String({ maxLength: 64 }), { maxItems: 256, description });

@@ -7,7 +7,9 @@ import { assertError } from './support.js';
 /** Issue 15: a display name is free text shown to others; control characters (CR/LF above all) are refused. */
 describe('display names with control characters', () => {
   const t = useService();
-  const bad = ['Mallory\r\nBcc: everyone@example.com', 'line\nbreak', 'tab\there', 'nul\u0000', 'del\u007f', 'c1\u0085next'];
+  const bad = ['Mallory\r\nBcc: everyone@example.com', 'line\nbreak', 'tab\there', 'nul\u0000', 'del\u007f', 'c1\u0085next',
+    // Issue 27 point 5: terminal controls, the Unicode line and paragraph separators, bidirectional controls.
+    'esc\u001b[31m', 'bel\u0007', 'ls\u2028next', 'ps\u2029next', 'evil\u202egnp.exe', 'iso\u2066late\u2069', 'lrm\u200e', 'alm\u061c'];
 
   for (const version of [1, 2, 3]) {
     it(`registration v${version} refuses them with 400 and creates no account`, async () => {

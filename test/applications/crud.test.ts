@@ -55,6 +55,12 @@ describe('applications: create, read, update, delete', () => {
       { logoUrl: 'https://elsewhere.example/logo.png' },
       { logoUrl: 'http://latchkey.test.evil.example/cdn/logo.png' },
       { appLink: 'not a uri' },
+      // Issue 27 point 10: a script or local URL is no app link.
+      { appLink: 'javascript:alert(document.cookie)' },
+      { appLink: 'JavaScript:alert(1)' },
+      { appLink: 'java\tscript:alert(1)' },
+      { appLink: 'data:text/html,<script>alert(1)</script>' },
+      { appLink: 'vbscript:msgbox(1)' },
       { emailPreferences: { primaryColour: 'red' } },
       { emailPreferences: { secondaryColour: '#12345' } },
       { emailPreferences: { senderEmail: 'not-an-email' } },

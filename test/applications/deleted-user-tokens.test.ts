@@ -65,4 +65,21 @@ describe('DELETE /account of an application user: the tokens issued before stay 
     assert.equal((await t.api.delete('/account', { token: fresh })).status, 204);
     assert.equal((await account(fresh)).status, 401);
   });
+
+  // Issue 27 point 6: `iat` is what the tombstone is compared with, so a token dated ahead must not pass.
+  it('a token dated in the future is 401, before and after its account is deleted', async () => {
+    const sub = `user-${randomUUID()}`;
+    const ahead = await thirdPartyToken(party, { sub, now: clock.now() + 3600 });
+    assert.equal((await account(ahead)).status, 401, 'an hour ahead');
+    assert.deepEqual(await usersOf(party.applicationId, sub), [], 'no account made from it');
+
+    // Within the drift allowance (5 s) a token is taken.
+    const current = await thirdPartyToken(party, { sub, now: clock.now() + 2 });
+    assert.equal((await account(current)).status, 200);
+    assert.equal((await t.api.delete('/account', { token: current })).status, 204);
+    // Dated past the tombstone, it would bring the deleted user back.
+    const res = await account(ahead);
+    assert.equal(res.status, 401, res.text);
+    assert.deepEqual(await usersOf(party.applicationId, sub), [], 'the deleted user stays deleted');
+  });
 });

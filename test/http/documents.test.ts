@@ -94,6 +94,22 @@ describe('public documents: time, JWKS, OpenAPI, docs', () => {
     }
   });
 
+  // Issue 27 point 10: /docs shares the console's origin (and its stored tokens).
+  it('/docs and its assets run only their own scripts and may not be framed', async () => {
+    for (const path of ['/docs', '/docs/', '/docs/static/swagger-initializer.js', '/docs/json']) {
+      const res = await t.api.get(path, { accept: 'text/html' });
+      assert.ok(res.status < 400, `${path}: ${res.status}`);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      assert.match(csp, /frame-ancestors 'none'/, path);
+      assert.match(csp, /script-src 'self'(;|$)/, path);
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, path);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', path);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', path);
+    }
+    // The API's JSON answers are not pages: the docs' policy stays on the docs.
+    assert.equal((await t.api.get('/time')).headers.get('x-frame-options'), null);
+  });
+
   it('the OpenAPI document names every path parameter, describes the execute body and the event stream\'s media type', async () => {
     const doc = (await t.api.get('/openapi.json')).body;
     const unnamed: string[] = [];

@@ -2,19 +2,20 @@ import type { ShownEntry } from '../api/shown-entry';
 import type { LiveEntry, LockLogEntry } from '../api/types';
 import type { Verification } from '../api/audit-proof';
 import { CheckCell, checkOf } from './audit-verify';
+import { csvText } from './csv';
 import { Field, when } from './ui';
 
 /** A row of an audit table, and the entry it shows (what the browser checks against the signed log). */
 export interface Row { timestamp: number; who: string; what: string; lock: string; detail: string; rejected: boolean; entry: ShownEntry }
 
-function csvCell(value: string): string {
-  return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+/** The export of an audit table: a header line, then a line per row. */
+export function auditCsv(rows: Row[]): string {
+  return csvText([['time (UTC)', 'who', 'what', 'lock', 'detail', 'refused'], ...rows.map((r) => [new Date(r.timestamp * 1000).toISOString(), r.who, r.what, r.lock, r.detail, r.rejected ? 'yes' : 'no'])]);
 }
 
 /** Saves `rows` as a CSV file the browser downloads. */
 export function downloadCsv(name: string, rows: Row[]): void {
-  const lines = [['time (UTC)', 'who', 'what', 'lock', 'detail', 'refused'], ...rows.map((r) => [new Date(r.timestamp * 1000).toISOString(), r.who, r.what, r.lock, r.detail, r.rejected ? 'yes' : 'no'])];
-  const blob = new Blob([lines.map((line) => line.map(csvCell).join(',')).join('\r\n') + '\r\n'], { type: 'text/csv' });
+  const blob = new Blob([auditCsv(rows)], { type: 'text/csv' });
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
