@@ -7,10 +7,17 @@ export type PublicJwk = Record<string, string>;
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
 const RSA_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
-const EC_ALGORITHMS: Record<string, string> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512', secp256k1: 'ES256K' };
+const EC_ALGORITHMS: Record<string, string[]> = { 'P-256': ['ES256'], 'P-384': ['ES384'], 'P-521': ['ES512'] };
+/**
+ * ECDSA with SHA-256 on secp256k1: JOSE names it ES256K, and the SDK's own platform test registers
+ * such a key with `alg: "ES256"` (the hash it signs with); a token may say either.
+ */
+const SECP256K1_ALGORITHMS = ['ES256K', 'ES256'];
 const EC_COORDINATE_BYTES: Record<string, number> = { 'P-256': 32, 'P-384': 48, 'P-521': 66, secp256k1: 32 };
 /** Two names of one algorithm: RFC 8037's `EdDSA` and the fully-specified `Ed25519` (RFC 9864), which the SDK's tokens carry. */
 const ED25519_ALGORITHMS = ['EdDSA', 'Ed25519'];
+/** Sets of names of one signature computation: a key whose `alg` names one verifies them all. */
+const SYNONYMS = [ED25519_ALGORITHMS, SECP256K1_ALGORITHMS];
 const MIN_RSA_BITS = 2048;
 const MAX_RSA_BITS = 16384;
 const MAX_KID_LENGTH = 255;
@@ -27,13 +34,14 @@ function base64urlMember(jwk: Record<string, unknown>, name: string): Buffer {
 
 /**
  * A member the official SDK may send in standard Base64 (an Ed25519 `x` taken from a Java key):
- * either alphabet, padding optional; stored normalised to Base64URL without padding.
+ * either alphabet, padding optional. Its bytes; the member is stored as sent, since the SDK reads
+ * the key back and compares `x` with what it sent.
  */
-function anyBase64Member(jwk: Record<string, unknown>, name: string): string {
+function anyBase64Member(jwk: Record<string, unknown>, name: string): Buffer {
   const value = jwk[name];
   const bytes = typeof value === 'string' && value !== '' ? decodeBase64Any(value) : null;
   if (bytes === null) fail(`JWK member ${name} must be Base64URL (or standard Base64)`);
-  return encodeBase64Url(bytes);
+  return bytes;
 }
 
 function bitLength(unsigned: Buffer): number {
@@ -47,12 +55,12 @@ function bitLength(unsigned: Buffer): number {
 export function algorithmsFor(jwk: PublicJwk): string[] {
   let allowed: string[];
   if (jwk.kty === 'RSA') allowed = RSA_ALGORITHMS;
-  else if (jwk.kty === 'EC') allowed = EC_ALGORITHMS[jwk.crv ?? ''] ? [EC_ALGORITHMS[jwk.crv!]!] : [];
+  else if (jwk.kty === 'EC') allowed = jwk.crv === 'secp256k1' ? SECP256K1_ALGORITHMS : (EC_ALGORITHMS[jwk.crv ?? ''] ?? []);
   else if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') allowed = ED25519_ALGORITHMS;
   else allowed = [];
   if (!jwk.alg) return allowed;
-  const named = ED25519_ALGORITHMS.includes(jwk.alg) ? ED25519_ALGORITHMS : [jwk.alg];
-  return allowed.filter((a) => named.includes(a));
+  if (!allowed.includes(jwk.alg)) return [];
+  return SYNONYMS.includes(allowed) ? allowed : [jwk.alg];
 }
 
 function publicMembers(jwk: Record<string, unknown>): PublicJwk {
@@ -73,9 +81,8 @@ function publicMembers(jwk: Record<string, unknown>): PublicJwk {
     }
     case 'OKP': {
       if (jwk.crv !== 'Ed25519') fail('OKP keys must use curve Ed25519');
-      const x = anyBase64Member(jwk, 'x');
-      if (Buffer.from(x, 'base64url').length !== 32) fail('Ed25519 public keys are 32 bytes');
-      return { kty: 'OKP', crv: 'Ed25519', x };
+      if (anyBase64Member(jwk, 'x').length !== 32) fail('Ed25519 public keys are 32 bytes');
+      return { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string };
     }
     default:
       return fail('kty must be RSA, EC or OKP (Ed25519)');
@@ -106,9 +113,13 @@ export function parseAuthKey(input: unknown): PublicJwk {
   return key;
 }
 
-/** The KeyObject for a stored public JWK; 400 when the numbers do not make a valid key (e.g. a point off the curve). */
+/**
+ * The KeyObject for a stored public JWK; 400 when the numbers do not make a valid key (e.g. a point
+ * off the curve). An OKP `x` kept as the SDK sent it (standard Base64) is read as its bytes.
+ */
 export function importPublicKey(jwk: PublicJwk): KeyObject {
   const { kid: _kid, alg: _alg, use: _use, ...material } = jwk;
+  if (material.kty === 'OKP' && material.x !== undefined) material.x = encodeBase64Url(decodeBase64Any(material.x) ?? Buffer.alloc(0));
   try {
     return createPublicKey({ key: material as JsonWebKey, format: 'jwk' });
   } catch {

@@ -28,7 +28,7 @@ const ApplicationUserResponse = Type.Object({
   emailIndexed: Type.Boolean({ description: 'the user can be found by email (directory queries)' }),
   telephoneIndexed: Type.Boolean({ description: 'the user can be found by telephone' }),
   foreignKeyIndexed: Type.Boolean({ description: 'the user can be found by foreign key' }),
-  lastUpdated: Type.Number({ description: 'Unix seconds' }),
+  lastUpdated: Type.String({ format: 'date-time', description: 'ISO-8601, UTC, to the second (as the docs show it)' }),
 });
 
 /** Owners and users of an application the caller owns (the ownership check is platformRoutes' hook). */

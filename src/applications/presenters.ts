@@ -46,7 +46,16 @@ export function presentOwner(row: OwnerRow) {
   return { userId: row.id, email: row.email, displayName: row.display_name, orphan: row.orphan === 1, foreign: row.namespace !== DIRECT_NAMESPACE };
 }
 
-/** An application user; `*Indexed`: the field is set, so directory queries can find the user by it. */
+/** Unix seconds as the docs' ISO-8601 timestamp, to the second in UTC ("2023-08-03T08:37:41Z"). */
+export function isoSeconds(unixSeconds: number): string {
+  return new Date(Math.floor(unixSeconds) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/**
+ * An application user; `*Indexed`: the field is set, so directory queries can find the user by it.
+ * `lastUpdated` is ISO-8601, as the docs show it (get-application-users); the application record's
+ * own `lastUpdated` stays Unix seconds, as its docs show.
+ */
 export function presentApplicationUser(row: ApplicationUserRow) {
   return {
     userId: row.id,
@@ -59,6 +68,6 @@ export function presentApplicationUser(row: ApplicationUserRow) {
     emailIndexed: row.email !== null,
     telephoneIndexed: row.telephone !== null,
     foreignKeyIndexed: row.external_id !== null,
-    lastUpdated: row.updated,
+    lastUpdated: isoSeconds(row.updated),
   };
 }

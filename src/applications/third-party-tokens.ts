@@ -60,8 +60,8 @@ export class ThirdPartyTokens implements ExternalTokenVerifier {
   async verify(token: string, issuer: string): Promise<VerifiedIdentity> {
     const registered = await this.issuers.lookup(issuer);
     if (!registered) throw errors.unauthenticated('token issuer is not registered');
-    // jose checks Base64URL tokens of the algorithms it knows; the rest (standard Base64 segments,
-    // ES256K) are checked in src/crypto/compact-jws.ts.
+    // jose checks Base64URL tokens of the algorithms and curves it knows; the rest (standard Base64
+    // segments, ES256K, any key on secp256k1) are checked in src/crypto/compact-jws.ts.
     const decoded = BASE64URL_JWS.test(token) ? null : decodeCompactJws(token);
     let header: { kid?: unknown; alg?: unknown; crit?: unknown };
     try {
@@ -71,7 +71,7 @@ export class ThirdPartyTokens implements ExternalTokenVerifier {
     }
     if (decoded === null && !BASE64URL_JWS.test(token)) throw errors.unauthenticated();
     for (const key of candidateKeys(registered, header)) {
-      const own = decoded ?? (header.alg === 'ES256K' ? decodeCompactJws(token) : null);
+      const own = decoded ?? (header.alg === 'ES256K' || onSecp256k1(key) ? decodeCompactJws(token) : null);
       const payload = own ? this.verifyOwn(own, issuer, key) : await this.verifyWith(token, issuer, key);
       if (payload) return { applicationId: registered.applicationId, issuer, kid: key.kid, claims: this.issuedAlready(readIdentityClaims(payload)) };
     }
@@ -138,6 +138,10 @@ export class ThirdPartyTokens implements ExternalTokenVerifier {
 
 const BASE64URL_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const UNSECURED_HEADER = Buffer.from('{"alg":"none"}').toString('base64url');
+
+function onSecp256k1(key: VerificationKey): boolean {
+  return key.key.asymmetricKeyDetails?.namedCurve === 'secp256k1';
+}
 
 /** The key named by `kid`; without a kid, every key of the application that fits `alg`. */
 function candidateKeys(registered: IssuerKeys, header: { kid?: unknown; alg?: unknown }): VerificationKey[] {

@@ -25,6 +25,7 @@ export const errors = {
   pendingInvite: () => new AppError(409, 'pending_invite', 'a pending invite exists for this email; register with force=true to discard it', { code: 409.2 }),
   emailTaken: () => new AppError(409, 'email_taken', 'an account with this email already exists', { code: 409.3 }),
   lastAdmin: () => new AppError(409, 'last_admin', 'the last admin cannot leave while other users remain', { code: 409.4 }),
+  tileLinkedElsewhere: () => new AppError(409, 'tile_linked_elsewhere', 'the tile is linked to another lock; unlink it there first', { code: 409.5 }),
   gone: (message = 'resource removed') => new AppError(410, 'gone', message),
   /** decisions §1: an out-of-bounds input, the body included, is a 400. */
   payloadTooLarge: () => new AppError(400, 'payload_too_large', 'request body too large'),

@@ -28,6 +28,6 @@ export function presentUserWithLocks({ user, devices, certifiedKey }: UserWithLo
     displayName: user.display_name,
     orphan: user.orphan === 1,
     foreign: user.namespace !== DIRECT_NAMESPACE,
-    devices: devices.map((d) => ({ deviceId: d.lock_id, role: d.role, start: d.starts_at, end: d.ends_at })),
+    devices: devices.map((d) => ({ deviceId: d.lock_id, role: d.role, start: d.starts_at, end: d.ends_at, pending: d.pending })),
   };
 }

@@ -54,14 +54,17 @@ export async function administersAnyLock(db: Executor, userId: string, now: numb
   return row !== undefined;
 }
 
-/** The enrolments of `userId` on locks `adminId` administers now (GET /user/{id}/). */
-export function listEnrolmentsVisibleTo(db: Executor, adminId: string, userId: string, now: number) {
+/**
+ * The enrolments of `userId` on locks `adminId` administers now (GET /user/{id}/), or their held
+ * shares on those locks (`held_invite_shares`, the same columns).
+ */
+export function listEnrolmentsVisibleTo(db: Executor, adminId: string, userId: string, now: number, shares: 'lock_members' | 'held_invite_shares' = 'lock_members') {
   return db
     .selectFrom('lock_members as admin')
-    .innerJoin('lock_members', 'lock_members.lock_id', 'admin.lock_id')
-    .select(['lock_members.lock_id', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
+    .innerJoin(`${shares} as share`, 'share.lock_id', 'admin.lock_id')
+    .select(['share.lock_id', 'share.role', 'share.starts_at', 'share.ends_at'])
     .where(activeAdmin(adminId, now))
-    .where('lock_members.user_id', '=', userId)
-    .orderBy('lock_members.lock_id')
+    .where('share.user_id', '=', userId)
+    .orderBy('share.lock_id')
     .execute();
 }

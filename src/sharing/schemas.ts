@@ -7,6 +7,8 @@ import { Foreign, NullableSeconds, Role } from '../locks/schemas.js';
 /** Legacy RSA key, else the Ed25519 key certified last (both Base64 DER SPKI); null only for a user with neither. */
 const PublicKey = Type.Union([Type.String(), Type.Null()], { description: 'legacy RSA key, else the Ed25519 key certified last (Base64 DER SPKI); null when the user has neither' });
 
+const Pending = Type.Boolean({ description: 'true while the share waits for the user to verify their email (held: no access yet, the lock does not know them)' });
+
 /** Who a user is, as both lists show them. */
 const UserDetails = {
   userId: Type.String(),
@@ -22,13 +24,13 @@ export const LockUserResponse = Type.Object({
   role: Role,
   start: NullableSeconds,
   end: NullableSeconds,
-  pending: Type.Boolean({ description: 'true while the share waits for the user to verify their email (held: no access yet, the lock does not know them)' }),
+  pending: Pending,
 });
 export type LockUserResponse = Static<typeof LockUserResponse>;
 
 export const UserWithLocksResponse = Type.Object({
   ...UserDetails,
-  devices: Type.Array(Type.Object({ deviceId: Type.String(), role: Role, start: NullableSeconds, end: NullableSeconds })),
+  devices: Type.Array(Type.Object({ deviceId: Type.String(), role: Role, start: NullableSeconds, end: NullableSeconds, pending: Pending })),
 });
 export type UserWithLocksResponse = Static<typeof UserWithLocksResponse>;
 

@@ -13,18 +13,22 @@ import { listEnrolmentsVisibleTo, listLockUsers, type LockUserRow } from './quer
 
 export interface UserWithLocks {
   user: UserRow;
-  devices: Array<{ lock_id: string; role: MemberRole; starts_at: number | null; ends_at: number | null }>;
+  /** Enrolments, then held shares (`pending`: src/sharing/held-shares.ts). */
+  devices: Array<{ lock_id: string; role: MemberRole; starts_at: number | null; ends_at: number | null; pending: boolean }>;
   /** The user's latest certified Ed25519 key (their publicKey when they have no legacy key). */
   certifiedKey: string | null;
 }
 
 /**
- * GET /user/{id}/: the user and their enrolments on the locks the caller administers now.
- * 404 when there are none, so a caller learns nothing about users outside their locks.
+ * GET /user/{id}/: the user and their enrolments and held shares on the locks the caller
+ * administers now, as GET /device/{id}/users shows them. 404 when there are none, so a caller
+ * learns nothing about users outside their locks.
  */
 export async function getUserWithLocks(ctx: AppContext, caller: Caller, userId: string): Promise<UserWithLocks> {
   const db = ctx.db.kysely;
-  const devices = await listEnrolmentsVisibleTo(db, caller.userId, userId, ctx.now());
+  const now = ctx.now();
+  const [enrolled, held] = await Promise.all([listEnrolmentsVisibleTo(db, caller.userId, userId, now), listEnrolmentsVisibleTo(db, caller.userId, userId, now, 'held_invite_shares')]);
+  const devices = [...enrolled.map((row) => ({ ...row, pending: false })), ...held.map((row) => ({ ...row, pending: true }))];
   const user = devices.length > 0 ? await findUserById(db, userId) : undefined;
   if (!user) throw errors.notFound('user');
   return { user, devices, certifiedKey: user.public_key === null ? await certifiedKeyOf(db, userId) : null };

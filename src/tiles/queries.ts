@@ -1,3 +1,4 @@
+import type { DialectName } from '../db/database.js';
 import type { Executor } from '../db/transaction.js';
 import { activeAdmin } from '../access/active-admin.js';
 
@@ -21,6 +22,17 @@ export function memberLocksOfTile(db: Executor, tileId: string, userId: string) 
 /** Creates the tile row on first use (a concurrent creator is no error). */
 export async function ensureTile(db: Executor, tileId: string, now: number): Promise<void> {
   await db.insertInto('tiles').values({ id: tileId, lock_id: null, created: now, updated: now }).onConflict((oc) => oc.column('id').doNothing()).execute();
+}
+
+/**
+ * The locks the tile is linked to, its row locked until the transaction ends (PostgreSQL; SQLite
+ * runs one write transaction at a time), so two links racing for one tile are judged in turn.
+ */
+export async function lockTileLinks(db: Executor, dialect: DialectName, tileId: string): Promise<string[]> {
+  const tile = db.selectFrom('tiles').select('id').where('id', '=', tileId);
+  await (dialect === 'postgres' ? tile.forUpdate() : tile).execute();
+  const rows = await db.selectFrom('tile_locks').select('lock_id').where('tile_id', '=', tileId).execute();
+  return rows.map((r) => r.lock_id);
 }
 
 export async function addTileLinks(db: Executor, tileId: string, lockIds: readonly string[], now: number): Promise<void> {

@@ -60,7 +60,7 @@ export function tileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     });
 
     app.put('/device/:lockId/tile/:tileId', {
-      schema: { tags: ['tiles'], summary: 'Link a tile to the lock too (ADMIN)', params: LockTileParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
+      schema: { tags: ['tiles'], summary: 'Link a tile to the lock (ADMIN); 409 while it is linked to another lock', params: LockTileParams, response: { 204: NoContent, ...errorResponses(401, 403, 404, 409) } },
       handler: async (request, reply) => {
         await linkTile(ctx, request.caller, pathId(request.params.lockId, 'lock'), pathId(request.params.tileId, 'tile'));
         return reply.code(204).send(null);

@@ -6,7 +6,7 @@ import { errors } from '../errors/catalogue.js';
 import { pathId } from '../ids/path-ids.js';
 import { canManageTiles } from '../locks/policy.js';
 import { findLock, findMembership } from '../locks/queries.js';
-import { addTileLinks, ensureTile, memberLocksOfTile, removeTileLinks, tileLocksAdministeredBy } from './queries.js';
+import { addTileLinks, ensureTile, lockTileLinks, memberLocksOfTile, removeTileLinks, tileLocksAdministeredBy } from './queries.js';
 
 /** A tile as one caller sees it: only the linked locks they are enrolled on. */
 export interface TileView {
@@ -34,12 +34,19 @@ async function requireTileManager(ctx: AppContext, uow: UnitOfWork, caller: Call
   assertAllowed(canManageTiles(member, ctx.now()));
 }
 
-/** PUT /device/{id}/tile/{tileId}: links the tile to the lock too (creating it on first link); linking again changes nothing. */
+/**
+ * PUT /device/{id}/tile/{tileId} (v1): links the tile to the lock (creating it on first link);
+ * linking again changes nothing. The spec's rule holds here: a tile linked to another lock is 409
+ * until it is unlinked there (the multi-lock tiles of PUT /tile/{id} are v2's alone).
+ */
 export async function linkTile(ctx: AppContext, caller: Caller, lockId: string, tileId: string): Promise<void> {
   await inTransaction(ctx.db, ctx.logger, async (uow) => {
     await requireTileManager(ctx, uow, caller, lockId);
     const now = ctx.now();
     await ensureTile(uow.db, tileId, now);
+    const linked = await lockTileLinks(uow.db, uow.dialect, tileId);
+    if (linked.includes(lockId)) return;
+    if (linked.length > 0) throw errors.tileLinkedElsewhere();
     await addTileLinks(uow.db, tileId, [lockId], now);
   });
 }

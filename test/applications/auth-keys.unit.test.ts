@@ -62,6 +62,10 @@ describe('auth key validation', () => {
     assert.deepEqual(algorithmsFor({ kty: 'EC', crv: 'P-384' }), ['ES384']);
     assert.deepEqual(algorithmsFor({ kty: 'OKP', crv: 'Ed25519' }), ['EdDSA', 'Ed25519']);
     assert.deepEqual(algorithmsFor({ kty: 'RSA', alg: 'PS256' }), ['PS256']);
+    // ECDSA-SHA-256 on secp256k1 under either name; ES256 on P-256 stays ES256 alone.
+    assert.deepEqual(algorithmsFor({ kty: 'EC', crv: 'secp256k1', alg: 'ES256' }), ['ES256K', 'ES256']);
+    assert.deepEqual(algorithmsFor({ kty: 'EC', crv: 'P-256', alg: 'ES256K' }), []);
+    assert.deepEqual(algorithmsFor({ kty: 'EC', crv: 'secp256k1', alg: 'ES384' }), []);
     assert.ok(!algorithmsFor({ kty: 'RSA' }).some((a) => a.startsWith('HS')));
   });
 });

@@ -69,14 +69,15 @@ describe('applications, as the official SDK sees them', () => {
     assert.deepEqual((await record()).emailPreferences, { primaryColour: '#445566', secondaryColour: '#45BDD1', onlySendEssentialEmails: false });
   });
 
-  it('takes an Ed25519 key with x in standard Base64 and alg null, shown normalised with use', async () => {
+  it('takes an Ed25519 key with x in standard Base64 and alg null, and reads x back as sent (with use)', async () => {
     const { publicKey } = generateKeyPairSync('ed25519');
     const x = (publicKey.export({ format: 'jwk' }) as { x: string }).x;
     const standardX = std(Buffer.from(x, 'base64url'));
     assert.notEqual(standardX, x, 'the test key must differ between the alphabets');
     const res = await post(`${path}/auth/key`, `{"type":"${sdkType('AddEd25519KeyRequest')}","kty":"OKP","use":"sig","kid":"ed-std","alg":null,"crv":"Ed25519","x":"${standardX}"}`);
     assert.equal(res.status, 204, res.text);
-    assert.deepEqual((await record()).authKeys['ed-std'], { kty: 'OKP', crv: 'Ed25519', x, kid: 'ed-std', use: 'sig' });
+    // The SDK's platform test: assertEquals(ed25519Key.x, actualEd25519Key.x).
+    assert.deepEqual((await record()).authKeys['ed-std'], { kty: 'OKP', crv: 'Ed25519', x: standardX, kid: 'ed-std', use: 'sig' });
   });
 
   it('takes an EC secp256k1 key', async () => {
@@ -84,6 +85,19 @@ describe('applications, as the official SDK sees them', () => {
     const res = await post(`${path}/auth/key`, `{"type":"${sdkType('AddEcKeyRequest')}","kty":"EC","use":"sig","kid":"k1","alg":"ES256K","crv":"secp256k1","x":"${jwk.x}","y":"${jwk.y}"}`);
     assert.equal(res.status, 204, res.text);
     assert.deepEqual((await record()).authKeys.k1, { kty: 'EC', crv: 'secp256k1', x: jwk.x, y: jwk.y, kid: 'k1', alg: 'ES256K', use: 'sig' });
+  });
+
+  it("takes the SDK platform test's secp256k1 key with alg ES256 and reads it back as sent", async () => {
+    // PlatformApiTest, shouldAddEcAuthKey: ECKey.Builder(Curve.SECP256K1, x, y).algorithm(ES256).
+    const x = 'L9Oy_4lde8GqwXyF9rRtkkTOr9iZF65S02JToBFzuPA';
+    const y = 'ac69MlrUIJQXlSEsp1lBG6erAZjBwSA6M3dT7pBOtMU';
+    const kid = randomUUID();
+    const res = await post(`${path}/auth/key`, `{"type":"${sdkType('AddEcKeyRequest')}","kty":"EC","use":"sig","kid":"${kid}","alg":"ES256","crv":"secp256k1","x":"${x}","y":"${y}"}`);
+    assert.equal(res.status, 204, res.text);
+    assert.deepEqual((await record()).authKeys[kid], { kty: 'EC', crv: 'secp256k1', x, y, kid, alg: 'ES256', use: 'sig' });
+    // alg names a signature the key cannot make: still refused.
+    const p384 = await post(`${path}/auth/key`, `{"type":"${sdkType('AddEcKeyRequest')}","kty":"EC","use":"sig","kid":"${randomUUID()}","alg":"ES384","crv":"secp256k1","x":"${x}","y":"${y}"}`);
+    assert.equal(p384.status, 400, p384.text);
   });
 
   it('manages owners: add, list in the owner model, remove, never the last', async () => {
@@ -120,6 +134,8 @@ describe('applications, as the official SDK sees them', () => {
     const issuer = `https://issuer-${randomUUID()}.example.com`;
     const ed = generateKeyPairSync('ed25519');
     const k1 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' });
+    const edStd = generateKeyPairSync('ed25519');
+    const k1Es256 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' });
     let appPath: string;
 
     before(async () => {
@@ -129,6 +145,11 @@ describe('applications, as the official SDK sees them', () => {
       const kJwk = k1.publicKey.export({ format: 'jwk' }) as { x: string; y: string };
       assert.equal((await post(`${appPath}/auth/key`, `{"type":"${sdkType('AddEd25519KeyRequest')}","kty":"OKP","use":"sig","kid":"ed","alg":"EdDSA","crv":"Ed25519","x":"${edX}"}`)).status, 204);
       assert.equal((await post(`${appPath}/auth/key`, `{"type":"${sdkType('AddEcKeyRequest')}","kty":"EC","use":"sig","kid":"k1","alg":"ES256K","crv":"secp256k1","x":"${kJwk.x}","y":"${kJwk.y}"}`)).status, 204);
+      // As the SDK's platform test sends them: x in standard Base64; a secp256k1 key named ES256.
+      const stdX = std(Buffer.from((edStd.publicKey.export({ format: 'jwk' }) as { x: string }).x, 'base64url'));
+      assert.equal((await post(`${appPath}/auth/key`, `{"type":"${sdkType('AddEd25519KeyRequest')}","kty":"OKP","use":"sig","kid":"ed-std","alg":"EdDSA","crv":"Ed25519","x":"${stdX}"}`)).status, 204);
+      const es = k1Es256.publicKey.export({ format: 'jwk' }) as { x: string; y: string };
+      assert.equal((await post(`${appPath}/auth/key`, `{"type":"${sdkType('AddEcKeyRequest')}","kty":"EC","use":"sig","kid":"k1-es256","alg":"ES256","crv":"secp256k1","x":"${es.x}","y":"${es.y}"}`)).status, 204);
       assert.equal((await post(`${appPath}/auth/issuer`, `{"url":"${issuer}"}`)).status, 204);
     });
 
@@ -164,12 +185,25 @@ describe('applications, as the official SDK sees them', () => {
       assert.equal((await account(crit)).status, 401);
     });
 
+    it('verifies tokens signed with a key whose x was sent in standard Base64, and with a secp256k1 key named ES256', async () => {
+      const edToken = compactJws({ alg: 'Ed25519', kid: 'ed-std' }, claims('ed-std-user'), ed25519Signer(edStd.privateKey), 'base64');
+      assert.equal((await account(edToken)).status, 200);
+      for (const alg of ['ES256', 'ES256K']) {
+        for (const encoding of ['base64url', 'base64'] as const) {
+          const token = compactJws({ alg, kid: 'k1-es256' }, claims(`k1-es256-${alg}`), es256kSigner(k1Es256.privateKey), encoding);
+          assert.equal((await account(token)).status, 200, `${alg} ${encoding}`);
+        }
+      }
+      const forged = compactJws({ alg: 'ES256', kid: 'k1-es256' }, claims('k1-es256-ES256'), es256kSigner(k1.privateKey), 'base64url');
+      assert.equal((await account(forged)).status, 401);
+    });
+
     it("lists the application's users in the user model, a keyset page at a time", async () => {
       for (const sub of ['page-a', 'page-b', 'page-c']) {
         const token = compactJws({ alg: 'EdDSA', kid: 'ed' }, claims(sub, { email: `${sub}@example.com`, email_verified: true }), ed25519Signer(ed.privateKey), 'base64url');
         assert.equal((await account(token)).status, 200);
       }
-      const all: Array<{ userId: string; foreignKey: string }> = [];
+      const all: Array<{ userId: string; foreignKey: string; lastUpdated: string }> = [];
       let last: string | undefined;
       for (;;) {
         const query = `pageSize=2${last ? `&lastUserRetrieved=${last}` : ''}`;
@@ -186,6 +220,9 @@ describe('applications, as the official SDK sees them', () => {
       assert.equal(new Set(ids).size, ids.length, 'no user twice');
       for (const sub of ['page-a', 'page-b', 'page-c', 'k1-user']) assert.ok(all.some((u) => u.foreignKey === sub), sub);
       const a = all.find((u) => u.foreignKey === 'page-a')!;
+      // The docs' form (get-application-users): "lastUpdated": "2023-08-03T08:37:41Z".
+      assert.match(a.lastUpdated, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      assert.ok(Math.abs(Date.parse(a.lastUpdated) - Date.now()) < 600_000, 'the time the user was last seen');
       assert.deepEqual({ ...a, userId: undefined, lastUpdated: undefined }, {
         userId: undefined, foreignKey: 'page-a', displayName: null, email: 'page-a@example.com', emailVerified: true, telephone: null, telephoneVerified: false,
         emailIndexed: true, telephoneIndexed: false, foreignKeyIndexed: true, lastUpdated: undefined,

@@ -174,7 +174,7 @@ export const ApplicationUserModel = Type.Object({
   emailIndexed: Bool,
   telephoneIndexed: Bool,
   foreignKeyIndexed: Bool,
-  lastUpdated: LenientString,
+  lastUpdated: Str,
 });
 /** BasicUserDetailsResponse (GET /account) */
 export const UserDetailsModel = Type.Object({ email: Str, displayName: OptNull(Str), emailVerified: Bool, publicKey: Str });

@@ -5,6 +5,8 @@ import { assertError, messagesTo, verificationCode } from '../accounts/support.j
 import { certify, execute, signed, type Signer } from '../execute/support.js';
 import { createUser, uniqueEmail, type TestUser } from '../helpers/factories.js';
 import { auditEntriesOf, claimLock, verifyEmailDirectly } from '../helpers/locks.js';
+import { LockUserModel, assertMatchesModel } from '../helpers/sdk-models.js';
+import { sdkRequest } from '../helpers/sdk-wire.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
 
@@ -81,6 +83,18 @@ describe('shares to accounts whose email is not verified are held', () => {
     await hasNoAccess(mallory, lockId);
     assert.equal((await t.api.get('/account', { token: mallory.authToken })).body.emailVerified, false);
     assert.equal((await usersList(lockId)).get(mallory.userId)?.pending, true);
+  });
+
+  it("GET /user/{id} (the SDK's getLocksForUser) shows a held member to the admin who sees them in the users list, pending", async () => {
+    const { lockId, registrant } = await registeredAndShared(uniqueEmail('held-lookup'));
+    const res = await sdkRequest(t.api, 'GET', `/user/${registrant.userId}`, { token: admin.authToken });
+    assert.equal(res.status, 200, res.text);
+    assertMatchesModel(res.body, LockUserModel, 'GET /user/{id}');
+    assert.deepEqual(res.body.devices, [{ deviceId: lockId, role: 'USER', start: null, end: null, pending: true }]);
+    assert.equal((await usersList(lockId)).get(registrant.userId)?.pending, true, 'the same person, the same state, in both places');
+    // Someone who administers none of the locks still learns nothing.
+    const stranger = await createUser(t.api);
+    assertError(await sdkRequest(t.api, 'GET', `/user/${registrant.userId}`, { token: stranger.authToken }), 404);
   });
 
   it('the verification email carries no display name to the unproved address', async () => {

@@ -155,7 +155,7 @@ describe('locks and lock users, as the official SDK sees them', () => {
     assert.equal(userWithLocks.status, 200);
     assertMatchesModel(userWithLocks.body, LockUserModel, 'GET /user/{id}');
     assert.equal(userWithLocks.body.publicKey, spki);
-    assert.deepEqual(userWithLocks.body.devices, [{ deviceId: lockId, role: 'USER', start: null, end: null }]);
+    assert.deepEqual(userWithLocks.body.devices, [{ deviceId: lockId, role: 'USER', start: null, end: null, pending: false }]);
 
     const details = await t.api.get('/account', { token, accept: sdkAccept() });
     assertMatchesModel(details.body, UserDetailsModel, 'GET /account');

@@ -53,7 +53,7 @@ describe('lock users, user with locks, shareable and pinned locks', () => {
         displayName: user.displayName,
         orphan: false,
         foreign: false,
-        devices: [{ deviceId: administered.id, role: 'ADMIN', start: null, end: null }],
+        devices: [{ deviceId: administered.id, role: 'ADMIN', start: null, end: null, pending: false }],
       });
     });
 

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createUser, type TestUser } from '../helpers/factories.js';
-import { claimLock, shareLock } from '../helpers/locks.js';
+import { assertError } from '../accounts/support.js';
+import { claimLock, createSite, shareLock } from '../helpers/locks.js';
+import { sdkRequest } from '../helpers/sdk-wire.js';
 import { TEST_BASE_URL, startTestService, type TestService } from '../helpers/service.js';
 
 describe('tiles', () => {
@@ -50,16 +52,43 @@ describe('tiles', () => {
     assert.equal((await lookup(admin, tile)).status, 404);
   });
 
-  it('links one tile to several locks; v1 sends members to the oldest, unlinking one keeps the others', async () => {
+  // The docs' request (associate-tile-with-lock), with the SDK's headers: the tile "must not be associated to any other locks".
+  const linkAsSdk = (user: TestUser, tile: string, lock = lockId) => sdkRequest(t.api, 'PUT', `/device/${lock}/tile/${tile}/`, { token: user.authToken });
+  /** PUT /tile/{id} (v2), the SDK's associateMultipleLocksRequest: the only way to make a multi-lock tile. */
+  const linkMany = (user: TestUser, tile: string, siteId: string, devices: string[]) =>
+    sdkRequest(t.api, 'PUT', `/tile/${tile}`, { token: user.authToken, version: 2, body: { siteId, devices } });
+
+  it('refuses (409) a v1 link of a tile linked to another lock, until it is unlinked there', async () => {
     const tile = randomUUID();
     const otherLock = (await claimLock(t, admin)).id;
-    assert.equal((await link(admin, tile, otherLock)).status, 204);
-    assert.equal((await link(admin, tile)).status, 204);
-    // lockId was claimed first: the oldest.
-    const [first, second] = [lockId, otherLock];
-    assert.equal(new URL((await lookup(admin, tile)).headers.get('location')!).pathname, `/device/${first}`);
-    // The member of only one of them is sent to that one.
+    assert.equal((await linkAsSdk(admin, tile, otherLock)).status, 204);
+    const refused = await linkAsSdk(admin, tile);
+    assertError(refused, 409);
+    assert.equal(refused.body.error, 'tile_linked_elsewhere');
+    assert.equal((await lookup(member, tile)).status, 404, 'the tile does not open lockId');
+    assert.equal((await linkAsSdk(admin, tile, otherLock)).status, 204, 'linking again to the same lock changes nothing');
+    // A lock the caller does not administer holds it just the same.
+    const theirs = (await claimLock(t, stranger)).id;
+    const theirTile = randomUUID();
+    assert.equal((await linkAsSdk(stranger, theirTile, theirs)).status, 204);
+    assertError(await linkAsSdk(admin, theirTile), 409);
+    assert.equal(new URL((await lookup(stranger, theirTile)).headers.get('location')!).pathname, `/device/${theirs}`);
+
+    assert.equal((await unlink(admin, tile, otherLock)).status, 204);
+    assert.equal((await linkAsSdk(admin, tile)).status, 204);
     assert.equal(new URL((await lookup(member, tile)).headers.get('location')!).pathname, `/device/${lockId}`);
+  });
+
+  it('keeps a v2 multi-lock tile: v1 sends members to the oldest, refuses a v1 link elsewhere, unlinking one keeps the others', async () => {
+    const tile = randomUUID();
+    const siteId = (await createSite(t)).id;
+    const [first, second] = [(await claimLock(t, admin, { siteId })).id, (await claimLock(t, admin, { siteId })).id];
+    const db = t.service.ctx.db.kysely;
+    await db.updateTable('locks').set({ created: 1_000 }).where('id', '=', first!).execute();
+    assert.equal((await linkMany(admin, tile, siteId, [second!, first!])).status, 204);
+    assert.equal(new URL((await lookup(admin, tile)).headers.get('location')!).pathname, `/device/${first}`);
+    assert.equal((await linkAsSdk(admin, tile, first)).status, 204, 'already linked to this lock: nothing changes');
+    assertError(await linkAsSdk(admin, tile), 409);
     assert.equal((await unlink(admin, tile, first)).status, 204);
     assert.equal((await unlink(admin, tile, first)).status, 404);
     assert.equal(new URL((await lookup(admin, tile)).headers.get('location')!).pathname, `/device/${second}`);
@@ -67,23 +96,25 @@ describe('tiles', () => {
 
   it('sends members to the oldest lock by creation, not by id (lock ids are random v4)', async () => {
     const tile = randomUUID();
-    const [low, high] = [(await claimLock(t, admin)).id, (await claimLock(t, admin)).id].sort();
+    const siteId = (await createSite(t)).id;
+    const [low, high] = [(await claimLock(t, admin, { siteId })).id, (await claimLock(t, admin, { siteId })).id].sort();
     // The lock with the higher id is the older one.
     const db = t.service.ctx.db.kysely;
     await db.updateTable('locks').set({ created: 1_000 }).where('id', '=', high!).execute();
     await db.updateTable('locks').set({ created: 2_000 }).where('id', '=', low!).execute();
-    assert.equal((await link(admin, tile, low)).status, 204);
-    assert.equal((await link(admin, tile, high)).status, 204);
+    assert.equal((await linkMany(admin, tile, siteId, [low!, high!])).status, 204);
     assert.equal(new URL((await lookup(admin, tile)).headers.get('location')!).pathname, `/device/${high}`);
     assert.deepEqual((await t.api.get(`/tile/${tile}`, { token: admin.authToken, version: 2 })).body, { deviceId: high });
     assert.deepEqual((await t.api.get(`/tile/${tile}`, { token: admin.authToken, version: 3 })).body.deviceIds, [high, low]);
   });
 
-  it('lets two locks take the same new tile at once', async () => {
+  it('gives a new tile claimed by two locks at once to exactly one of them', async () => {
     const tile = randomUUID();
     const otherLock = (await claimLock(t, admin)).id;
     const results = await Promise.all([link(admin, tile), link(admin, tile, otherLock)]);
-    assert.deepEqual(results.map((r) => r.status), [204, 204]);
+    assert.deepEqual(results.map((r) => r.status).sort(), [204, 409]);
+    const v3 = await t.api.get(`/tile/${tile}`, { token: admin.authToken, version: 3 });
+    assert.equal(v3.body.deviceIds.length, 1);
   });
 
   it('needs an ADMIN to link or unlink (403 for a USER, 404 for a non-member)', async () => {

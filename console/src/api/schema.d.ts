@@ -3082,8 +3082,11 @@ export interface paths {
                             telephoneIndexed: boolean;
                             /** @description the user can be found by foreign key */
                             foreignKeyIndexed: boolean;
-                            /** @description Unix seconds */
-                            lastUpdated: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601, UTC, to the second (as the docs show it)
+                             */
+                            lastUpdated: string;
                         }[];
                     };
                 };
@@ -5202,6 +5205,8 @@ export interface paths {
                                 role: "ADMIN" | "USER";
                                 start: number | null;
                                 end: number | null;
+                                /** @description true while the share waits for the user to verify their email (held: no access yet, the lock does not know them) */
+                                pending: boolean;
                             }[];
                         };
                     };
@@ -6030,7 +6035,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Link a tile to the lock too (ADMIN) */
+        /** Link a tile to the lock (ADMIN); 409 while it is linked to another lock */
         put: {
             parameters: {
                 query?: never;
@@ -6082,6 +6087,20 @@ export interface paths {
                 };
                 /** @description resource not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description conflict */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
