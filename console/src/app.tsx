@@ -54,9 +54,10 @@ function SignedIn({ path, search }: { path: string; search: URLSearchParams }) {
   else page = <main><h1>Not found</h1><p>There is no such page. <Link to="/">Go to your locks</Link></p></main>;
   return (
     <>
+      <a class="skip" href="#content">Skip to content</a>
       <Nav />
       <Live />
-      {page}
+      <div id="content" tabIndex={-1}>{page}</div>
     </>
   );
 }

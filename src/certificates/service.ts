@@ -128,11 +128,11 @@ export async function checkVerification(ctx: AppContext, caller: Caller, verific
     return inTransaction(ctx.db, ctx.logger, async (uow) => {
       // Single use: only the request that deletes the row may certify with it.
       const deleted = await uow.db.deleteFrom('certificate_verifications').where('id', '=', pending.id).executeTakeFirst();
-      if (Number(deleted.numDeletedRows) !== 1) throw errors.unauthenticated('verification code already used');
+      if (Number(deleted.numDeletedRows) !== 1) throw errors.verificationFailed('verification code already used');
       await markKeyVerified(uow.db, caller.userId, pending.ephemeral_key, now);
       return issue(ctx, uow.db, caller.userId, key);
     });
   }
-  throw errors.unauthenticated('verification signature does not match a pending code');
+  throw errors.verificationFailed('verification signature does not match a pending code');
 }
 

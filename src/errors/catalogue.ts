@@ -14,6 +14,8 @@ export const errors = {
   badSignature: (message = 'signature invalid') => new AppError(401, 'bad_signature', message),
   tokenExpired: (message = 'token expired') => new AppError(401, 'token_expired', message),
   tokenNotYetValid: (message = 'token not yet valid') => new AppError(401, 'token_not_yet_valid', message),
+  /** A wrong or spent certificate code (decisions §3: 401): not the session's end, so its own machine code. */
+  verificationFailed: (message: string) => new AppError(401, 'verification_failed', message),
   forbidden: (message = 'caller lacks permission') => new AppError(403, 'forbidden', message),
   wrongPassword: () => new AppError(403, 'wrong_password', 'old password is incorrect'),
   signInRequired: () => new AppError(403, 'sign_in_required', 'sign in as the account this address was registered with to accept its invitations'),

@@ -112,6 +112,7 @@ describe('ephemeral key certificates', () => {
 
     const bySomeoneElse = await post(user, '/auth/certificate/check', { verificationSignature: signVerificationCode(impostor, code) });
     assert.equal(bySomeoneElse.status, 401);
+    assert.equal(bySomeoneElse.body.error, 'verification_failed', "a wrong code is not the session's end (issue 29: clients sign out on 'unauthenticated' only)");
     for (let i = 0; i < 4; i++) {
       assert.equal((await post(user, '/auth/certificate/check', { verificationSignature: signVerificationCode(key, wrongCode) })).status, 401);
     }

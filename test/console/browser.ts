@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
@@ -122,6 +123,22 @@ export async function assertAllLabelled(page: Page): Promise<void> {
     return missing;
   })()`)) as string[];
   assert.deepEqual(unlabelled, [], `controls without an accessible name on ${page.url()}`);
+}
+
+/** axe-core's browser build, read once (a pinned devDependency: docs/decisions.md). */
+let axeSource: string | undefined;
+
+/**
+ * Runs axe-core (WCAG 2 A and AA rules) on the page as it is and fails on any serious or critical
+ * violation, naming the rule and the elements. Evaluated through the DevTools protocol, which the
+ * console's CSP does not govern, so the page is tested with its real policy in force.
+ */
+export async function assertNoSeriousAxeViolations(page: Page): Promise<void> {
+  axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  const violations = (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] })
+    .then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ rule: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.html.slice(0, 140)) })))`)) as unknown[];
+  assert.deepEqual(violations, [], `serious accessibility findings on ${page.url()}`);
 }
 
 export const PASSWORD = 'correct horse battery staple';

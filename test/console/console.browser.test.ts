@@ -120,6 +120,7 @@ describe('the web console', () => {
 
     // Alice revokes Bob: his console drops the lock live.
     await a.page.getByRole('button', { name: `Revoke ${bob}` }).click();
+    await a.page.getByRole('button', { name: `Yes, revoke ${bob}` }).click();
     await a.page.locator(`li.member[data-user="${bob}"]`).waitFor({ state: 'detached' });
     await bobCard.waitFor({ state: 'detached' });
     await b.page.getByText('You have no locks yet').waitFor();

@@ -125,10 +125,12 @@ describe('the console: hiding, tiles, held members, leaving', () => {
     await signInAs(b, t.service.url, member.email, member.password);
     await certifyBrowser(b, t.service.url, null, member.email);
     await lockItem(b.page, 'Studio').getByRole('link', { name: 'Studio' }).click();
-    await b.page.getByRole('link', { name: 'Members' }).click();
+    await b.page.getByRole('link', { name: 'Your access' }).click();
     await b.page.getByText("Only the lock's admins see its members.").waitFor();
     await assertAllLabelled(b.page);
     await b.page.getByRole('button', { name: 'Leave this lock' }).click();
+    await b.page.getByText('You will no longer be able to open this door').waitFor();
+    await b.page.getByRole('button', { name: 'Yes, leave this lock' }).click();
     await b.page.getByRole('heading', { name: 'Locks' }).waitFor();
     await b.page.getByText('You have no locks yet').waitFor();
     assert.deepEqual((await t.api.get('/device', { token: member.authToken })).body, []);

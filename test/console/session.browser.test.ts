@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createUser } from '../helpers/factories.js';
+import { claimLock, createVerifiedUser } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
+import { codeIn } from '../helpers/smtp.js';
+import { connectTestLock } from '../helpers/test-lock.js';
 import { eventually } from '../helpers/wait.js';
-import { ensureConsoleBuilt, launchChromium, openTab } from './browser.js';
+import { ensureConsoleBuilt, launchChromium, openTab, signInAs } from './browser.js';
 
 ensureConsoleBuilt();
 
@@ -64,4 +67,69 @@ describe('the console session', () => {
     assert.deepEqual(tab.errors, []);
     await tab.context.close();
   });
+});
+
+/**
+ * Sessions that hold (issue 29): a 401 that is not the session's end (a wrong certificate code, a
+ * signed operation the service finds too old or too new) is shown where it happened and signs
+ * nobody out; signed operations are dated by the service's clock (GET /time), so a phone whose
+ * clock is minutes off still unlocks.
+ */
+describe('the console session holds', () => {
+  const t = useService({ withMail: true });
+  let browser: Browser;
+  before(async () => {
+    browser = await launchChromium({ service: t.service });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('shows a wrong certificate code at the code, still signed in, and takes the right one', async () => {
+    const user = await createVerifiedUser(t);
+    const tab = await openTab(browser, [401, 423]);
+    const { page } = tab;
+    await signInAs(tab, t.service.url, user.email, user.password);
+    await page.getByRole('button', { name: 'Certify this browser' }).click();
+    await page.getByRole('button', { name: 'Email me a code' }).click();
+    const mail = await t.sink.waitFor((m) => m.to.includes(user.email) && /\b\d{6}\b/.test(m.text));
+    const code = codeIn(mail.text);
+    await page.getByLabel('Code', { exact: true }).fill(code === '000000' ? '111111' : '000000');
+    await page.getByRole('button', { name: 'Check code' }).click();
+    await page.getByRole('region', { name: "This browser's key" }).getByText('That code is not right').waitFor();
+    assert.match(page.url(), /\/console\/$/, 'still on the page, not sent to sign-in');
+    assert.notEqual(await page.evaluate(`localStorage.getItem('${SESSION_KEY}')`), null, 'the session is kept');
+    await page.getByLabel('Code', { exact: true }).fill(code);
+    await page.getByRole('button', { name: 'Check code' }).click();
+    await page.getByText(/Certified until/).waitFor();
+    assert.deepEqual(tab.errors, []);
+    await tab.context.close();
+  });
+
+  for (const [label, offsetMs] of [['three minutes behind', -180_000], ['three minutes ahead of', 180_000]] as const) {
+    it(`unlocks from a phone whose clock is ${label} the service's`, async () => {
+      const user = await createVerifiedUser(t);
+      const claimed = await claimLock(t, user, { name: 'Side door' });
+      const device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: claimed.id, secret: claimed.secret });
+      try {
+        const tab = await openTab(browser, [423]);
+        const { page } = tab;
+        await page.clock.install({ time: Date.now() + offsetMs });
+        await signInAs(tab, t.service.url, user.email, user.password);
+        await page.getByRole('button', { name: 'Certify this browser' }).click();
+        await page.getByRole('button', { name: 'Email me a code' }).click();
+        const mail = await t.sink.waitFor((m) => m.to.includes(user.email) && /\b\d{6}\b/.test(m.text));
+        await page.getByLabel('Code', { exact: true }).fill(codeIn(mail.text));
+        await page.getByRole('button', { name: 'Check code' }).click();
+        await page.getByText(/Certified until/).waitFor();
+        await page.getByRole('button', { name: 'Unlock Side door' }).click();
+        await page.getByText('Side door confirmed: unlocked.').waitFor();
+        assert.equal(device.commands.length, 1);
+        assert.deepEqual(tab.errors, []);
+        await tab.context.close();
+      } finally {
+        await device.close();
+      }
+    });
+  }
 });

@@ -120,9 +120,10 @@ export class KeyNeedsCheck extends Error {
 export type Operation = { type: string } & Record<string, unknown>;
 
 /** A compact JWS (EdDSA, chain in x5c) of `operation` on `lockId`, as POST /device/{id}/execute expects. */
-export async function signOperation(api: ApiClient, userId: string, lockId: string, operation: Operation, lifetimeSeconds = 60): Promise<string> {
+export async function signOperation(api: ApiClient, userId: string, lockId: string, operation: Operation, lifetimeSeconds = 60, resyncClock = false): Promise<string> {
   const key = await certifiedKey(api, userId);
-  const now = Math.floor(Date.now() / 1000);
+  // Dated by the service's clock: a phone minutes off would otherwise sign "too old" or "from the future" (401).
+  const now = Math.floor(await api.serviceNow(resyncClock));
   const header = { alg: 'EdDSA', typ: 'JWT', x5c: key.chain };
   const payload = { iss: userId, sub: lockId, nbf: now, iat: now, exp: now + lifetimeSeconds, jti: crypto.randomUUID(), operation };
   const input = `${textBase64Url(JSON.stringify(header))}.${textBase64Url(JSON.stringify(payload))}`;
@@ -132,7 +133,13 @@ export async function signOperation(api: ApiClient, userId: string, lockId: stri
 
 /** Signs and executes `operation`; resolves with the service's answer (the lock's confirmation). */
 export async function execute(api: ApiClient, userId: string, lockId: string, operation: Operation): Promise<unknown> {
-  return executeSigned(api, lockId, await signOperation(api, userId, lockId, operation));
+  try {
+    return await executeSigned(api, lockId, await signOperation(api, userId, lockId, operation));
+  } catch (err) {
+    // The device's clock moved since it was compared with the service's: compare again and sign once more.
+    if (!(err instanceof ApiError && (err.error === 'token_expired' || err.error === 'token_not_yet_valid'))) throw err;
+    return executeSigned(api, lockId, await signOperation(api, userId, lockId, operation, 60, true));
+  }
 }
 
 // --- the leaf certificate's notAfter, read from its DER (Certificate → tbsCertificate → validity) ---

@@ -3,7 +3,8 @@ import type { Session } from './types';
 /**
  * The console's only door to the service: same-origin fetch with the session's bearer token,
  * refreshed before it expires; every non-2xx answer becomes an ApiError whose message a person
- * can act on. A 401 that a refresh cannot cure ends the session (the app returns to sign-in).
+ * can act on. A 401 saying the session is over (`unauthenticated`) that a refresh cannot cure ends
+ * it (the app returns to sign-in); other 401s are errors of what was being done.
  * Nothing happens until the app's entry makes the client and calls `resume()`.
  */
 
@@ -16,16 +17,60 @@ const REFRESH_MARGIN_SECONDS = 60;
 export type SessionTokens = Pick<Session, 'authToken' | 'refreshToken'>;
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly serviceMessage: string | undefined, readonly code?: string) {
-    super(describeStatus(status, serviceMessage));
+  /** `error`: the service's machine code (e.g. `unauthenticated`, `verification_failed`), when it gave one. */
+  constructor(readonly status: number, readonly serviceMessage: string | undefined, readonly code?: string, readonly error?: string) {
+    super(describeError(status, error, serviceMessage));
     this.name = 'ApiError';
   }
+}
+
+/**
+ * Whether a 401 means the session is over (its token invalid, expired or revoked): only then does
+ * the console refresh or sign out. Other 401s (a wrong certificate code, a signed operation's
+ * clock or signature) belong to what was being done and are shown there.
+ */
+export function endsSession(status: number, error: string | undefined): boolean {
+  return status === 401 && (error === undefined || error === 'unauthenticated');
+}
+
+/** What a person reads for the 401s that are not a session's end, by the service's machine code. */
+const NOT_SIGNED_OUT: Record<string, string> = {
+  verification_failed: 'That code is not right, or it has expired. Check it, or have a new code sent.',
+  token_expired: "This device's clock is far from the service's, so the lock took the request as too old. Try again; if it keeps happening, set the device's clock to automatic.",
+  token_not_yet_valid: "This device's clock is ahead of the service's, so the lock took the request as coming from the future. Try again; if it keeps happening, set the device's clock to automatic.",
+  bad_signature: "This browser's certificate was not accepted. Renew it under “This browser's key” and try again.",
+  bad_credentials: 'The email or password is not right.',
+};
+
+/** The message for an error answer: plain words for the 401s that are not a session's end, else by status. */
+export function describeError(status: number, error: string | undefined, message?: string): string {
+  if (status === 401 && error !== undefined && NOT_SIGNED_OUT[error]) return NOT_SIGNED_OUT[error];
+  return describeStatus(status, message === undefined ? undefined : plainWords(message));
+}
+
+/** The schema validator's wording ("body/password must NOT have fewer than 8 characters") in plain words. */
+export function plainWords(message: string): string {
+  return message
+    .split(/;\s*|,\s*(?=(?:body|querystring|params)\/)/)
+    .map((part) => part
+      .replace(/^(?:body|querystring|params|headers)\/?/, '')
+      .replace(/^(\w+)\/\d+\/?/, '$1 ')
+      .replace(/^([a-z]\w*)/, (field: string) => field.replace(/([A-Z])/g, ' $1').toLowerCase().replace(/^./, (c) => c.toUpperCase()))
+      .replace(/must NOT have fewer than (\d+) characters/, 'must have at least $1 characters')
+      .replace(/must NOT have more than (\d+) characters/, 'must have at most $1 characters')
+      .replace(/must match format "email"/, 'must be an email address')
+      .replace(/must match (?:format|pattern) "[^"]*"/, 'is not in the expected form')
+      .replace(/must have required property '(\w+)'/, '$1 is required')
+      .trim())
+    .filter((part) => part !== '')
+    .join('; ');
 }
 
 /** A sentence for each status the API documents, with the service's own words when it gave any. */
 export function describeStatus(status: number, message?: string): string {
   const detail = message ? `: ${message}` : '';
   switch (status) {
+    case 0: return 'The service cannot be reached. Check your connection and try again.';
     case 400: return `The service could not accept this${detail}`;
     case 401: return `You are not signed in, or your session has ended${detail}`;
     case 403: return `You are not allowed to do this${detail}`;
@@ -38,7 +83,7 @@ export function describeStatus(status: number, message?: string): string {
     case 429: return `Too many attempts: wait a moment and try again${detail}`;
     case 503: return `The lock is offline or the service is unavailable${detail}`;
     case 504: return `The lock did not reply in time${detail}`;
-    default: return status >= 500 ? `The service failed (${status})${detail}` : `The request was refused (${status})${detail}`;
+    default: return status >= 500 ? `The service failed (error ${status}). Try again in a moment${detail}` : `The service refused this${detail}`;
   }
 }
 
@@ -84,6 +129,8 @@ export interface ApiClient {
   userId(): string | null;
   setSession(next: SessionTokens | null): void;
   onSessionChange(listener: Listener): () => void;
+  /** The service's time in Unix seconds (GET /time, read once and again when `resync`): what signed operations are dated by. */
+  serviceNow(resync?: boolean): Promise<number>;
   /** Takes up the session `storage` kept from an earlier visit, and schedules its refresh. */
   resume(): void;
 }
@@ -128,6 +175,17 @@ export function createApiClient(storage: Storage): ApiClient {
     return refreshing;
   }
 
+  /** Milliseconds the service's clock is ahead of this device's (GET /time, halfway through the round trip). */
+  let clockOffset: Promise<number> | null = null;
+  const measureClockOffset = async (): Promise<number> => {
+    const sent = Date.now();
+    const response = await fetch('/time', { headers: { accept: ACCEPT } });
+    const received = Date.now();
+    if (!response.ok) throw await failure(response);
+    const { now } = (await response.json()) as { now: number };
+    return now - (sent + received) / 2;
+  };
+
   const refreshIfDue = async () => {
     if (session && secondsBeforeRefresh(session.authToken) <= 0) await refresh();
   };
@@ -156,9 +214,9 @@ export function createApiClient(storage: Storage): ApiClient {
       const authed = options.auth !== false;
       if (authed) await refreshIfDue();
       let response = await send(method, path, options);
-      if (response.status === 401 && authed && session) {
+      if (authed && session && endsSession(response.status, await errorCode(response))) {
         if (await refresh()) response = await send(method, path, options);
-        if (response.status === 401) setSession(null);
+        if (endsSession(response.status, await errorCode(response))) setSession(null);
       }
       if (!response.ok) throw await failure(response);
       if (response.status === 204) return undefined as T;
@@ -169,9 +227,20 @@ export function createApiClient(storage: Storage): ApiClient {
       await refreshIfDue();
       const open = () => fetch(path, { headers: { accept, authorization: `Bearer ${session?.authToken ?? ''}`, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal });
       let response = await open();
-      if (response.status === 401 && (await refresh())) response = await open();
-      if (response.status === 401) setSession(null);
+      if (endsSession(response.status, await errorCode(response)) && (await refresh())) response = await open();
+      if (endsSession(response.status, await errorCode(response))) setSession(null);
       return response;
+    },
+    serviceNow(resync = false) {
+      if (resync || clockOffset === null) {
+        const measuring = measureClockOffset();
+        // A failed reading is not kept: the next signing asks again (meanwhile this device's clock is used).
+        clockOffset = measuring.catch(() => {
+          clockOffset = null;
+          return 0;
+        });
+      }
+      return clockOffset.then((offset) => (Date.now() + offset) / 1000);
     },
     session: () => session,
     userId: () => (session ? (tokenClaims(session.authToken)?.sub ?? null) : null),
@@ -192,15 +261,26 @@ export function createApiClient(storage: Storage): ApiClient {
   };
 }
 
-async function failure(response: Response): Promise<ApiError> {
-  let message: string | undefined;
-  let code: string | undefined;
+interface ErrorBody {
+  message?: string;
+  error?: string;
+  code?: string | number;
+}
+
+/** The error body of a non-2xx answer (read from a clone: the answer stays readable), or {}. */
+async function errorBody(response: Response): Promise<ErrorBody> {
+  if (response.ok) return {};
   try {
-    const body = (await response.json()) as { message?: string; error?: string; code?: string | number };
-    message = body.message ?? body.error;
-    code = body.code === undefined ? undefined : String(body.code);
+    return (await response.clone().json()) as ErrorBody;
   } catch {
-    message = undefined;
+    return {};
   }
-  return new ApiError(response.status, message, code);
+}
+
+/** The service's machine code of an error answer (`error`), when it gave one. */
+const errorCode = async (response: Response) => (await errorBody(response)).error;
+
+async function failure(response: Response): Promise<ApiError> {
+  const body = await errorBody(response);
+  return new ApiError(response.status, body.message ?? body.error, body.code === undefined ? undefined : String(body.code), body.error);
 }

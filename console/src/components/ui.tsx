@@ -1,8 +1,8 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { useId } from 'preact/hooks';
-import { BASE, navigate } from '../hooks/router';
+import { useId, useState } from 'preact/hooks';
+import { BASE, appPath, navigate } from '../hooks/router';
 
-/** A link inside the console that navigates without a reload. */
+/** A link inside the console that navigates without a reload; the link to the page shown is marked current. */
 export function Link(props: { to: string; children: ComponentChildren; class?: string; label?: string }) {
   const href = `${BASE}${props.to}`;
   const onClick = (event: MouseEvent) => {
@@ -10,7 +10,26 @@ export function Link(props: { to: string; children: ComponentChildren; class?: s
     event.preventDefault();
     navigate(props.to);
   };
-  return <a href={href} class={props.class} onClick={onClick} aria-label={props.label}>{props.children}</a>;
+  const current = appPath() === props.to.split('?')[0];
+  return <a href={href} class={props.class} onClick={onClick} aria-label={props.label} aria-current={current ? 'page' : undefined}>{props.children}</a>;
+}
+
+/**
+ * A destructive action asked twice: the button shows what will happen and waits for "Yes" (or
+ * Cancel). `question` says what follows, in plain words.
+ */
+export function ConfirmButton(props: { children: ComponentChildren; question: ComponentChildren; confirm: string; onConfirm: () => void; busy?: boolean; label?: string; class?: string }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return <button type="button" class={props.class ?? 'danger'} disabled={props.busy} aria-label={props.label} onClick={() => setAsking(true)}>{props.children}</button>;
+  }
+  return (
+    <div class="confirm" role="group" aria-label={props.label ?? props.confirm}>
+      <p>{props.question}</p>
+      <button type="button" class="danger" disabled={props.busy} onClick={() => { setAsking(false); props.onConfirm(); }}>{props.confirm}</button>
+      <button type="button" class="secondary" onClick={() => setAsking(false)}>Cancel</button>
+    </div>
+  );
 }
 
 type InputProps = Omit<JSX.IntrinsicElements['input'], 'onInput' | 'value' | 'label'> & { label: string; value: string; onValue: (value: string) => void; hint?: string };
@@ -83,6 +102,15 @@ export function Section(props: { title: string; children: ComponentChildren }) {
     </section>
   );
 }
+
+/** A time of day, typed in 24-hour form (HH:MM) whatever the browser's locale. */
+export function TimeField(props: { label: string; value: string; onValue: (value: string) => void; required?: boolean }) {
+  return <Field label={props.label} inputMode="numeric" pattern="([01][0-9]|2[0-3]):[0-5][0-9]" maxLength={5} placeholder="HH:MM" hint="24-hour, e.g. 08:00 or 18:30." required={props.required} value={props.value} onValue={props.onValue} />;
+}
+
+export const DAY_NAMES = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
+/** MONDAY → Monday: day names read in full. */
+export const dayName = (day: string) => day.charAt(0) + day.slice(1).toLowerCase();
 
 /** Unix seconds as the viewer's local date and time. */
 export function when(seconds: number | null | undefined): string {

@@ -67,7 +67,9 @@ export function useTileLink(lockId: string) {
   });
 }
 
+/** Whether an unlock must carry the device's position: admins are exempt from usage requirements (decisions §4), as the service holds. */
 function needsLocation(lock: Lock): boolean {
+  if (lock.role === 'ADMIN') return false;
   const location = lock.settings.usageRequirements?.location;
   return !!location && location.enabled !== false;
 }

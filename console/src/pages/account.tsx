@@ -15,6 +15,11 @@ export function AccountPage() {
   const verify = useResendVerification();
   const remove = useDeleteAccount();
   const signOut = useSignOut();
+  /** Each action starts without the notice of the one before: a success never sits beside a new error. */
+  const act = (run: () => void) => () => {
+    setMessage('');
+    run();
+  };
   return (
     <main>
       <h1>Account</h1>
@@ -23,10 +28,10 @@ export function AccountPage() {
         <Section title="Profile">
           <p>Email: <strong>{account.data.email}</strong> {account.data.emailVerified ? <span class="badge ok">verified</span> : <span class="badge warn">not verified</span>}</p>
           {!account.data.emailVerified && (
-            <button type="button" class="secondary" disabled={verify.isPending} onClick={() => verify.mutate(undefined, { onSuccess: () => setMessage('A new verification email is on its way.') })}>Send the verification email again</button>
+            <button type="button" class="secondary" disabled={verify.isPending} onClick={act(() => verify.mutate(undefined, { onSuccess: () => setMessage('A new verification email is on its way.') }))}>Send the verification email again</button>
           )}
           <ErrorText error={verify.error} />
-          <Form label="Change display name" class="inline-form" onSubmit={() => profile.mutate(name ?? '', { onSuccess: () => setMessage('Display name saved.') })}>
+          <Form label="Change display name" class="inline-form" onSubmit={act(() => profile.mutate(name ?? '', { onSuccess: () => setMessage('Display name saved.') }))}>
             <Field label="Display name" autoComplete="name" required value={name ?? account.data.displayName ?? ''} onValue={setName} />
             <button type="submit" disabled={profile.isPending}>Save name</button>
           </Form>
@@ -36,13 +41,13 @@ export function AccountPage() {
       {message && <Notice>{message}</Notice>}
       <KeyPanel />
       <Section title="Password">
-        <Form label="Change password" class="inline-form" onSubmit={() => password.mutate({ oldPassword, newPassword }, {
+        <Form label="Change password" class="inline-form" onSubmit={act(() => password.mutate({ oldPassword, newPassword }, {
           onSuccess: () => {
             setOld('');
             setNew('');
             setMessage('Password changed.');
           },
-        })}>
+        }))}>
           <Field label="Current password" type="password" autoComplete="current-password" required value={oldPassword} onValue={setOld} />
           <Field label="New password" type="password" autoComplete="new-password" required minLength={8} value={newPassword} onValue={setNew} />
           <button type="submit" disabled={password.isPending}>Change password</button>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { UrlListName } from '../api/endpoints';
 import type { Application } from '../api/types';
-import { ErrorText, Field, Form, Link, Notice, Section } from '../components/ui';
+import { ConfirmButton, ErrorText, Field, Form, Link, Notice, Section } from '../components/ui';
 import { useApplication, useApplications, useAuthKeys, useCreateApplication, useDeleteApplication, useUpdateApplication, useUploadLogo, useUrlList } from '../hooks/apps';
 import { together } from '../hooks/mutations';
 
@@ -132,7 +132,7 @@ export function AppPage({ id }: { id: string }) {
         <ul>{a.owners.map((owner) => <li key={owner}><code>{owner}</code></li>)}</ul>
       </Section>
       <Section title="Delete">
-        <button type="button" class="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>Delete this application</button>
+        <ConfirmButton busy={remove.isPending} confirm="Yes, delete it" question={`Delete ${a.name}? Its users can no longer sign in through it, and this cannot be undone.`} onConfirm={() => remove.mutate()}>Delete this application</ConfirmButton>
         <ErrorText error={remove.error} />
       </Section>
     </main>

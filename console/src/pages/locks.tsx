@@ -26,14 +26,18 @@ function Claim() {
   const [done, setDone] = useState('');
   const claim = useClaimLock();
   const { error, isPending: busy } = claim;
-  return (
-    <Form label="Claim a lock" onSubmit={() => claim.mutate({ key: key.trim(), name: name.trim() }, {
+  const submit = () => {
+    setDone('');
+    claim.mutate({ key: key.trim(), name: name.trim() }, {
       onSuccess: (lock) => {
         setKey('');
         setName('');
         setDone(`${lock.name} is yours.`);
       },
-    })}>
+    });
+  };
+  return (
+    <Form label="Claim a lock" onSubmit={submit}>
       <h2>Claim a lock</h2>
       <Field label="Registration key" required autoComplete="off" value={key} onValue={setKey} hint="The key that came with the lock." />
       <Field label="Name" required maxLength={100} value={name} onValue={setName} />

@@ -25,8 +25,8 @@ function Appearance({ lock }: { lock: Lock }) {
   };
   return (
     <Section title="Name and appearance">
-      <Form label="Rename" class="inline-form" onSubmit={() => save({ name, colour }, 'Saved.')}>
-        <Field label="Name" required maxLength={100} value={name} onValue={setName} />
+      <Form label="Your name for this lock" class="inline-form" onSubmit={() => save({ name, colour }, 'Saved. Only you see this name and colour.')}>
+        <Field label="Your name for this lock" required maxLength={100} value={name} onValue={setName} hint="Only you see it: other members keep their own names for this lock." />
         <Field label="Colour" type="color" value={colour} onValue={setColour} />
         <button type="submit" disabled={update.isPending}>Save</button>
       </Form>
@@ -38,32 +38,37 @@ function Appearance({ lock }: { lock: Lock }) {
   );
 }
 
-const TABS = [['', 'Overview'], ['members', 'Members'], ['settings', 'Settings'], ['audit', 'Audit']] as const;
+/** The lock's sections: a USER has only their own access to see, so the admins' tabs are not shown to them. */
+const ADMIN_TABS = [['', 'Overview'], ['members', 'Members'], ['settings', 'Settings'], ['audit', 'Audit']] as const;
+const USER_TABS = [['', 'Overview'], ['members', 'Your access']] as const;
 
 export function LockPage({ id, tab }: { id: string; tab: string }) {
   const lock = useLock(id);
   if (lock.error) return <main><h1>Lock</h1><ErrorText error={lock.error} /><p><Link to="/">Back to your locks</Link></p></main>;
   if (!lock.data) return <main><p role="status">Loading…</p></main>;
   const data = lock.data;
+  const tabs: ReadonlyArray<readonly [string, string]> = data.role === 'ADMIN' ? ADMIN_TABS : USER_TABS;
+  // An admin's tab opened by a USER (an old link) shows the overview.
+  const shown = tabs.some(([slug]) => slug === tab) ? tab : '';
   return (
     <main>
       <p><Link to="/">← Locks</Link></p>
       <h1>{data.name}</h1>
       <StateBadges lock={data} />
       <nav class="tabs" aria-label="Lock sections">
-        {TABS.map(([slug, title]) => (
-          <Link key={slug} to={`/locks/${id}${slug ? `/${slug}` : ''}`} class={tab === slug ? 'tab current' : 'tab'}>{title}</Link>
+        {tabs.map(([slug, title]) => (
+          <Link key={slug} to={`/locks/${id}${slug ? `/${slug}` : ''}`} class={shown === slug ? 'tab current' : 'tab'}>{title}</Link>
         ))}
       </nav>
-      {tab === '' && (
+      {shown === '' && (
         <>
           <Section title="Operate"><LockButtons lock={data} /></Section>
           <Appearance lock={data} />
         </>
       )}
-      {tab === 'members' && <Members lock={data} />}
-      {tab === 'settings' && <LockSettings lock={data} />}
-      {tab === 'audit' && <LockAudit lock={data} />}
+      {shown === 'members' && <Members lock={data} />}
+      {shown === 'settings' && <LockSettings lock={data} />}
+      {shown === 'audit' && <LockAudit lock={data} />}
     </main>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Lock, Member, Role } from '../../api/types';
-import { ErrorText, Field, Form, Link, Notice, Section, Select, fromLocalInput, toLocalInput, when } from '../../components/ui';
+import { ConfirmButton, ErrorText, Field, Form, Link, Notice, Section, Select, fromLocalInput, toLocalInput, when } from '../../components/ui';
 import { useUserId } from '../../hooks/context';
 import { useMembers, useRemoveMember, useShare } from '../../hooks/locks';
 import { together } from '../../hooks/mutations';
@@ -16,7 +16,20 @@ function memberStatus(member: ShownMember): { badge: string; note: string } | nu
   return null;
 }
 
-function MemberRow({ lock, member, canManage }: { lock: Lock; member: ShownMember; canManage: boolean }) {
+/** What leaving means, said before it happens: for the last member, the lock returns to unclaimed. */
+function leavingMeans(lock: Lock, others: ShownMember[] | undefined): string {
+  if (lock.role !== 'ADMIN') return 'You will no longer be able to open this door; only an admin can share it with you again.';
+  if (others === undefined) return 'You will no longer be able to open or manage this door.';
+  if (others.length === 0) {
+    return 'You are its last member: the lock becomes unclaimed, its settings are cleared, and whoever holds its registration key can claim it again.';
+  }
+  if (!others.some((m) => m.role === 'ADMIN' && m.end === null && !m.pending)) {
+    return 'You are its last admin and others still use it: the service will refuse. Make someone else an admin first.';
+  }
+  return 'You will no longer be able to open or manage this door.';
+}
+
+function MemberRow({ lock, member, canManage, others }: { lock: Lock; member: ShownMember; canManage: boolean; others?: ShownMember[] | undefined }) {
   const me = useUserId();
   const [role, setRole] = useState<Role>(member.role);
   const [start, setStart] = useState(toLocalInput(member.start));
@@ -25,7 +38,7 @@ function MemberRow({ lock, member, canManage }: { lock: Lock; member: ShownMembe
   const remove = useRemoveMember(lock.id);
   const change = useShare(lock.id);
   const { error, busy } = together(remove, change);
-  const who = member.displayName ? `${member.displayName} (${member.email ?? member.userId})` : (member.email ?? member.userId);
+  const who = member.displayName ? (member.email ? `${member.displayName} (${member.email})` : member.displayName) : (member.email ?? member.userId);
   const status = memberStatus(member);
   const revoke = () => remove.mutate(member.userId);
   return (
@@ -40,7 +53,7 @@ function MemberRow({ lock, member, canManage }: { lock: Lock; member: ShownMembe
         <div class="actions">
           <button type="button" class="secondary" onClick={() => setEditing(true)} aria-label={`Change role or window of ${who}`}>Change</button>
           <Link to={`/users/${member.userId}/activity?name=${encodeURIComponent(member.email ?? member.userId)}`} label={`Activity of ${who}`}>Activity</Link>
-          <button type="button" class="danger" disabled={busy} onClick={revoke} aria-label={`Revoke ${who}`}>Revoke</button>
+          <ConfirmButton busy={busy} label={`Revoke ${who}`} confirm={`Yes, revoke ${who}`} question={`Revoke ${who}? They lose access to ${lock.name} at once.`} onConfirm={revoke}>Revoke</ConfirmButton>
         </div>
       )}
       {editing && (
@@ -56,7 +69,7 @@ function MemberRow({ lock, member, canManage }: { lock: Lock; member: ShownMembe
         </Form>
       )}
       {member.userId === me && (
-        <button type="button" class="secondary" disabled={busy} onClick={revoke}>Leave this lock</button>
+        <ConfirmButton class="secondary" busy={busy} confirm="Yes, leave this lock" question={`Leave ${lock.name}? ${leavingMeans(lock, others)}`} onConfirm={revoke}>Leave this lock</ConfirmButton>
       )}
       <ErrorText error={error} />
     </li>
@@ -74,21 +87,32 @@ export function Members({ lock }: { lock: Lock }) {
   const [shared, setShared] = useState('');
   if (lock.role !== 'ADMIN') {
     return (
-      <Section title="Members">
+      <Section title="Your access">
         <p>Only the lock's admins see its members.</p>
-        <MemberRow lock={lock} member={{ userId: me, email: null, displayName: 'You', role: lock.role, start: lock.start, end: lock.end, orphan: false, pending: false }} canManage={false} />
+        <ul class="members">
+          <MemberRow lock={lock} member={{ userId: me, email: null, displayName: 'You', role: lock.role, start: lock.start, end: lock.end, orphan: false, pending: false }} canManage={false} />
+        </ul>
       </Section>
     );
   }
   return (
     <Section title="Members">
       <ErrorText error={members.error} />
-      <ul class="members">{(members.data ?? []).map((m) => <MemberRow key={m.userId} lock={lock} member={m} canManage />)}</ul>
+      <ul class="members">{(members.data ?? []).map((m) => <MemberRow key={m.userId} lock={lock} member={m} canManage others={members.data?.filter((o) => o.userId !== m.userId)} />)}</ul>
       {(members.data ?? []).some((m) => m.pending) && <p class="muted">Shares to people who have not verified their email are held until they do.</p>}
-      <Form label="Share this lock" class="inline-form" onSubmit={() => share.mutate(
-        { email: email.trim(), role, start: fromLocalInput(start), end: fromLocalInput(end) },
-        { onSuccess: (_answer, { email: sharedWith }) => { setShared(`Shared with ${sharedWith}.`); setEmail(''); } },
-      )}>
+      <Form label="Share this lock" class="inline-form" onSubmit={() => {
+        setShared('');
+        share.mutate({ email: email.trim(), role, start: fromLocalInput(start), end: fromLocalInput(end) }, {
+          // The next person shared with starts from a clean form, never with this one's role or window.
+          onSuccess: (_answer, { email: sharedWith }) => {
+            setShared(`Shared with ${sharedWith}.`);
+            setEmail('');
+            setRole('USER');
+            setStart('');
+            setEnd('');
+          },
+        });
+      }}>
         <h3>Share</h3>
         <Field label="Email of the person to share with" type="email" required value={email} onValue={setEmail} hint="Someone without an account is invited by email." />
         <Select label="Role" value={role} options={[['USER', 'User'], ['ADMIN', 'Admin']]} onValue={setRole} />

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { DayName, Lock } from '../../api/types';
-import { Check, ErrorText, Field, Form, Notice, Section } from '../../components/ui';
+import { Check, ErrorText, Field, Form, Notice, Section, TimeField, dayName } from '../../components/ui';
 import { useSignedSettings, useTileLink, useUpdateLock } from '../../hooks/locks';
 
 const DAYS: DayName[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
@@ -13,7 +13,7 @@ function Days({ days, onDays, legend }: { days: DayName[]; onDays: (days: DayNam
     <fieldset class="days">
       <legend>{legend}</legend>
       {DAYS.map((day) => (
-        <Check key={day} label={day.slice(0, 3)} checked={days.includes(day)} onValue={(on) => onDays(on ? [...days, day] : days.filter((d) => d !== day))} />
+        <Check key={day} label={dayName(day)} checked={days.includes(day)} onValue={(on) => onDays(on ? [...days, day] : days.filter((d) => d !== day))} />
       ))}
     </fieldset>
   );
@@ -33,17 +33,20 @@ function SignedSettings({ lock }: { lock: Lock }) {
   const settings = useSignedSettings(lock.id);
   const { error, isPending: busy } = settings;
   return (
-    <Form label="Unlock settings" onSubmit={() => settings.mutate(
-      { unlockDuration: Number(duration), unlockBetween: enabled ? { start, end, timezone, days, exceptions: list(exceptions) } : null },
-      { onSuccess: () => setSaved('Settings sent to the lock.') },
-    )}>
+    <Form label="Unlock settings" onSubmit={() => {
+      setSaved('');
+      settings.mutate(
+        { unlockDuration: Number(duration), unlockBetween: enabled ? { start, end, timezone, days, exceptions: list(exceptions) } : null },
+        { onSuccess: () => setSaved('Settings sent to the lock.') },
+      );
+    }}>
       <h2>Unlocking</h2>
       <Field label="Unlock duration (seconds)" type="number" min={1} max={86400} required value={duration} onValue={setDuration} />
       <Check label="Stay unlocked during a weekly window" checked={enabled} onValue={setEnabled} />
       {enabled && (
         <>
-          <Field label="Window starts (HH:mm)" type="time" required value={start} onValue={setStart} />
-          <Field label="Window ends (HH:mm)" type="time" required value={end} onValue={setEnd} />
+          <TimeField label="Window starts" required value={start} onValue={setStart} />
+          <TimeField label="Window ends" required value={end} onValue={setEnd} />
           <Field label="Window time zone" required value={timezone} onValue={setTimezone} hint="An IANA name, e.g. Europe/London." />
           <Days legend="Window days" days={days} onDays={setDays} />
           <Field label="Exception dates" value={exceptions} onValue={setExceptions} hint="YYYY-MM-DD, separated by commas: days the window does not apply." />
@@ -76,6 +79,7 @@ function Requirements({ lock }: { lock: Lock }) {
   const { error, isPending: busy } = update;
   return (
     <Form label="Requirements" onSubmit={() => {
+      setSaved('');
       const usageRequirements = {
         ...(timeOn ? { time: [{ start: tStart, end: tEnd, timezone: tZone, days: tDays }] } : {}),
         ...(locOn ? { location: { latitude: Number(lat), longitude: Number(lon), radius: Number(radius), accuracy: Number(accuracy), enabled: true } } : {}),
@@ -86,8 +90,8 @@ function Requirements({ lock }: { lock: Lock }) {
       <Check label="Only at certain times" checked={timeOn} onValue={setTimeOn} />
       {timeOn && (
         <>
-          <Field label="Allowed from (HH:mm)" type="time" required value={tStart} onValue={setTStart} />
-          <Field label="Allowed until (HH:mm)" type="time" required value={tEnd} onValue={setTEnd} />
+          <TimeField label="Allowed from" required value={tStart} onValue={setTStart} />
+          <TimeField label="Allowed until" required value={tEnd} onValue={setTEnd} />
           <Field label="Requirement time zone" required value={tZone} onValue={setTZone} />
           <Days legend="Allowed days" days={tDays} onDays={setTDays} />
         </>
@@ -115,12 +119,15 @@ function Tiles({ lock }: { lock: Lock }) {
   const link = useTileLink(lock.id);
   const { error, isPending: busy } = link;
   const linked = lock.settings.tiles ?? [];
-  const call = (method: 'put' | 'delete', id: string, message: string) => link.mutate({ tileId: id, linked: method === 'put' }, {
-    onSuccess: () => {
-      setSaved(message);
-      setTile('');
-    },
-  });
+  const call = (method: 'put' | 'delete', id: string, message: string) => {
+    setSaved('');
+    link.mutate({ tileId: id, linked: method === 'put' }, {
+      onSuccess: () => {
+        setSaved(message);
+        setTile('');
+      },
+    });
+  };
   return (
     <Section title="Tiles">
       {linked.length === 0 && <p class="muted">No tile opens this lock.</p>}
