@@ -21,9 +21,11 @@ function findTests(dir) {
   return out.sort();
 }
 
-// Browser tests (`*.browser.test.ts`, headless Chromium at /usr/bin/chromium) run once, like unit tests.
+// Browser tests (`*.browser.test.ts`, headless Chromium at /usr/bin/chromium) run once, like unit
+// tests; so do stack tests (`*.stack.test.ts`): the bridge against Z-Wave JS's mock stack, whose
+// subject is the edge and the real lock's stack, not how the service stores what it hears.
 const isBrowserTest = (file) => file.endsWith('.browser.test.ts');
-const isUnitTest = (file) => file.endsWith('.unit.test.ts') || isBrowserTest(file);
+const isUnitTest = (file) => file.endsWith('.unit.test.ts') || file.endsWith('.stack.test.ts') || isBrowserTest(file);
 
 const filters = process.argv.slice(2);
 const unmatched = filters.filter((p) => !findTests('test').some((f) => f.includes(p)));

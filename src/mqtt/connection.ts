@@ -1,4 +1,4 @@
-import { connectAsync, type MqttClient, type IClientOptions } from 'mqtt';
+import { connect, connectAsync, type MqttClient, type IClientOptions } from 'mqtt';
 import type { Socket } from 'node:net';
 
 /**
@@ -25,6 +25,16 @@ const DEFAULTS: IClientOptions = { protocolVersion: 4, connectTimeout: 10_000, r
  */
 export async function connectMqtt(url: string, options: IClientOptions): Promise<MqttClient> {
   const client = await connectAsync(url, { ...DEFAULTS, ...options }, false);
+  disableNagle(client);
+  return client;
+}
+
+/**
+ * Starts connecting to the broker at `url` and returns at once: a client for a process that must
+ * come up while the broker is away (the bridge) and connect whenever it can. mqtt.js keeps trying.
+ */
+export function startMqtt(url: string, options: IClientOptions): MqttClient {
+  const client = connect(url, { ...DEFAULTS, ...options });
   disableNagle(client);
   return client;
 }

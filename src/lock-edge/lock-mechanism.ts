@@ -1,6 +1,6 @@
 import type { UnlockBetweenWindow } from '../access/types.js';
 import type { LockState } from '../device-protocol/payloads.js';
-import { isInsideUnlockWindow, msUntilNextMinute } from '../lock-edge/unlock-window.js';
+import { isInsideUnlockWindow, msUntilNextMinute } from './unlock-window.js';
 
 /** Why the bolt moved, for the log and the state report. */
 export type ChangeCause = 'command' | 'auto_relock' | 'unlock_window' | 'door';

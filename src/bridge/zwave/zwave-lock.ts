@@ -1,0 +1,247 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LockConfig } from '../../device-protocol/payloads.js';
+import { DEADLINE_PASSED } from '../../lock-edge/command-check.js';
+import type { Bolt, BoltState, LockLog, Outcome } from '../../lock-edge/lock-endpoint.js';
+import { LockMechanism } from '../../lock-edge/lock-mechanism.js';
+import type { ZwaveEvent, ZwaveNodeState, ZwaveServerClient, ZwaveValue } from './server-client.js';
+
+/**
+ * One Z-Wave door lock (a node of Z-Wave JS) as a Latchkey lock's bolt: Door Lock CC moves and
+ * reports the bolt, Notification CC the door, jams, tamper and keypad or manual operations (with
+ * the user-code slot), Battery CC the battery. What the lock's config decides on its own (the
+ * relock after an unlock's duration, the unlock-between window) is scheduled by LockMechanism
+ * and carried out here.
+ *
+ * Never late: a command is sent only before its deadline, and waited for only until then. The
+ * radio may still deliver it afterwards (Z-Wave JS retries), so a bolt that opens within
+ * LATE_WATCH_SECONDS of an abandoned unlock is locked again at once.
+ */
+
+const DOOR_LOCK = 0x62;
+const NOTIFICATION = 0x71;
+const BATTERY = 0x80;
+const SECURED = 0xff;
+const UNSECURED = 0x00;
+const NODE_DEAD = 3;
+// Access Control (type 6) events.
+const ACCESS_CONTROL = 6;
+const HOME_SECURITY = 7;
+const OPERATIONS: Record<number, { source: 'manual' | 'keypad' | 'rf' | 'auto'; locked: boolean }> = {
+  1: { source: 'manual', locked: true }, 2: { source: 'manual', locked: false },
+  3: { source: 'rf', locked: true }, 4: { source: 'rf', locked: false },
+  5: { source: 'keypad', locked: true }, 6: { source: 'keypad', locked: false },
+  9: { source: 'auto', locked: true },
+};
+const LOCK_JAMMED = 11;
+const DOOR_OPEN = 22;
+const DOOR_CLOSED = 23;
+
+/** How long after an abandoned unlock a bolt that opens is taken for it arriving late, seconds. */
+export const LATE_WATCH_SECONDS = 60;
+const UNLOCK_SECONDS_WITHOUT_CONFIG = 5;
+/** How often a command's bolt is asked for while it has not arrived, milliseconds. */
+const POLL_MS = 200;
+
+export const ZWAVE_CAPABILITIES = ['keypad', 'doorSensor', 'battery', 'jamDetection'];
+
+export interface ZwaveLockEvents {
+  /** Reachability or a reported value changed: publish the state (and presence). */
+  changed(): void;
+  doorChanged(open: boolean): void;
+  reachable(reachable: boolean): void;
+}
+
+export class ZwaveLock implements Bolt {
+  private mode: number | null = null;
+  private doorFromNotification: boolean | null = null;
+  private doorFromDoorLock: boolean | null = null;
+  private battery: number | null = null;
+  private jammed: boolean | null = null;
+  private tamper: boolean | null = null;
+  private nodeStatus: number | null = null;
+  /** The target of the last command abandoned at its deadline, and until when a late arrival is watched for. */
+  private abandoned: { locked: boolean; until: number } | null = null;
+  private readonly mechanism: LockMechanism;
+  private events: ZwaveLockEvents | undefined;
+
+  constructor(
+    readonly nodeId: number,
+    private readonly server: ZwaveServerClient,
+    private readonly now: () => number,
+    private readonly log: LockLog,
+  ) {
+    // The mechanism decides when the config wants the bolt to move by itself; commands move it here first.
+    this.mechanism = new LockMechanism(now, (state, cause) => {
+      if (cause === 'auto_relock' || cause === 'unlock_window') this.moveBySchedule(state.locked, cause);
+    });
+  }
+
+  listen(events: ZwaveLockEvents): void {
+    this.events = events;
+  }
+
+  get reachable(): boolean {
+    return this.server.connected && this.mode !== null && this.nodeStatus !== NODE_DEAD;
+  }
+
+  get state(): BoltState {
+    const door = this.doorFromNotification ?? this.doorFromDoorLock;
+    return {
+      locked: this.mode === SECURED,
+      ts: this.now(),
+      ...(door === null ? {} : { doorOpen: door }),
+      ...(this.battery === null ? {} : { battery: this.battery }),
+      ...(this.jammed === null ? {} : { jammed: this.jammed }),
+      ...(this.tamper === null ? {} : { tamper: this.tamper }),
+    };
+  }
+
+  configure(config: LockConfig | null): void {
+    this.mechanism.setWindow(config?.unlockBetween ?? null);
+  }
+
+  async mutate(operation: { locked: boolean; duration?: number }, deadline: number, config: LockConfig | null): Promise<Outcome> {
+    if (operation.locked && this.mechanism.windowOpen) return { ok: false, error: 'unlock_window_active: the unlock-between window holds the lock open' };
+    const moved = await this.move(operation.locked, deadline);
+    if (!moved.ok) return moved;
+    if (operation.locked) this.mechanism.lock();
+    else this.mechanism.unlockFor(operation.duration ?? config?.unlockDuration ?? UNLOCK_SECONDS_WITHOUT_CONFIG);
+    return moved;
+  }
+
+  /** The node as start_listening reports it (every (re)connection). */
+  takeNodeState(node: ZwaveNodeState | undefined): void {
+    this.nodeStatus = node?.status ?? null;
+    this.mode = null;
+    for (const value of node?.values ?? []) this.takeValue(value, value.value, false);
+    this.events?.reachable(this.reachable);
+    this.events?.changed();
+  }
+
+  /** The connection to Z-Wave JS Server is lost: the lock cannot be reached until it is back. */
+  serverLost(): void {
+    this.events?.reachable(false);
+  }
+
+  /** The result of a ping: a node that does not answer is unreachable (Z-Wave JS marks it dead, too). */
+  pinged(responded: boolean): void {
+    if (responded && this.nodeStatus === NODE_DEAD) this.nodeStatus = 4;
+    if (!responded) this.nodeStatus = NODE_DEAD;
+    this.events?.reachable(this.reachable);
+  }
+
+  takeEvent(event: ZwaveEvent): void {
+    const args = event.args ?? {};
+    switch (event.event) {
+      case 'value updated':
+      case 'value added':
+      case 'value notification':
+        return this.takeValue(args as unknown as ZwaveValue, args.newValue ?? args.value, true);
+      case 'notification':
+        return this.takeNotification(args);
+      case 'dead':
+      case 'alive':
+        this.nodeStatus = event.event === 'dead' ? NODE_DEAD : 4;
+        this.events?.reachable(this.reachable);
+        return;
+      default:
+        return;
+    }
+  }
+
+  stop(): void {
+    this.mechanism.stop();
+  }
+
+  /**
+   * Sends the bolt to `locked`, then asks the lock where its bolt is until it says `locked`, both
+   * only until `deadline`. Through the Door Lock CC API itself, not `set_value`: Z-Wave JS updates a
+   * value set that way optimistically, before the lock has moved.
+   */
+  private async move(locked: boolean, deadline: number): Promise<Outcome> {
+    const remainingMs = () => (deadline - this.now()) * 1000;
+    const target = locked ? SECURED : UNSECURED;
+    if (remainingMs() <= 0) return { ok: false, error: DEADLINE_PASSED };
+    try {
+      await this.invoke('set', [target], remainingMs());
+      while (remainingMs() > 0) {
+        const report = (await this.invoke('get', [], remainingMs())).response as { currentMode?: unknown } | undefined;
+        if (report?.currentMode === target) return { ok: true };
+        await sleep(Math.min(POLL_MS, Math.max(0, remainingMs())));
+      }
+    } catch (err) {
+      if (remainingMs() > 0) return { ok: false, error: `busy: the lock did not take the command (${err instanceof Error ? err.message : String(err)})` };
+    }
+    return this.abandon(locked);
+  }
+
+  private invoke(methodName: 'set' | 'get', args: unknown[], timeoutMs: number): Promise<Record<string, unknown>> {
+    return this.server.request('endpoint.invoke_cc_api', { nodeId: this.nodeId, endpoint: 0, commandClass: DOOR_LOCK, methodName, args }, timeoutMs);
+  }
+
+  private abandon(locked: boolean): Outcome {
+    this.abandoned = { locked, until: this.now() + LATE_WATCH_SECONDS };
+    this.log('command_abandoned', { node: this.nodeId, locked });
+    return { ok: false, error: DEADLINE_PASSED };
+  }
+
+  private moveBySchedule(locked: boolean, cause: string): void {
+    this.log('schedule', { node: this.nodeId, locked, cause });
+    // Asked back afterwards: the report updates the bolt as Z-Wave JS knows it (and so the state published).
+    this.invoke('set', [locked ? SECURED : UNSECURED], 30_000)
+      .then(() => this.invoke('get', [], 30_000))
+      .catch((err: unknown) => this.log('schedule_failed', { node: this.nodeId, locked, cause, message: err instanceof Error ? err.message : String(err) }));
+  }
+
+  private takeValue(value: ZwaveValue, newValue: unknown, live: boolean): void {
+    if ((value.endpoint ?? 0) !== 0) return;
+    const before = JSON.stringify(this.state, (key, v: unknown) => (key === 'ts' ? undefined : v));
+    const doorBefore = this.doorFromNotification ?? this.doorFromDoorLock;
+    if (value.commandClass === DOOR_LOCK && value.property === 'currentMode' && typeof newValue === 'number') this.takeMode(newValue, live);
+    else if (value.commandClass === DOOR_LOCK && value.property === 'doorStatus' && typeof newValue === 'string') this.doorFromDoorLock = newValue === 'open';
+    else if (value.commandClass === BATTERY && value.property === 'level' && typeof newValue === 'number') this.battery = Math.max(0, Math.min(100, Math.round(newValue)));
+    else if (value.commandClass === NOTIFICATION && value.property === 'Access Control' && value.propertyKey === 'Door state') {
+      if (newValue === DOOR_OPEN || newValue === DOOR_CLOSED) this.doorFromNotification = newValue === DOOR_OPEN;
+    } else if (value.commandClass === NOTIFICATION && value.property === 'Access Control' && value.propertyKey === 'Lock state' && typeof newValue === 'number') this.jammed = newValue === LOCK_JAMMED;
+    else if (value.commandClass === NOTIFICATION && value.property === 'Home Security' && value.propertyKey === 'Cover status' && typeof newValue === 'number') this.tamper = newValue !== 0;
+    else return;
+    if (!live) return;
+    const doorNow = this.doorFromNotification ?? this.doorFromDoorLock;
+    if (doorNow !== null && doorNow !== doorBefore) this.events?.doorChanged(doorNow);
+    else if (JSON.stringify(this.state, (key, v: unknown) => (key === 'ts' ? undefined : v)) !== before) this.events?.changed();
+  }
+
+  private takeMode(mode: number, live: boolean): void {
+    const wasUnknown = this.mode === null;
+    this.mode = mode;
+    if (wasUnknown && live) this.events?.reachable(this.reachable);
+    const late = this.abandoned;
+    if (late !== null && this.now() < late.until && !late.locked && mode !== SECURED) {
+      // An unlock abandoned at its deadline arrived after all: lock again at once.
+      this.abandoned = null;
+      this.log('late_unlock_reversed', { node: this.nodeId });
+      this.moveBySchedule(true, 'late_unlock');
+    }
+  }
+
+  private takeNotification(args: Record<string, unknown>): void {
+    const type = args.type;
+    const event = args.event;
+    if (type === ACCESS_CONTROL && typeof event === 'number') {
+      const operation = OPERATIONS[event];
+      if (operation !== undefined) {
+        const parameters = args.parameters as { userId?: unknown } | undefined;
+        const slot = typeof parameters?.userId === 'number' ? parameters.userId : undefined;
+        this.log('operation', { node: this.nodeId, ...operation, ...(slot === undefined ? {} : { slot }) });
+        if (operation.source !== 'rf') this.abandoned = null; // a person at the door: not a late command
+      }
+      if (event === LOCK_JAMMED && this.jammed !== true) {
+        this.jammed = true;
+        this.events?.changed();
+      }
+    } else if (type === HOME_SECURITY && this.tamper !== true && event === 3) {
+      this.tamper = true;
+      this.events?.changed();
+    }
+  }
+}

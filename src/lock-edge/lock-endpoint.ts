@@ -1,0 +1,272 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { MqttClient } from 'mqtt';
+import { connectMqtt, reconnectWithBackoff, startMqtt } from '../mqtt/connection.js';
+import { decodeCommand, decodeConfig, type CommandPayload, type LockConfig, type LockDevice, type LockState } from '../device-protocol/payloads.js';
+import { DEFAULT_TOPIC_PREFIX, lockTopic, type TopicKind } from '../device-protocol/topics.js';
+import { CommandChecker, DEADLINE_PASSED, isPastDeadline } from './command-check.js';
+import { ReplayMemory } from './replay-memory.js';
+
+/** One line of a lock's log: what happened, with details (never the secret or a token). */
+export type LockLog = (action: string, fields?: Record<string, unknown>) => void;
+
+/** The state a lock reports, without the config version (the endpoint adds it). */
+export type BoltState = Omit<LockState, 'configVersion'>;
+
+export type Outcome = { ok: true } | { ok: false; error: string };
+
+/** The lock's hardware (or its simulation) behind the lock link. */
+export interface Bolt {
+  readonly state: BoltState;
+  /**
+   * Carries out a verified lock/unlock; `deadline` (Unix seconds) is when the service stops
+   * waiting. Past it nothing may move: resolve `{ ok: false, error: DEADLINE_PASSED }` instead.
+   */
+  mutate(operation: { locked: boolean; duration?: number }, deadline: number, config: LockConfig | null): Promise<Outcome>;
+  /** A new config applied, or none (deleted). */
+  configure(config: LockConfig | null): void;
+}
+
+export interface LockEndpointOptions {
+  id: string;
+  secret: string;
+  mqttUrl: string;
+  topicPrefix?: string;
+  /** What the lock says it is (protocol 1.2). */
+  device: LockDevice;
+  /** Base64 DER root CA for EdDSA tokens; without it only RS256 tokens can be accepted. */
+  trustedRoot?: string;
+  /** Where used tokens are remembered across restarts; without it, in memory only. */
+  replayFile?: string;
+  /** Wait this long before handling each command (a slow lock). Default 0. */
+  replyDelayMs?: number;
+  /** How long a command without a deadline (protocol 1.1) may take, from its arrival; default: no limit. */
+  defaultCommandMs?: number;
+  /** Unix seconds. */
+  now: () => number;
+  log: LockLog;
+}
+
+type Reply = { id: string; ok: true; state: LockState } | { id: string; ok: false; error: string };
+
+/** How long closing waits for the broker to take the lock's `online: false`. */
+const GOODBYE_TIMEOUT_MS = 2_000;
+
+/**
+ * A lock's side of the lock link (docs/device-protocol.md), whatever moves the bolt: presence
+ * with a will, retained state, the retained config, door events, and every command checked on the
+ * lock (CommandChecker) before its Bolt moves. The simulator and each lock the bridge drives are
+ * one of these; the bridge says a lock is offline while its hardware cannot be reached
+ * (`setAvailable`).
+ */
+export class LockEndpoint {
+  private client: MqttClient | null = null;
+  private config: LockConfig | null = null;
+  private readonly checker: CommandChecker;
+  private readonly prefix: string;
+  private readonly replays: ReplayMemory;
+  private available = true;
+  private bolt: Bolt | undefined;
+
+  constructor(private readonly options: LockEndpointOptions) {
+    this.prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
+    this.replays = options.replayFile === undefined ? new ReplayMemory() : ReplayMemory.open(options.replayFile, options.now());
+    this.checker = new CommandChecker({ lockId: options.id, now: options.now, replays: this.replays, ...(options.trustedRoot === undefined ? {} : { trustedRoot: options.trustedRoot }) });
+  }
+
+  /** The bolt commands go to; set before connecting. */
+  attach(bolt: Bolt): void {
+    this.bolt = bolt;
+  }
+
+  get connected(): boolean {
+    return this.client?.connected === true;
+  }
+
+  get configVersion(): number | null {
+    return this.config?.version ?? null;
+  }
+
+  get lockConfig(): LockConfig | null {
+    return this.config;
+  }
+
+  /**
+   * Connects, subscribes, then announces itself with its state. `waitForBroker`: resolve once
+   * announced, reject when the first attempt fails; otherwise return at once and keep trying.
+   */
+  async connect(waitForBroker = true): Promise<void> {
+    if (this.client !== null) return;
+    const { id, secret } = this.options;
+    const options = {
+      clientId: id,
+      username: id,
+      password: secret,
+      clean: true,
+      reconnectPeriod: 1_000,
+      will: { topic: this.topic('online'), payload: Buffer.from('{"online":false}'), qos: 1 as const, retain: true },
+    };
+    const client = waitForBroker ? await connectMqtt(this.options.mqttUrl, options) : startMqtt(this.options.mqttUrl, options);
+    this.client = client;
+    reconnectWithBackoff(client);
+    client.on('message', (topic, payload) => this.receive(topic, payload));
+    client.on('error', (err) => this.options.log('mqtt_error', { message: err.message }));
+    client.on('offline', () => this.options.log('disconnected'));
+    // Every (re)connect: subscribe (again, for a first connection made in the background), then announce.
+    client.on('connect', () => void this.subscribeAndAnnounce(client));
+    if (waitForBroker) await this.subscribeAndAnnounce(client);
+  }
+
+  /** Whether the hardware can be reached: the lock is online to the service only while it can. */
+  setAvailable(available: boolean): void {
+    if (this.available === available) return;
+    this.available = available;
+    this.options.log(available ? 'reachable' : 'unreachable');
+    this.publish('online', this.presence(), true);
+    if (available) this.publishState();
+  }
+
+  /** The door sensor changed: its event (the new state is published next: docs/device-protocol.md, in that order). */
+  publishDoorEvent(open: boolean): void {
+    this.publish('event', { type: open ? 'DOOR_OPEN' : 'DOOR_CLOSE', ts: this.options.now() }, false);
+  }
+
+  /** The state, with the config version held (protocol 1.1: the service re-sends a newer config). */
+  publishState(): void {
+    if (this.bolt === undefined) return;
+    this.publish('state', { ...this.bolt.state, configVersion: this.configVersion }, true);
+  }
+
+  /** Drops the TCP connection without DISCONNECT, like a power cut: the broker publishes the will. */
+  async powerCut(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    if (client !== null) await client.endAsync(true);
+    this.options.log('offline');
+  }
+
+  /** Orderly shutdown: reports itself offline, then disconnects cleanly. */
+  async close(): Promise<void> {
+    this.replays.close();
+    const client = this.client;
+    this.client = null;
+    if (client === null) return;
+    // Say goodbye if the broker takes it within a moment; a broker that stopped answering must not hold the shutdown.
+    const goodbye = client.connected ? client.publishAsync(this.topic('online'), '{"online":false}', { qos: 1, retain: true }).then(() => true, () => false) : Promise.resolve(false);
+    const said = await Promise.race([goodbye, sleep(GOODBYE_TIMEOUT_MS, false, { ref: false })]);
+    await client.endAsync(!said);
+  }
+
+  private presence(): object {
+    return this.available ? { online: true, configVersion: this.configVersion, device: this.options.device } : { online: false };
+  }
+
+  private async subscribeAndAnnounce(client: MqttClient): Promise<void> {
+    try {
+      await client.subscribeAsync([this.topic('command'), this.topic('config')], { qos: 1 });
+    } catch (err) {
+      this.options.log('mqtt_error', { message: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    this.publish('online', this.presence(), true);
+    this.publishState();
+    this.options.log('connected', { url: withoutCredentials(this.options.mqttUrl), available: this.available });
+  }
+
+  private topic(kind: TopicKind): string {
+    return lockTopic(this.prefix, this.options.id, kind);
+  }
+
+  private publish(kind: TopicKind, body: object, retain: boolean): void {
+    if (this.client === null || !this.client.connected) return; // offline: presence and state are announced again on reconnect
+    this.client.publish(this.topic(kind), JSON.stringify(body), { qos: 1, retain });
+  }
+
+  private receive(topic: string, payload: Buffer): void {
+    if (topic === this.topic('config')) this.applyConfig(payload);
+    else if (topic === this.topic('command')) {
+      this.handleCommand(payload, this.options.now()).catch((err: unknown) => this.options.log('error', { message: err instanceof Error ? err.message : String(err) }));
+    }
+  }
+
+  private applyConfig(payload: Buffer): void {
+    if (payload.length === 0) {
+      this.config = null;
+      this.bolt?.configure(null);
+      this.options.log('config', { cleared: true });
+      return;
+    }
+    const decoded = decodeConfig(payload);
+    if (!decoded.ok) return this.options.log('config_ignored', { reason: decoded.reason });
+    const config = decoded.value;
+    if (this.config !== null && config.version < this.config.version) {
+      return this.options.log('config_ignored', { reason: `version ${config.version} older than ${this.config.version}` });
+    }
+    const changed = this.config?.version !== config.version;
+    this.config = config;
+    this.bolt?.configure(config);
+    if (changed) this.publishState();
+    this.options.log('config', { version: config.version, users: config.users.length, unlockDuration: config.unlockDuration, unlockBetween: config.unlockBetween !== null });
+  }
+
+  private async handleCommand(payload: Buffer, arrived: number): Promise<void> {
+    const decoded = decodeCommand(payload);
+    if (!decoded.ok) {
+      const id = commandIdOf(payload);
+      this.options.log('command_invalid', { id, reason: decoded.reason });
+      if (id !== null) this.reply({ id, ok: false, error: `bad_command: ${decoded.reason}` });
+      return;
+    }
+    const { defaultCommandMs, replyDelayMs = 0 } = this.options;
+    // A command of protocol 1.1 names no deadline: the bridge gives it the service's reply timeout.
+    const command = decoded.value.deadline === undefined && defaultCommandMs !== undefined ? { ...decoded.value, deadline: arrived + defaultCommandMs / 1000 } : decoded.value;
+    if (replyDelayMs > 0) await sleep(replyDelayMs);
+    this.reply(await this.execute(command));
+  }
+
+  private async execute(command: CommandPayload): Promise<Reply> {
+    const { id } = command;
+    const checked = await this.checker.check(command, this.config);
+    if (!checked.ok) return this.refused(id, checked.error);
+    const { operation, userId } = checked;
+    if (operation.type !== 'MUTATE_LOCK') return this.refused(id, `unsupported_operation: ${operation.type} is delivered through config`, userId);
+    // Checked again as the bolt is about to move: the check itself may have taken a while.
+    if (isPastDeadline(command, this.options.now())) return this.refused(id, DEADLINE_PASSED, userId);
+    if (this.bolt === undefined || !this.available) return this.refused(id, 'busy: the lock cannot be reached', userId);
+    const outcome = await this.bolt.mutate(operation, command.deadline ?? Number.POSITIVE_INFINITY, this.config);
+    if (!outcome.ok) return this.refused(id, outcome.error, userId);
+    this.options.log('command', { id, user: userId, locked: operation.locked });
+    return { id, ok: true, state: { ...this.bolt.state, configVersion: this.configVersion } };
+  }
+
+  private refused(id: string, error: string, userId?: string): Reply {
+    this.options.log('command_refused', { id, ...(userId === undefined ? {} : { user: userId }), error });
+    return { id, ok: false, error };
+  }
+
+  private reply(reply: Reply): void {
+    this.publish('reply', reply, false);
+    this.options.log('reply', reply.ok ? { id: reply.id, ok: true } : { id: reply.id, ok: false, error: reply.error });
+  }
+}
+
+/** The `id` of a command too malformed to decode, so the service still gets an answer. */
+function commandIdOf(payload: Buffer): string | null {
+  try {
+    const id = (JSON.parse(payload.toString('utf8')) as { id?: unknown }).id;
+    return typeof id === 'string' && id.length > 0 && id.length <= 64 ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The broker URL for the log, without any user name or password it carries. */
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
