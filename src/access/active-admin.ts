@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.js';
+import type { Executor } from '../db/transaction.js';
 import type { LockMembersTable } from '../locks/tables.js';
 
 /**
@@ -18,4 +19,10 @@ export function activeAdmin(userId: string, now: number) {
       eb.or([eb('admin.starts_at', 'is', null), eb('admin.starts_at', '<=', now)]),
       eb.or([eb('admin.ends_at', 'is', null), eb('admin.ends_at', '>', now)]),
     ]);
+}
+
+/** True when `userId` administers at least one lock now: who may invite people or look them up. */
+export async function administersAnyLock(db: Executor, userId: string, now: number): Promise<boolean> {
+  const row = await db.selectFrom('lock_members as admin').select('admin.lock_id').where(activeAdmin(userId, now)).limit(1).executeTakeFirst();
+  return row !== undefined;
 }

@@ -13,7 +13,7 @@ export function directoryRoutes(ctx: AppContext, tokens: ThirdPartyTokens): Fast
         tags: ['directory'],
         summary: "Find users of the caller's application: v1 one user by exactly one key; v2 (Accept …api-v2+json) up to 25 by lists of keys",
         body: DirectoryQuery,
-        response: { 200: DirectoryAnswer, ...errorResponses(400, 401, 404, 406) },
+        response: { 200: DirectoryAnswer, ...errorResponses(400, 401, 403, 404, 406, 429) },
       },
       handler: async (request) =>
         pickVersion(request.apiVersion, [1, 2] as const) === 2

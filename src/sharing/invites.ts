@@ -5,13 +5,13 @@ import type { AppContext } from '../context.js';
 import { newPublicId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction } from '../db/transaction.js';
+import { administersAnyLock } from '../access/active-admin.js';
 import { assertAllowed } from '../access/member-policy.js';
 import { errors } from '../errors/catalogue.js';
 import { defaultName } from '../locks/presenters.js';
 import { loadLockForMember } from '../locks/queries.js';
 import { invitationSender } from './invitation-email.js';
 import { canManageMembers } from './policy.js';
-import { administersAnyLock } from './queries.js';
 
 export interface PublicKeyResult {
   id: string;

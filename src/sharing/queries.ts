@@ -48,12 +48,6 @@ export function listLockUsers(db: Executor, lockId: string, shares: 'lock_member
 
 export type LockUserRow = Awaited<ReturnType<typeof listLockUsers>>[number];
 
-/** True when `userId` administers at least one lock now. */
-export async function administersAnyLock(db: Executor, userId: string, now: number): Promise<boolean> {
-  const row = await db.selectFrom('lock_members as admin').select('admin.lock_id').where(activeAdmin(userId, now)).limit(1).executeTakeFirst();
-  return row !== undefined;
-}
-
 /**
  * The enrolments of `userId` on locks `adminId` administers now (GET /user/{id}/), or their held
  * shares on those locks (`held_invite_shares`, the same columns).

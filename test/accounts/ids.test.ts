@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { newId } from '../../src/crypto/random.js';
-import { createUser, uniqueEmail } from '../helpers/factories.js';
+import { createLegacyUser, createUser, uniqueEmail } from '../helpers/factories.js';
 import { claimLock, createSite } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
 
@@ -20,6 +20,9 @@ const legacyLookup = (t: ReturnType<typeof useService>, token: string, id: strin
 
 describe('identifiers: new user, lock and site ids are UUID version 4', () => {
   const t = useService({ withUser: true });
+  // A direct caller looks people up only while administering a lock, and finds those who have a
+  // public key (issue 27 point 1).
+  before(() => claimLock(t, t.user));
 
   it('a registered user, an invitee, a lock and a site get v4 ids', async () => {
     const user = await createUser(t.api);
@@ -37,7 +40,7 @@ describe('identifiers: new user, lock and site ids are UUID version 4', () => {
   });
 
   it("the legacy JavaScript SDK's look-up of a user by id succeeds", async () => {
-    const other = await createUser(t.api);
+    const other = await createLegacyUser(t.api);
     assert.match(other.userId, LEGACY_SDK_UUID, 'the legacy SDK would not even send the request');
     const res = await legacyLookup(t, t.user.authToken, other.userId);
     assert.equal(res.status, 200, res.text);
@@ -49,7 +52,8 @@ describe('identifiers: new user, lock and site ids are UUID version 4', () => {
     const db = t.service.ctx.db.kysely;
     const id = newId();
     assert.equal(id[14], '7');
-    const row = await db.selectFrom('users').selectAll().where('id', '=', t.user.userId).executeTakeFirstOrThrow();
+    const legacy = await createLegacyUser(t.api);
+    const row = await db.selectFrom('users').selectAll().where('id', '=', legacy.userId).executeTakeFirstOrThrow();
     const email = uniqueEmail('old');
     await db.insertInto('users').values({ ...row, id, email, email_normalised: email.toLowerCase() }).execute();
     const res = await legacyLookup(t, t.user.authToken, id);

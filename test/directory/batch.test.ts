@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createThirdParty, thirdPartyToken } from '../applications/helpers.js';
-import { createLegacyUser, createUser, uniqueEmail } from '../helpers/factories.js';
+import { createLegacyUser, uniqueEmail } from '../helpers/factories.js';
 import { assertSdkModel, sdkRequest, SDK_MODELS } from '../helpers/sdk-wire.js';
+import { claimLock } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
 
 /** LockOperationsClient.batchGetUserPublicKey: Accept v2, BatchUserPublicKeyRequest with every list member present. */
@@ -17,6 +18,8 @@ const batchBody = (lists: Partial<Record<'email' | 'telephone' | 'localKey' | 'f
 describe('POST /directory/query v2: batch lookup as the SDK sends it', () => {
   const t = useService({ withUser: true });
   const batch = (token: string, body: unknown) => sdkRequest(t.api, 'POST', '/directory/query', { token, version: 2, body });
+  // A direct caller looks people up only while administering a lock (issue 27 point 1).
+  before(() => claimLock(t, t.user));
 
   it('answers the users found by email and localKey, each once, in the order asked, without the unknown ones', async () => {
     const a = await createLegacyUser(t.api);
@@ -70,7 +73,7 @@ describe('POST /directory/query v2: batch lookup as the SDK sends it', () => {
   });
 
   it('reads the Accept list however the HTTP engine joins the two values', async () => {
-    const a = await createUser(t.api);
+    const a = await createLegacyUser(t.api);
     for (const accept of ['application/vnd.doordeck.api-v2+json,application/json', 'application/vnd.doordeck.api-v2+json, application/json']) {
       const res = await t.api.post('/directory/query', { token: t.user.authToken, headers: { accept }, rawBody: JSON.stringify(batchBody({ email: [a.email] })), contentType: 'application/json' });
       assert.equal(res.status, 200, res.text);
@@ -96,7 +99,7 @@ describe('POST /directory/query v2: batch lookup as the SDK sends it', () => {
   });
 
   it('v1 (the single lookup) still answers one object, and refuses a list', async () => {
-    const a = await createUser(t.api);
+    const a = await createLegacyUser(t.api);
     const single = await sdkRequest(t.api, 'POST', '/directory/query', { token: t.user.authToken, body: { email: a.email, telephone: null, localKey: null, foreignKey: null, identity: null } });
     assert.equal(single.status, 200);
     assertSdkModel(single.body, SDK_MODELS.BasicUserPublicKeyResponse);

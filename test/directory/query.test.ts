@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createLegacyUser, createUser, type LegacyUser, type TestUser } from '../helpers/factories.js';
+import { claimLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { createThirdParty, thirdPartyToken, type ThirdParty } from '../applications/helpers.js';
 
@@ -37,6 +38,8 @@ describe('directory queries', () => {
   before(async () => {
     t = await startTestService();
     direct = await createUser(t.api);
+    // A direct caller looks people up only while administering a lock (issue 27 point 1).
+    await claimLock(t, direct);
     otherDirect = await createLegacyUser(t.api);
     partyA = await createThirdParty(t.api, { owner: direct });
     partyB = await createThirdParty(t.api, { owner: direct });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { claimLock } from '../helpers/locks.js';
-import { createUser, uniqueEmail } from '../helpers/factories.js';
+import { createLegacyUser, createUser, uniqueEmail } from '../helpers/factories.js';
 import { assertSdkModel, sdkRequest, sealed, SDK_MODELS } from '../helpers/sdk-wire.js';
 import { useService } from '../helpers/service.js';
 
@@ -13,6 +13,8 @@ import { useService } from '../helpers/service.js';
  */
 describe('tolerant reader: SDK bodies with explicit nulls, type members and unknown members', () => {
   const t = useService({ withUser: true });
+  // A direct caller looks people up only while administering a lock (issue 27 point 1).
+  before(() => claimLock(t, t.user));
 
   it('registration v3 with displayName and ephemeralKey null, and an unknown member', async () => {
     const email = uniqueEmail('sdk');
@@ -118,7 +120,7 @@ describe('tolerant reader: SDK bodies with explicit nulls, type members and unkn
   });
 
   it('directory query with the unset keys as null', async () => {
-    const other = await createUser(t.api);
+    const other = await createLegacyUser(t.api);
     const res = await sdkRequest(t.api, 'POST', '/directory/query', {
       token: t.user.authToken,
       body: { email: other.email, telephone: null, localKey: null, foreignKey: null, identity: null },

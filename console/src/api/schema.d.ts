@@ -3240,6 +3240,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description caller lacks permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
                 /** @description resource not found */
                 404: {
                     headers: {
@@ -3256,6 +3270,20 @@ export interface paths {
                 };
                 /** @description requested format is not JSON */
                 406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description too many requests */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
