@@ -64,6 +64,15 @@ function literal(text: string): string {
 
 const bool = (e: string) => `case when ${e} = 1 then 'true' else 'false' end`;
 
+/** An optional flag of the state: absent while unknown (NULL). */
+const optionalFlag = (column: string, key: string) => `case when ${column} is null then '' when ${column} = 1 then ',"${key}":true' else ',"${key}":false' end`;
+
+/** `device` once the lock said what it is; its capabilities are stored as known names joined by commas (src/lock-link/reports.ts). */
+function device(j: JsonSql): string {
+  const capabilities = `case when l.device_capabilities is null or l.device_capabilities = '' then '[]' else '["' || replace(l.device_capabilities, ',', '","') || '"]' end`;
+  return `case when l.device_kind is null then '' else ',"device":{"kind":' || ${j.string('l.device_kind')} || ',"capabilities":' || ${capabilities} || '}' end`;
+}
+
 /** A stored JSON setting: as it is when it is the default, else marked and tagged with its kind. */
 function storedSetting(j: JsonSql, column: string, kind: string, fallback: string): string {
   const marked = `${j.mark} || '${kind}' || ${column} || ${j.mark}`;
@@ -91,11 +100,16 @@ function listSql(j: JsonSql): string {
     [',"hidden":%s}', bool('m.hidden')],
     [',"state":{"connected":%s', bool('l.connected')],
     [',"duration":%s', 'l.unlock_time'],
-    ['%s}', `case when l.locked is null then '' when l.locked = 1 then ',"locked":true' else ',"locked":false' end`],
+    ['%s', optionalFlag('l.locked', 'locked')],
+    ['%s', optionalFlag('l.door_open', 'doorOpen')],
+    ['%s', `case when l.battery is null then '' else ',"battery":' || l.battery end`],
+    ['%s', optionalFlag('l.jammed', 'jammed')],
+    ['%s}', optionalFlag('l.tamper', 'tamper')],
     [',"favourite":%s', bool('m.favourite')],
     [',"unlockTime":%s,"unlockForever":false', 'l.unlock_time'],
     [',"start":%s', j.seconds('m.starts_at')],
-    [',"end":%s}', j.seconds('m.ends_at')],
+    [',"end":%s', j.seconds('m.ends_at')],
+    ['%s}', device(j)],
   ];
   const lock = j.format(fields.map(([template]) => template).join(''), fields.map(([, value]) => value));
   return `select ${lock} as lock

@@ -73,12 +73,20 @@ describe('the web console', () => {
     await card.waitFor();
     await card.getByText('offline').waitFor();
     await a.page.getByRole('region', { name: 'Head office' }).getByRole('link', { name: 'Front door' }).waitFor();
-    device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: provisioned.id, secret: provisioned.secret });
+    device = await connectTestLock({
+      url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: provisioned.id, secret: provisioned.secret,
+      device: { kind: 'zwave', capabilities: ['doorSensor', 'battery'] }, health: { battery: 64 },
+    });
     await card.getByText('connected').waitFor();
 
     await card.getByRole('button', { name: 'Unlock Front door' }).click();
     await card.getByText('Front door confirmed: unlocked.').waitFor();
     await card.getByText('unlocked', { exact: true }).waitFor();
+    // A bridged lock like any other, with its kind, battery and door sensor (device protocol 1.2), as the list shows it when read again.
+    await a.page.reload();
+    await card.getByText('Z-Wave', { exact: true }).waitFor();
+    await card.getByText('battery 64%').waitFor();
+    await card.getByText('door closed').waitFor();
     assert.equal(device.commands.length, 1, 'the lock received the signed command');
     await shoot(a.page, 'locks');
 

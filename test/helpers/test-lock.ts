@@ -29,6 +29,9 @@ export interface TestLockOptions {
   prefix?: string;
   behaviour?: Behaviour;
   subscribeConfig?: boolean;
+  /** Protocol 1.2: what the lock says it is, and what its first state report adds (battery, jammed, tamper). */
+  device?: { kind: string; capabilities?: string[] };
+  health?: { battery?: number; jammed?: boolean; tamper?: boolean };
 }
 
 export async function connectTestLock(options: TestLockOptions): Promise<TestLock> {
@@ -74,7 +77,7 @@ export async function connectTestLock(options: TestLockOptions): Promise<TestLoc
   client.on('error', () => undefined);
   const topics = options.subscribeConfig === false ? [topic('command')] : [topic('command'), topic('config')];
   await client.subscribeAsync(topics, { qos: 1 });
-  await client.publishAsync(topic('online'), '{"online":true}', { qos: 1, retain: true });
-  await client.publishAsync(topic('state'), JSON.stringify({ locked: true, doorOpen: false, ts: Date.now() / 1000 }), { qos: 1, retain: true });
+  await client.publishAsync(topic('online'), JSON.stringify({ online: true, ...(options.device ? { device: options.device } : {}) }), { qos: 1, retain: true });
+  await client.publishAsync(topic('state'), JSON.stringify({ locked: true, doorOpen: false, ts: Date.now() / 1000, ...options.health }), { qos: 1, retain: true });
   return lock;
 }

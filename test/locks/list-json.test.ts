@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { storeLocked, storePresence } from '../../src/locks/state.js';
+import { storeDevice, storeDoorOpen, storeHealth, storeLocked, storePresence } from '../../src/locks/state.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, createSite, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -72,6 +72,12 @@ describe('GET /device, the JSON the database writes', () => {
     await storePresence(db.kysely, busy.id, true, 1_700_000_000);
     await storeLocked(db.kysely, db.dialect, busy.id, true, 1_700_000_000.1234567);
     await storeLocked(db.kysely, db.dialect, plain.id, false, 1_700_000_000);
+    // What a lock of device protocol 1.2 reports: its kind and capabilities, battery, door, jam, tamper.
+    await storeDevice(db.kysely, busy.id, 'zwave', ['keypad', 'doorSensor', 'battery', 'jamDetection']);
+    await storeHealth(db.kysely, busy.id, { battery: 7, jammed: true, tamper: false });
+    await storeDoorOpen(db.kysely, busy.id, true, 1_700_000_000);
+    await storeDevice(db.kysely, plain.id, 'matter', []);
+    await storeHealth(db.kysely, plain.id, { battery: 100 });
     for (const tileId of [randomUUID(), randomUUID(), randomUUID()]) {
       assert.equal((await t.api.put(`/device/${busy.id}/tile/${tileId}`, { token: owner.authToken })).status, 204);
     }

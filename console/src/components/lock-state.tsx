@@ -3,12 +3,21 @@ import type { Lock } from '../api/types';
 import { useOperateLock } from '../hooks/locks';
 import { ErrorText, Notice } from './ui';
 
+/** How a lock's kind (device protocol 1.2) reads to people. */
+const KIND_NAMES: Record<string, string> = { zwave: 'Z-Wave', matter: 'Matter', simulator: 'simulator' };
+
 export function StateBadges({ lock }: { lock: Lock }) {
-  const { connected, locked } = lock.state;
+  const { connected, locked, doorOpen, battery, jammed, tamper } = lock.state;
+  const kind = lock.device?.kind;
   return (
     <span class="badges" aria-live="polite">
       <span class={`badge ${connected ? 'ok' : 'warn'}`} data-state="connected">{connected ? 'connected' : 'offline'}</span>
       {locked !== undefined && connected && <span class={`badge ${locked ? 'neutral' : 'open'}`} data-state="locked">{locked ? 'locked' : 'unlocked'}</span>}
+      {kind !== undefined && <span class="badge neutral" data-state="kind">{KIND_NAMES[kind] ?? kind}</span>}
+      {doorOpen !== undefined && <span class={`badge ${doorOpen ? 'open' : 'neutral'}`} data-state="door">{doorOpen ? 'door open' : 'door closed'}</span>}
+      {battery !== undefined && <span class={`badge ${battery < 20 ? 'warn' : 'neutral'}`} data-state="battery">{`battery ${battery}%`}</span>}
+      {jammed === true && <span class="badge warn" data-state="jammed">jammed</span>}
+      {tamper === true && <span class="badge warn" data-state="tamper">tampered</span>}
     </span>
   );
 }
