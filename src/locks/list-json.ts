@@ -4,6 +4,7 @@ import type { DialectName } from '../db/database.js';
 import type { Executor } from '../db/transaction.js';
 import { readPermittedAddresses, readUnlockBetween } from './json.js';
 import { DEFAULT_LOCK_COLOUR, presentUsageRequirements } from './presenters.js';
+import { SETTINGS_CAPABILITIES } from './capabilities.js';
 import { LockSettingsResponse } from './schemas.js';
 
 /**
@@ -97,7 +98,8 @@ function listSql(j: JsonSql): string {
     [',"delay":%s', 'l.delay'],
     [',"unlockBetweenWindow":%s', storedSetting(j, 'l.unlock_between', 'w', 'null')],
     [',"tiles":%s', j.tileIds('l.id')],
-    [',"hidden":%s}', bool('m.hidden')],
+    [',"hidden":%s', bool('m.hidden')],
+    [',"capabilities":%s}', literal(JSON.stringify(SETTINGS_CAPABILITIES))],
     [',"state":{"connected":%s', bool('l.connected')],
     [',"duration":%s', 'l.unlock_time'],
     ['%s', optionalFlag('l.locked', 'locked')],

@@ -1,6 +1,7 @@
 import { readPermittedAddresses, readUnlockBetween, readUsageRequirements } from './json.js';
 import type { MemberLock } from './queries.js';
 import { LOCK_CAPABILITIES } from '../device-protocol/payloads.js';
+import { SETTINGS_CAPABILITIES } from './capabilities.js';
 import { DEFAULT_LOCATION_ACCURACY, DEFAULT_LOCATION_RADIUS, type UsageRequirements } from '../access/types.js';
 import type { LockResponse, SiteLockResponse, UsageRequirementsResponse } from './schemas.js';
 
@@ -79,6 +80,7 @@ export function presentLock(lock: MemberLock, tiles: readonly string[]): LockRes
       unlockBetweenWindow: readUnlockBetween(lock.unlock_between),
       tiles: [...tiles],
       hidden: lock.member.hidden,
+      capabilities: SETTINGS_CAPABILITIES,
     },
     state: { ...lockedState(lock), connected: lock.connected === 1, duration: lock.unlock_time, ...reportedHealth(lock) },
     ...deviceOf(lock),
@@ -108,6 +110,7 @@ export function presentSiteLock(lock: MemberLock, tiles: readonly string[]): Sit
       unlockBetweenWindow: readUnlockBetween(lock.unlock_between),
       tiles: [...tiles],
       hidden: lock.member.hidden,
+      capabilities: SETTINGS_CAPABILITIES,
     },
     state: { connected: lock.connected === 1, ...lockedState(lock) },
     favourite: lock.member.favourite,

@@ -39,6 +39,20 @@ export const NullableSeconds = Type.Union([Seconds, Type.Null()]);
 export const Role = Type.Union([Type.Literal('ADMIN'), Type.Literal('USER')]);
 const UnlockBetweenOrNull = Type.Union([UnlockBetweenWindowSchema, Type.Null()]);
 
+/**
+ * `settings.capabilities` as the official SDK reads them (Map<CapabilityType, CapabilityStatus>):
+ * what the service does for every lock it serves (src/locks/capabilities.ts).
+ */
+const Supported = Type.Literal('SUPPORTED');
+export const SettingsCapabilities = Type.Object(
+  {
+    CONFIGURABLE_UNLOCK_DURATION: Supported,
+    OPEN_HOURS: Supported,
+    BATCH_SHARING_25: Supported,
+  },
+  { description: "what the lock does, in the official SDK's terms: MUTATE_SETTING unlockDuration, MUTATE_SETTING unlockBetween, BATCH_ADD_USER of up to 25 users" },
+);
+
 export const LockSettingsResponse = Type.Object({
   txBeaconRssi: Type.Integer({ description: 'deprecated' }),
   rxBeaconRssi: Type.Integer({ description: 'deprecated' }),
@@ -51,6 +65,7 @@ export const LockSettingsResponse = Type.Object({
   unlockBetweenWindow: UnlockBetweenOrNull,
   tiles: Type.Array(Type.String(), { description: 'ids of the tiles that open this lock' }),
   hidden: Type.Boolean({ description: "the caller's own \"hide this lock\" flag" }),
+  capabilities: SettingsCapabilities,
 });
 
 export const LockStateResponse = Type.Object({
@@ -100,6 +115,7 @@ export const SiteLockResponse = Type.Object({
     unlockBetweenWindow: UnlockBetweenOrNull,
     tiles: Type.Array(Type.String()),
     hidden: Type.Boolean({ description: "the caller's own \"hide this lock\" flag" }),
+    capabilities: SettingsCapabilities,
   }),
   state: Type.Object({ connected: Type.Boolean(), locked: Type.Optional(Type.Boolean()) }),
   favourite: Type.Boolean(),

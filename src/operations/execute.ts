@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { parseLegacyPublicKey, type LegacyKeyReader } from '../crypto/operation-token.js';
-import { addUser } from './add-user.js';
+import { addUser, shareAll } from './add-user.js';
 import { mutateLock } from './mutate-lock.js';
 import { mutateSetting } from './mutate-setting.js';
 import { recordRefusal, type OperationDecision, type Refusal } from './refusals.js';
@@ -32,6 +32,7 @@ async function carryOut(ctx: AppContext, op: VerifiedOperation): Promise<Operati
   switch (operation.type) {
     case 'MUTATE_LOCK': return mutateLock(ctx, op, operation);
     case 'ADD_USER': return addUser(ctx, op, operation);
+    case 'BATCH_ADD_USER': return shareAll(ctx, op, operation.users);
     case 'REMOVE_USER': return removeUsers(ctx, op, operation);
     case 'MUTATE_SETTING': return mutateSetting(ctx, op, operation);
   }

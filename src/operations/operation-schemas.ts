@@ -13,6 +13,8 @@ import { DayNameSchema, LocalDateSchema, LocalTimeSchema, MAX_EXCEPTION_DATES, T
 /** Longest unlock the lock accepts, in seconds (a day). */
 export const MAX_UNLOCK_SECONDS = 86_400;
 export const MAX_USERS_PER_OPERATION = 1000;
+/** BATCH_ADD_USER's bound: the `BATCH_SHARING_25` capability every Latchkey lock advertises. */
+export const MAX_USERS_PER_BATCH_SHARE = 25;
 export const MAX_PUBLIC_KEY_CHARS = 8192;
 
 const UserId = Type.String({
@@ -42,15 +44,31 @@ export const MutateLockSchema = Type.Object({
   location,
 });
 
-export const AddUserSchema = Type.Object({
-  type: Type.Literal('ADD_USER'),
+/** One share: ADD_USER's members, and each of BATCH_ADD_USER's `users`. */
+const share = {
   user: UserId,
-  /** The invitee's public key, Base64 as the spec exchanges keys (decoded in operations.ts). */
+  /** The invitee's public key, Base64 as the spec exchanges keys (decoded in parse-operation.ts). */
   publicKey: Type.String({ maxLength: MAX_PUBLIC_KEY_CHARS, description: "the invitee's Base64 public key" }),
   role: Type.Optional(Type.Union([Type.Literal('ADMIN'), Type.Literal('USER')], { description: 'ADMIN or USER' })),
   /** Unix seconds; absent means immediately / never expires. */
   start: Type.Optional(UnixSeconds),
   end: Type.Optional(UnixSeconds),
+};
+
+export const AddUserSchema = Type.Object({
+  type: Type.Literal('ADD_USER'),
+  ...share,
+  location,
+});
+
+/** BATCH_ADD_USER (the docs' batch-share-a-lock-v2): up to 25 shares in one signed operation, all or none. */
+export const BatchAddUserSchema = Type.Object({
+  type: Type.Literal('BATCH_ADD_USER'),
+  users: Type.Array(Type.Object(share), {
+    minItems: 1,
+    maxItems: MAX_USERS_PER_BATCH_SHARE,
+    description: `an array of 1 to ${MAX_USERS_PER_BATCH_SHARE} shares {user, publicKey, role, start, end}`,
+  }),
   location,
 });
 
@@ -80,12 +98,16 @@ export const MutateSettingSchema = Type.Object({
 export const OPERATION_SCHEMAS = {
   MUTATE_LOCK: MutateLockSchema,
   ADD_USER: AddUserSchema,
+  BATCH_ADD_USER: BatchAddUserSchema,
   REMOVE_USER: RemoveUserSchema,
   MUTATE_SETTING: MutateSettingSchema,
 } as const;
 
 export type MutateLockOperation = Static<typeof MutateLockSchema>;
 export type AddUserOperation = Static<typeof AddUserSchema>;
+export type BatchAddUserOperation = Static<typeof BatchAddUserSchema>;
+/** One share of an ADD_USER or a BATCH_ADD_USER. */
+export type ShareOperation = Omit<AddUserOperation, 'type' | 'location'>;
 export type RemoveUserOperation = Static<typeof RemoveUserSchema>;
 export type MutateSettingOperation = Static<typeof MutateSettingSchema>;
 

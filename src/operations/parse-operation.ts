@@ -5,8 +5,8 @@ import { validateUnlockBetween } from '../access/schemas.js';
 import { decodeBase64Any } from '../crypto/base64.js';
 import { errors } from '../errors/catalogue.js';
 import {
-  AddUserSchema, knownMembers, MutateLockSchema, MutateSettingSchema, OPERATION_SCHEMAS, RemoveUserSchema,
-  type AddUserOperation, type MutateLockOperation, type MutateSettingOperation, type RemoveUserOperation,
+  AddUserSchema, BatchAddUserSchema, knownMembers, MutateLockSchema, MutateSettingSchema, OPERATION_SCHEMAS, RemoveUserSchema,
+  type AddUserOperation, type BatchAddUserOperation, type MutateLockOperation, type MutateSettingOperation, type RemoveUserOperation, type ShareOperation,
 } from './operation-schemas.js';
 
 /**
@@ -17,9 +17,9 @@ import {
  * normalised form (user ids lower case), so it can be stored and forwarded as it is.
  */
 
-export const OPERATION_TYPES = ['MUTATE_LOCK', 'ADD_USER', 'REMOVE_USER', 'MUTATE_SETTING'] as const;
+export const OPERATION_TYPES = ['MUTATE_LOCK', 'ADD_USER', 'BATCH_ADD_USER', 'REMOVE_USER', 'MUTATE_SETTING'] as const;
 export type OperationType = (typeof OPERATION_TYPES)[number];
-export type Operation = MutateLockOperation | AddUserOperation | RemoveUserOperation | MutateSettingOperation;
+export type Operation = MutateLockOperation | AddUserOperation | BatchAddUserOperation | RemoveUserOperation | MutateSettingOperation;
 
 const invalid = (message: string) => errors.validation(message);
 
@@ -61,14 +61,31 @@ function checker<S extends TSchema>(schema: S) {
 
 const checkMutateLock = checker(MutateLockSchema);
 const checkAddUser = checker(AddUserSchema);
+const checkBatchAddUser = checker(BatchAddUserSchema);
 const checkRemoveUser = checker(RemoveUserSchema);
 const checkMutateSetting = checker(MutateSettingSchema);
 
+/** What JSON Schema cannot say of one share (`at` names it: `operation` or `operation.users[3]`); the user id lower case. */
+function checkedShare<S extends ShareOperation>(share: S, at: string): S {
+  if (!decodeBase64Any(share.publicKey.replace(/\s+/g, ''))?.length) throw invalid(`${at}.publicKey: expected the invitee's Base64 public key`);
+  if (share.start !== undefined && share.end !== undefined && share.end <= share.start) throw invalid(`${at}.end must be after ${at}.start`);
+  return { ...share, user: share.user.toLowerCase() };
+}
+
 function addUser(value: unknown): AddUserOperation {
-  const op = checkAddUser(value);
-  if (!decodeBase64Any(op.publicKey.replace(/\s+/g, ''))?.length) throw invalid("operation.publicKey: expected the invitee's Base64 public key");
-  if (op.start !== undefined && op.end !== undefined && op.end <= op.start) throw invalid('operation.end must be after operation.start');
-  return { ...op, user: op.user.toLowerCase() };
+  return checkedShare(checkAddUser(value), 'operation');
+}
+
+/** Each share checked as ADD_USER's; one user twice is a 400 (which of the two would hold?). */
+function batchAddUser(value: unknown): BatchAddUserOperation {
+  const op = checkBatchAddUser(value);
+  const users = op.users.map((share, i) => checkedShare(share, `operation.users[${i}]`));
+  const seen = new Set<string>();
+  users.forEach((share, i) => {
+    if (seen.has(share.user)) throw invalid(`operation.users[${i}].user: the same user twice`);
+    seen.add(share.user);
+  });
+  return { ...op, users };
 }
 
 function removeUser(value: unknown): RemoveUserOperation {
@@ -90,6 +107,7 @@ function mutateSetting(value: unknown): MutateSettingOperation {
 const PARSERS: Record<OperationType, (value: unknown) => Operation> = {
   MUTATE_LOCK: checkMutateLock,
   ADD_USER: addUser,
+  BATCH_ADD_USER: batchAddUser,
   REMOVE_USER: removeUser,
   MUTATE_SETTING: mutateSetting,
 };

@@ -90,7 +90,7 @@ export function attemptedType(payload: Record<string, unknown>): AuditType | und
   const operation = payload.operation as { type?: unknown; locked?: unknown } | null | undefined;
   switch (operation?.type) {
     case 'MUTATE_LOCK': return operation.locked === true ? 'DOOR_LOCK' : 'DOOR_UNLOCK';
-    case 'ADD_USER': return 'LOCK_SHARED';
+    case 'ADD_USER': case 'BATCH_ADD_USER': return 'LOCK_SHARED';
     case 'REMOVE_USER': return 'LOCK_REVOKED';
     default: return undefined;
   }

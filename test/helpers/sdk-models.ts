@@ -34,6 +34,13 @@ const AuditEvent = Enum(
   'USER_PROMOTED', 'USER_DEMOTED', 'SETTING_CHANGED', 'TILE_ASSOCIATED', 'TILE_DISASSOCIATED', 'DEVICE_DECOMMISSIONED',
 );
 
+/** CapabilityType and CapabilityStatus (model/common/Capability.kt): a key or value outside them fails the decoding of the lock. */
+const CapabilityStatus = Enum('SUPPORTED', 'UNSUPPORTED');
+/** Map<CapabilityType, CapabilityStatus>: any of the three keys, no other. */
+const Capabilities = Type.Record(Type.String({ pattern: '^(CONFIGURABLE_UNLOCK_DURATION|OPEN_HOURS|BATCH_SHARING_25)$' }), CapabilityStatus, { additionalProperties: false });
+/** Every capability the SDK knows, SUPPORTED: what a Latchkey lock advertises (src/locks/capabilities.ts). */
+export const EVERY_CAPABILITY = { CONFIGURABLE_UNLOCK_DURATION: 'SUPPORTED', OPEN_HOURS: 'SUPPORTED', BATCH_SHARING_25: 'SUPPORTED' } as const;
+
 /** BasicTimeRequirementResponse */
 export const TimeRequirementModel = Type.Object({ start: Str, end: Str, timezone: Str, days: Type.Array(DayOfWeek) });
 /** BasicLocationRequirementResponse */
@@ -52,7 +59,7 @@ export const LockSettingsModel = Type.Object({
   tiles: Type.Array(Str),
   hidden: Bool,
   directAccessEndpoints: Opt(Type.Array(Str)),
-  capabilities: Opt(Type.Record(Str, Str)),
+  capabilities: Opt(Capabilities),
 });
 /** BasicLockResponse (also BasicSiteLocksResponse, its alias) */
 export const LockModel = Type.Object({

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID, sign, type KeyObject } from 'node:crypto';
 import type { Api, ApiResponse } from './http.js';
 
 /**
@@ -32,14 +33,19 @@ export interface SdkRequestOptions {
   version?: number;
   /** `addRequestHeaders()` without a body (refresh, logout): `Content-Type: application/json` and an empty body. */
   jsonHeaderOnly?: boolean;
+  /** `addRequestHeaders(signedRequest = true)`: this compact token as the body, `Content-Type: application/jwt`. */
+  jwt?: string;
+  /** The SDK's User-Agent (`installUserAgent`), e.g. `KMP SDK JVM - v1.2.3`; `Ktor client` when not given. */
+  userAgent?: string;
 }
 
 /** Sends one request with the SDK's headers and body encoding. */
 export function sdkRequest<T = any>(api: Api, method: string, path: string, options: SdkRequestOptions = {}): Promise<ApiResponse<T>> {
-  const headers: Record<string, string> = { accept: sdkAccept(options.version), 'user-agent': 'Ktor client' };
+  const headers: Record<string, string> = { accept: sdkAccept(options.version), 'user-agent': options.userAgent ?? 'Ktor client' };
   return api.request<T>(method, path, {
     token: options.token,
     headers,
+    ...(options.jwt !== undefined ? { rawBody: options.jwt, contentType: 'application/jwt' } : {}),
     ...(options.body !== undefined ? { rawBody: JSON.stringify(options.body), contentType: 'application/json' } : {}),
     ...(options.body === undefined && options.jsonHeaderOnly ? { rawBody: '', contentType: 'application/json' } : {}),
   });
@@ -48,6 +54,37 @@ export function sdkRequest<T = any>(api: Api, method: string, path: string, opti
 /** Standard Base64 with padding, as the SDK encodes keys and signatures. */
 export function sdkBase64(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64');
+}
+
+/** Who signs an SDK operation: the user, their Ed25519 private key and its certificate chain. */
+export interface SdkOperationSigner {
+  userId: string;
+  key: { privateKey: KeyObject };
+  certificateChain: string[];
+}
+
+/**
+ * A signed operation exactly as LockOperationsClient.performOperation writes it: the header
+ * `{"alg":"EdDSA","x5c":[…],"typ":"JWT"}` and the body `{"iss","sub","nbf","iat","exp","jti",
+ * "operation"}` in that order, compact JSON, each segment and the Ed25519 signature over
+ * `header.body` in standard Base64 with padding. `operation` is the JSON text of the operation
+ * request as the SDK serialises it (`"type"` first, every unset member `null`), signed as given.
+ */
+export function sdkOperationToken(signer: SdkOperationSigner, lockId: string, operation: string, times: { now: number; exp?: number; jti?: string }): string {
+  const header = JSON.stringify({ alg: 'EdDSA', x5c: signer.certificateChain, typ: 'JWT' });
+  const claims = `{"iss":${JSON.stringify(signer.userId)},"sub":${JSON.stringify(lockId)},"nbf":${times.now},"iat":${times.now},"exp":${times.exp ?? times.now + 60},"jti":${JSON.stringify(times.jti ?? randomUUID())},"operation":${operation}}`;
+  const input = `${sdkBase64(Buffer.from(header))}.${sdkBase64(Buffer.from(claims))}`;
+  return `${input}.${sdkBase64(sign(null, Buffer.from(input), signer.key.privateKey))}`;
+}
+
+/** ShareLockOperationRequest as the SDK writes it, alone (ADD_USER) or in BATCH_ADD_USER's `users`: nulls for what is unset. */
+export function sdkShareJson(share: { user: string; publicKey: string; role?: 'ADMIN' | 'USER'; start?: number; end?: number }): string {
+  return `{"user":${JSON.stringify(share.user)},"publicKey":${JSON.stringify(share.publicKey)},"role":${JSON.stringify(share.role ?? null)},"start":${share.start ?? null},"end":${share.end ?? null}}`;
+}
+
+/** POST /device/{id}/execute as the SDK sends it (`addRequestHeaders(true)`). */
+export function sdkExecute(api: Api, authToken: string, lockId: string, compact: string, userAgent?: string): Promise<ApiResponse> {
+  return sdkRequest(api, 'POST', `/device/${lockId}/execute`, { token: authToken, jwt: compact, ...(userAgent === undefined ? {} : { userAgent }) });
 }
 
 /**

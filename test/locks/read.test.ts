@@ -5,9 +5,10 @@ import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, createSite, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { UNKNOWN_ID } from './support.js';
+import { EVERY_CAPABILITY } from '../helpers/sdk-models.js';
 
 const LOCK_KEYS = ['colour', 'end', 'favourite', 'id', 'lastOperation', 'name', 'role', 'settings', 'start', 'state', 'unlockForever', 'unlockTime'];
-const SETTINGS_KEYS = ['defaultName', 'delay', 'hidden', 'permittedAddresses', 'proximityUnlock', 'rxBeaconRssi', 'tiles', 'txBeaconRssi', 'unlockBetweenWindow', 'unlockTime', 'usageRequirements'];
+const SETTINGS_KEYS = ['capabilities', 'defaultName', 'delay', 'hidden', 'permittedAddresses', 'proximityUnlock', 'rxBeaconRssi', 'tiles', 'txBeaconRssi', 'unlockBetweenWindow', 'unlockTime', 'usageRequirements'];
 
 describe('GET /device and GET /device/{id}', () => {
   let t: TestService;
@@ -49,6 +50,7 @@ describe('GET /device and GET /device/{id}', () => {
       unlockBetweenWindow: null,
       tiles: [],
       hidden: false,
+      capabilities: EVERY_CAPABILITY,
     });
     // Never reported: `locked` is absent, not false.
     assert.deepEqual(lock.state, { connected: false, duration: 5 });

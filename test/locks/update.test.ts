@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { EVERY_CAPABILITY } from '../helpers/sdk-models.js';
 
 const officeHours = { time: [{ start: '08:00', end: '18:00', timezone: 'Europe/London', days: ['MONDAY', 'TUESDAY'] }], location: { latitude: 51.5, longitude: -0.1, enabled: true, radius: 50, accuracy: 20 } };
 
@@ -62,6 +63,7 @@ describe('PUT /device/{id}', () => {
       unlockBetweenWindow: null,
       tiles: [],
       hidden: false,
+      capabilities: EVERY_CAPABILITY,
     });
 
     assert.equal((await put(admin, { settings: { permittedAddresses: ['10.0.0.0/8'] } })).status, 204);

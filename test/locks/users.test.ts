@@ -4,6 +4,7 @@ import { createLegacyUser, createUser, type LegacyUser, type TestUser } from '..
 import { claimLock, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { UNKNOWN_ID } from './support.js';
+import { EVERY_CAPABILITY } from '../helpers/sdk-models.js';
 
 describe('lock users, user with locks, shareable and pinned locks', () => {
   let t: TestService;
@@ -105,7 +106,7 @@ describe('lock users, user with locks, shareable and pinned locks', () => {
           start: null,
           end: null,
           role: 'ADMIN',
-          settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Pinned', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile], hidden: false },
+          settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Pinned', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile], hidden: false, capabilities: EVERY_CAPABILITY },
           state: { connected: false },
           favourite: true,
         },

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, createSite, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { EVERY_CAPABILITY } from '../helpers/sdk-models.js';
 
 describe('sites', () => {
   let t: TestService;
@@ -60,7 +61,7 @@ describe('sites', () => {
         start: null,
         end: null,
         role: 'ADMIN',
-        settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Own', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile], hidden: false },
+        settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Own', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile], hidden: false, capabilities: EVERY_CAPABILITY },
         state: { connected: false },
         favourite: false,
       });

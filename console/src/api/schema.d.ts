@@ -4367,6 +4367,15 @@ export interface paths {
                                 tiles: string[];
                                 /** @description the caller's own "hide this lock" flag */
                                 hidden: boolean;
+                                /** @description what the lock does, in the official SDK's terms: MUTATE_SETTING unlockDuration, MUTATE_SETTING unlockBetween, BATCH_ADD_USER of up to 25 users */
+                                capabilities: {
+                                    /** @enum {string} */
+                                    CONFIGURABLE_UNLOCK_DURATION: "SUPPORTED";
+                                    /** @enum {string} */
+                                    OPEN_HOURS: "SUPPORTED";
+                                    /** @enum {string} */
+                                    BATCH_SHARING_25: "SUPPORTED";
+                                };
                             };
                             state: {
                                 /** @description absent while unknown */
@@ -4512,6 +4521,15 @@ export interface paths {
                                 tiles: string[];
                                 /** @description the caller's own "hide this lock" flag */
                                 hidden: boolean;
+                                /** @description what the lock does, in the official SDK's terms: MUTATE_SETTING unlockDuration, MUTATE_SETTING unlockBetween, BATCH_ADD_USER of up to 25 users */
+                                capabilities: {
+                                    /** @enum {string} */
+                                    CONFIGURABLE_UNLOCK_DURATION: "SUPPORTED";
+                                    /** @enum {string} */
+                                    OPEN_HOURS: "SUPPORTED";
+                                    /** @enum {string} */
+                                    BATCH_SHARING_25: "SUPPORTED";
+                                };
                             };
                             state: {
                                 /** @description absent while unknown */
@@ -4677,6 +4695,15 @@ export interface paths {
                                 tiles: string[];
                                 /** @description the caller's own "hide this lock" flag */
                                 hidden: boolean;
+                                /** @description what the lock does, in the official SDK's terms: MUTATE_SETTING unlockDuration, MUTATE_SETTING unlockBetween, BATCH_ADD_USER of up to 25 users */
+                                capabilities: {
+                                    /** @enum {string} */
+                                    CONFIGURABLE_UNLOCK_DURATION: "SUPPORTED";
+                                    /** @enum {string} */
+                                    OPEN_HOURS: "SUPPORTED";
+                                    /** @enum {string} */
+                                    BATCH_SHARING_25: "SUPPORTED";
+                                };
                             };
                             state: {
                                 connected: boolean;
@@ -4876,6 +4903,15 @@ export interface paths {
                                 tiles: string[];
                                 /** @description the caller's own "hide this lock" flag */
                                 hidden: boolean;
+                                /** @description what the lock does, in the official SDK's terms: MUTATE_SETTING unlockDuration, MUTATE_SETTING unlockBetween, BATCH_ADD_USER of up to 25 users */
+                                capabilities: {
+                                    /** @enum {string} */
+                                    CONFIGURABLE_UNLOCK_DURATION: "SUPPORTED";
+                                    /** @enum {string} */
+                                    OPEN_HOURS: "SUPPORTED";
+                                    /** @enum {string} */
+                                    BATCH_SHARING_25: "SUPPORTED";
+                                };
                             };
                             state: {
                                 /** @description absent while unknown */
@@ -5724,6 +5760,15 @@ export interface paths {
                                 tiles: string[];
                                 /** @description the caller's own "hide this lock" flag */
                                 hidden: boolean;
+                                /** @description what the lock does, in the official SDK's terms: MUTATE_SETTING unlockDuration, MUTATE_SETTING unlockBetween, BATCH_ADD_USER of up to 25 users */
+                                capabilities: {
+                                    /** @enum {string} */
+                                    CONFIGURABLE_UNLOCK_DURATION: "SUPPORTED";
+                                    /** @enum {string} */
+                                    OPEN_HOURS: "SUPPORTED";
+                                    /** @enum {string} */
+                                    BATCH_SHARING_25: "SUPPORTED";
+                                };
                             };
                             state: {
                                 connected: boolean;
