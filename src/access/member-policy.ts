@@ -21,8 +21,8 @@ export type Decision = Allowed | Denied;
 const forbidden = (reason: string): Denied => ({ allowed: false, status: 403, reason });
 const ALLOWED: Allowed = { allowed: true };
 
-/** A member's role and window, as the rules read them. */
-export type Enrolment = Pick<Member, 'role'> & { start?: number | null; end?: number | null };
+/** A member's role and window (and own weekly hours), as the rules read them. */
+export type Enrolment = Pick<Member, 'role' | 'schedule'> & { start?: number | null; end?: number | null };
 
 /** Inside the member's window: from `start` (inclusive; null/absent = always) to `end` (exclusive; null/absent = never). */
 export function isMemberActive(member: Pick<Member, 'start' | 'end'> | { start?: number | null; end?: number | null }, now: number): boolean {
@@ -55,14 +55,16 @@ export interface UnlockRequest {
 }
 
 /**
- * MUTATE_LOCK: the member's window applies to everyone, permitted addresses to everyone, usage
- * requirements (time, location) to USERs only: an ADMIN is exempt from them. A USER may ask for a
- * shorter unlock than the lock's, never a longer one (the unlock duration is an ADMIN setting).
+ * MUTATE_LOCK: the member's window and own weekly hours (a share's `schedule`) apply to everyone,
+ * permitted addresses to everyone, usage requirements (time, location) to USERs only: an ADMIN
+ * is exempt from them. A USER may ask for a shorter unlock than the lock's, never a longer one
+ * (the unlock duration is an ADMIN setting).
  */
 export function canUnlock(request: UnlockRequest): Decision {
   const { member, requirements, now } = request;
   const refusal = windowRefusal(member, now);
   if (refusal !== null) return refusal;
+  if (!isWithinSchedule(member, now)) return forbidden('outside your hours on this lock');
   if (!isAddressPermitted(request.permittedAddresses ?? [], request.callerIp)) return forbidden('caller address not permitted');
   if (member.role === 'ADMIN') return ALLOWED;
   if (request.unlockDuration !== undefined && !mayUnlockFor(member, request.duration, request.unlockDuration)) {
@@ -71,6 +73,14 @@ export function canUnlock(request: UnlockRequest): Decision {
   if (!meetsTimeRequirements(requirements?.time, now)) return forbidden('outside permitted times');
   const location = meetsLocationRequirement(requirements?.location, request.location);
   return location.ok ? ALLOWED : forbidden(location.reason);
+}
+
+/**
+ * Inside the share's own weekly hours (none: always). The lock applies the same rule to the
+ * config it holds (src/lock-edge/command-check.ts).
+ */
+export function isWithinSchedule(member: Pick<Enrolment, 'schedule'>, now: number): boolean {
+  return member.schedule == null || meetsTimeRequirements(member.schedule, now);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
 import { isKnownTimezone } from './local-time.js';
-import { DAY_NAMES, type UnlockBetweenWindow, type UsageRequirements } from './types.js';
+import { DAY_NAMES, type TimeRequirement, type UnlockBetweenWindow, type UsageRequirements } from './types.js';
 
 /**
  * TypeBox schemas of the access rules a lock's settings hold, usable as Fastify route schemas and
@@ -116,6 +116,24 @@ export function validateUsageRequirements(value: unknown, root = 'usageRequireme
   const requirements = value as UsageRequirements;
   for (const [index, requirement] of (requirements.time ?? []).entries()) {
     const error = timezoneError(requirement.timezone, `${root}.time[${index}].timezone`);
+    if (error !== null) return error;
+  }
+  return null;
+}
+
+/** A share's own weekly hours (ADD_USER `schedule`, shared decisions §8): time requirements, the member may operate only inside one. */
+export function scheduleSchema(description = `the share's weekly hours: one to ${MAX_TIME_REQUIREMENTS} time requirements (start, end, timezone, days); the member may operate the lock only inside one of them`) {
+  // Typed as TimeRequirement[]: the day names' union, built from a list, reads as never[] in route types.
+  return Type.Unsafe<TimeRequirement[]>(Type.Array(TimeRequirementSchema, { minItems: 1, maxItems: MAX_TIME_REQUIREMENTS, description }));
+}
+export const ScheduleSchema = scheduleSchema();
+
+/** Null when `value` is a valid schedule; otherwise a message for a 400. */
+export function validateSchedule(value: unknown, root = 'schedule'): string | null {
+  const schemaError = firstSchemaError(ScheduleSchema, value, root);
+  if (schemaError !== null) return schemaError;
+  for (const [index, requirement] of (value as TimeRequirement[]).entries()) {
+    const error = timezoneError(requirement.timezone, `${root}[${index}].timezone`);
     if (error !== null) return error;
   }
   return null;

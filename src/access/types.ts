@@ -61,6 +61,8 @@ export interface Member {
   role: MemberRole;
   start: number | null;
   end: number | null;
+  /** The share's own weekly hours (shared decisions §8); null or absent: none. */
+  schedule?: TimeRequirement[] | null;
 }
 
 /** The position a signed operation carries (decisions §4, location requirement). */

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { UnlockBetweenWindowSchema } from '../access/schemas.js';
+import { ScheduleSchema, UnlockBetweenWindowSchema } from '../access/schemas.js';
 
 /**
  * JSON payloads of the lock link (docs/device-protocol.md). Whatever arrives from the broker is
@@ -69,6 +69,8 @@ export const ConfigUserSchema = Type.Object({
   role: Type.Union([Type.Literal('ADMIN'), Type.Literal('USER')]),
   start: Type.Union([Seconds, Type.Null()]),
   end: Type.Union([Seconds, Type.Null()]),
+  /** The user's own weekly hours (shared decisions §8); absent: none. A lock operates for them only inside one. */
+  schedule: Type.Optional(ScheduleSchema),
 });
 
 export const ConfigSchema = Type.Object({

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { isMemberActive, mayUnlockFor } from '../access/member-policy.js';
+import { isMemberActive, isWithinSchedule, mayUnlockFor } from '../access/member-policy.js';
 import { createTrustAnchor, type TrustAnchor } from '../crypto/chain.js';
 import { isAppError } from '../errors/catalogue.js';
 import { parseLegacyPublicKey, sameId, verifyOperationSignature } from '../crypto/operation-token.js';
@@ -75,6 +75,7 @@ export class CommandChecker {
     if (operation.type === 'MUTATE_LOCK' && !mayUnlockFor(user, operation.duration, config.unlockDuration)) {
       return refuse('duration_not_allowed', 'a USER may not unlock for longer than the unlock duration');
     }
+    if (operation.type === 'MUTATE_LOCK' && !isWithinSchedule(user, now)) return refuse('outside_user_schedule', 'outside the signer\'s own hours on this lock');
     // Only a verified token may occupy replay memory, so forged ones cannot fill it.
     const remembered = this.replays.remember(replayKey(decoded.payload, command.token, claims.iss), claims.exp, now);
     if (remembered === 'replayed') return refuse('replayed', 'this token was already used');

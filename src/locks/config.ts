@@ -1,13 +1,14 @@
-import type { UnlockBetweenWindow } from '../access/types.js';
+import type { TimeRequirement, UnlockBetweenWindow } from '../access/types.js';
 import type { Executor } from '../db/transaction.js';
-import { readUnlockBetween } from './json.js';
+import { readSchedule, readUnlockBetween } from './json.js';
 
 /** What a lock needs to decide alone (docs/device-protocol.md, `locks/{id}/config`). */
 export interface LockConfigPayload {
   version: number;
   unlockDuration: number;
   unlockBetween: Required<UnlockBetweenWindow> | null;
-  users: Array<{ userId: string; publicKey: string | null; role: 'ADMIN' | 'USER'; start: number | null; end: number | null }>;
+  /** `schedule`: the user's own weekly hours, only when their share has some (shared decisions §8). */
+  users: Array<{ userId: string; publicKey: string | null; role: 'ADMIN' | 'USER'; start: number | null; end: number | null; schedule?: TimeRequirement[] }>;
 }
 
 /**
@@ -36,12 +37,15 @@ export async function lockConfigs(db: Executor, lockIds: string[]): Promise<Map<
   const members = await db
     .selectFrom('lock_members')
     .innerJoin('users', 'users.id', 'lock_members.user_id')
-    .select(['lock_members.lock_id', 'lock_members.user_id', 'users.public_key', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
+    .select(['lock_members.lock_id', 'lock_members.user_id', 'users.public_key', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at', 'lock_members.schedule'])
     .where('lock_members.lock_id', 'in', lockIds)
     .orderBy('lock_members.lock_id')
     .orderBy('lock_members.user_id')
     .execute();
-  for (const m of members) configs.get(m.lock_id)?.users.push({ userId: m.user_id, publicKey: m.public_key, role: m.role, start: m.starts_at, end: m.ends_at });
+  for (const m of members) {
+    const schedule = readSchedule(m.schedule);
+    configs.get(m.lock_id)?.users.push({ userId: m.user_id, publicKey: m.public_key, role: m.role, start: m.starts_at, end: m.ends_at, ...(schedule === null ? {} : { schedule }) });
+  }
   return configs;
 }
 

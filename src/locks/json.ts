@@ -1,4 +1,4 @@
-import type { UnlockBetweenWindow, UsageRequirements } from '../access/types.js';
+import type { TimeRequirement, UnlockBetweenWindow, UsageRequirements } from '../access/types.js';
 
 /**
  * Settings stored as JSON text, validated on the way in. A value that no longer reads as the
@@ -37,4 +37,12 @@ export function readUnlockBetween(text: string | null): UnlockBetweenWindow | nu
   const value = parse(text, 'unlock-between window');
   if (!isPlainObject(value)) throw new Error('stored unlock-between window is not an object');
   return value as unknown as UnlockBetweenWindow;
+}
+
+/** A share's own weekly hours (migration 0040); null: none. */
+export function readSchedule(text: string | null): TimeRequirement[] | null {
+  if (text === null) return null;
+  const value = parse(text, 'schedule');
+  if (!Array.isArray(value) || !value.every(isPlainObject)) throw new Error('stored schedule is not a list of time requirements');
+  return value as unknown as TimeRequirement[];
 }

@@ -2,10 +2,10 @@ import build from 'fast-json-stringify';
 import { CompiledQuery } from 'kysely';
 import type { DialectName } from '../db/database.js';
 import type { Executor } from '../db/transaction.js';
-import { readPermittedAddresses, readUnlockBetween } from './json.js';
+import { readPermittedAddresses, readSchedule, readUnlockBetween } from './json.js';
 import { DEFAULT_LOCK_COLOUR, presentUsageRequirements } from './presenters.js';
 import { SETTINGS_CAPABILITIES } from './capabilities.js';
-import { LockSettingsResponse } from './schemas.js';
+import { LockResponse, LockSettingsResponse } from './schemas.js';
 
 /**
  * GET /device as JSON text written by the database (issue 17 §6, docs/scaling.md): one query,
@@ -111,7 +111,8 @@ function listSql(j: JsonSql): string {
     [',"unlockTime":%s,"unlockForever":false', 'l.unlock_time'],
     [',"start":%s', j.seconds('m.starts_at')],
     [',"end":%s', j.seconds('m.ends_at')],
-    ['%s}', device(j)],
+    ['%s', device(j)],
+    ['%s}', `case when m.schedule is null then '' else ',"schedule":' || ${j.mark} || 's' || m.schedule || ${j.mark} end`],
   ];
   const lock = j.format(fields.map(([template]) => template).join(''), fields.map(([, value]) => value));
   return `select ${lock} as lock
@@ -128,6 +129,7 @@ const RENDERERS: Record<string, (text: string) => string> = {
   a: ((serialise) => (text: string) => serialise(readPermittedAddresses(text)))(build(LockSettingsResponse.properties.permittedAddresses)),
   u: ((serialise) => (text: string) => serialise(presentUsageRequirements(text)))(build(LockSettingsResponse.properties.usageRequirements)),
   w: ((serialise) => (text: string) => serialise(readUnlockBetween(text)))(build(LockSettingsResponse.properties.unlockBetweenWindow)),
+  s: ((serialise) => (text: string) => serialise(readSchedule(text)))(build(LockResponse.properties.schedule)),
 };
 
 /** Renderings by kind and stored text: a pure function of the text, so never stale. Bounded. */

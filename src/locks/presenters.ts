@@ -90,6 +90,7 @@ export function presentLock(lock: MemberLock, tiles: readonly string[]): LockRes
     unlockForever: false,
     start: lock.member.start,
     end: lock.member.end,
+    ...(lock.member.schedule === null ? {} : { schedule: lock.member.schedule }),
   };
 }
 

@@ -1,8 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { MemberRole } from '../access/types.js';
+import type { MemberRole, TimeRequirement } from '../access/types.js';
 import type { Database, DialectName } from '../db/database.js';
 import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
+import { readSchedule } from './json.js';
 import type { LockMembersTable, LocksTable } from './tables.js';
 
 export type LockRow = Selectable<LocksTable>;
@@ -21,6 +22,8 @@ export interface Membership {
   /** The member's own "hide this lock" flag (settings.hidden). */
   hidden: boolean;
   colour: string | null;
+  /** The share's own weekly hours; null = none. */
+  schedule: TimeRequirement[] | null;
 }
 
 /** A lock as one member sees it: the lock's columns plus their membership and the site's colour. */
@@ -39,6 +42,7 @@ const MEMBER_COLUMNS = [
   'lock_members.favourite',
   'lock_members.hidden',
   'lock_members.colour',
+  'lock_members.schedule',
 ] as const;
 
 /** Every column of `locks` except the two secrets' hashes, which never leave the lock service. */
@@ -71,7 +75,7 @@ const LOCK_COLUMNS = [
   'locks.updated',
 ] as const;
 
-type MemberColumns = Pick<Selectable<LockMembersTable>, 'lock_id' | 'user_id' | 'role' | 'starts_at' | 'ends_at' | 'alias' | 'favourite' | 'hidden' | 'colour'>;
+type MemberColumns = Pick<Selectable<LockMembersTable>, 'lock_id' | 'user_id' | 'role' | 'starts_at' | 'ends_at' | 'alias' | 'favourite' | 'hidden' | 'colour' | 'schedule'>;
 
 function toMembership(row: MemberColumns): Membership {
   return {
@@ -84,6 +88,7 @@ function toMembership(row: MemberColumns): Membership {
     favourite: row.favourite === 1,
     hidden: row.hidden === 1,
     colour: row.colour,
+    schedule: readSchedule(row.schedule),
   };
 }
 
@@ -175,17 +180,17 @@ export interface OperationLock {
   unlock_time: number;
   permitted_addresses: string;
   usage_requirements: string;
-  member: Pick<Membership, 'role' | 'start' | 'end'>;
+  member: Pick<Membership, 'role' | 'start' | 'end' | 'schedule'>;
 }
 
-type OperationLockRow = Pick<LockRow, 'unlock_time' | 'permitted_addresses' | 'usage_requirements'> & Pick<MemberColumns, 'role' | 'starts_at' | 'ends_at'>;
+type OperationLockRow = Pick<LockRow, 'unlock_time' | 'permitted_addresses' | 'usage_requirements'> & Pick<MemberColumns, 'role' | 'starts_at' | 'ends_at' | 'schedule'>;
 
 // Prepared: it opens every unlock (and every other signed operation).
 const operationLockQuery = prepareQuery<{ lockId: string; userId: string }, OperationLockRow>((db, slot) =>
   db
     .selectFrom('lock_members')
     .innerJoin('locks', 'locks.id', 'lock_members.lock_id')
-    .select(['locks.unlock_time', 'locks.permitted_addresses', 'locks.usage_requirements', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at'])
+    .select(['locks.unlock_time', 'locks.permitted_addresses', 'locks.usage_requirements', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at', 'lock_members.schedule'])
     .where('lock_members.lock_id', '=', slot.lockId)
     .where('lock_members.user_id', '=', slot.userId));
 
@@ -196,7 +201,7 @@ function toOperationLock(lockId: string, row: OperationLockRow): OperationLock {
     unlock_time: row.unlock_time,
     permitted_addresses: row.permitted_addresses,
     usage_requirements: row.usage_requirements,
-    member: { role: row.role, start: row.starts_at, end: row.ends_at },
+    member: { role: row.role, start: row.starts_at, end: row.ends_at, schedule: readSchedule(row.schedule) },
   };
 }
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { LocationRequirementSchema, UnlockBetweenWindowSchema as UnlockBetweenWindowRule, UsageRequirementsSchema as UsageRequirementsRule } from '../access/schemas.js';
+import { LocationRequirementSchema, scheduleSchema, UnlockBetweenWindowSchema as UnlockBetweenWindowRule, UsageRequirementsSchema as UsageRequirementsRule } from '../access/schemas.js';
 import type { TimeRequirement, UnlockBetweenWindow } from '../access/types.js';
 import { PlainText } from '../http/plain-text.js';
 
@@ -97,6 +97,7 @@ export const LockResponse = Type.Object({
   unlockForever: Type.Boolean(),
   start: NullableSeconds,
   end: NullableSeconds,
+  schedule: Type.Optional(scheduleSchema("the caller's own weekly hours on this lock (their share's schedule); absent: none")),
 });
 export type LockResponse = Static<typeof LockResponse>;
 

@@ -70,6 +70,8 @@ export interface LockMembersTable {
   /** The member's own "hide this lock" flag (settings.hidden; migration 0010). */
   hidden: Generated<Flag>;
   colour: string | null;
+  /** JSON array of time requirements: the share's own weekly hours (migration 0040); null = none. */
+  schedule: string | null;
   created: number;
   updated: number;
 }

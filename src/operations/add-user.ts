@@ -58,5 +58,6 @@ function addShare(ctx: AppContext, uow: UnitOfWork, op: VerifiedOperation, share
     ...(share.role === undefined ? {} : { role: share.role }),
     ...(share.start === undefined ? {} : { start: share.start }),
     ...(share.end === undefined ? {} : { end: share.end }),
+    ...(share.schedule === undefined ? {} : { schedule: share.schedule }),
   });
 }

@@ -1,5 +1,5 @@
 import { Type, KindGuard, type Static, type TSchema } from '@sinclair/typebox';
-import { DayNameSchema, LocalDateSchema, LocalTimeSchema, MAX_EXCEPTION_DATES, TimezoneSchema } from '../access/schemas.js';
+import { DayNameSchema, LocalDateSchema, LocalTimeSchema, MAX_EXCEPTION_DATES, ScheduleSchema, TimezoneSchema } from '../access/schemas.js';
 
 /**
  * TypeBox schemas of the `operation` object of a signed request (spec "Operations"), checked by
@@ -53,6 +53,8 @@ const share = {
   /** Unix seconds; absent means immediately / never expires. */
   start: Type.Optional(UnixSeconds),
   end: Type.Optional(UnixSeconds),
+  /** Shared decisions §8: the share's own weekly hours; null clears them, absent keeps them (none for a new share). */
+  schedule: Type.Optional(Type.Union([ScheduleSchema, Type.Null()])),
 };
 
 export const AddUserSchema = Type.Object({
@@ -67,7 +69,7 @@ export const BatchAddUserSchema = Type.Object({
   users: Type.Array(Type.Object(share), {
     minItems: 1,
     maxItems: MAX_USERS_PER_BATCH_SHARE,
-    description: `an array of 1 to ${MAX_USERS_PER_BATCH_SHARE} shares {user, publicKey, role, start, end}`,
+    description: `an array of 1 to ${MAX_USERS_PER_BATCH_SHARE} shares {user, publicKey, role, start, end, schedule}`,
   }),
   location,
 });

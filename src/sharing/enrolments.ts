@@ -1,5 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
 import { assertAllowed, type Denied } from '../access/member-policy.js';
-import type { MemberRole } from '../access/types.js';
+import { validateSchedule } from '../access/schemas.js';
+import type { MemberRole, TimeRequirement } from '../access/types.js';
 import { findUserById } from '../accounts/queries.js';
 import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
@@ -8,7 +10,7 @@ import { errors } from '../errors/catalogue.js';
 import { returnToUnclaimed } from '../locks/claim.js';
 import { configChanged } from '../locks/config-changes.js';
 import { findLockForUpdate, findMembership, findMemberships, insertMember, lockRowsForUpdate, type LockRow, type Membership } from '../locks/queries.js';
-import { dropHeldShares, holdShare } from './held-shares.js';
+import { dropHeldShares, holdShare, scheduleDetail, storedSchedule } from './held-shares.js';
 import {
   accessWindowError, canAddMember, LAST_ADMIN, canManageMembers, canRemoveMembers, demotesLastAdmin, membershipChange, outlastsGranter, shareWaitsForVerification, type MembershipChange,
 } from './policy.js';
@@ -45,6 +47,8 @@ export interface AddMemberInput {
   start?: number | null;
   /** Unix seconds; null or absent = never expires. */
   end?: number | null;
+  /** The share's own weekly hours (shared decisions §8): null clears them; absent keeps what the share had (none for a new one). */
+  schedule?: TimeRequirement[] | null;
 }
 
 export interface AddMemberResult {
@@ -67,7 +71,7 @@ export async function tryAddMember(ctx: AppContext, uow: UnitOfWork, input: AddM
   const now = ctx.now();
   const allowed = canAddMember(actor, now);
   if (!allowed.allowed) return allowed;
-  const windowError = accessWindowError(start, end);
+  const windowError = accessWindowError(start, end) ?? (input.schedule == null ? null : validateSchedule(input.schedule));
   if (windowError !== null) throw errors.validation(windowError);
   if (outlastsGranter(actor, { end })) return forbidden('an admin whose access ends cannot grant access that ends later');
   const user = await findUserById(uow.db, userId);
@@ -75,19 +79,21 @@ export async function tryAddMember(ctx: AppContext, uow: UnitOfWork, input: AddM
 
   const existing = await findMembership(uow.db, lockId, userId);
   if (existing === undefined && shareWaitsForVerification(user)) {
-    await holdShare(ctx, uow, { lockId, actorUserId, userId, role, start, end });
+    await holdShare(ctx, uow, { lockId, actorUserId, userId, role, start, end, ...scheduleDetail(input.schedule) });
     return { allowed: true, change: 'LOCK_SHARED' };
   }
   const change = membershipChange(existing?.role, role);
   // An ADMIN whose access ends must not lift the end themselves, nor by stepping down; stepping down with the same window and leaving stay open.
-  if (existing !== undefined && userId === actorUserId && (change === 'WINDOW_UPDATED' || start !== existing.start || end !== existing.end)) {
+  const schedule = input.schedule === undefined ? (existing?.schedule ?? null) : input.schedule;
+  const scheduleChanged = existing !== undefined && !isDeepStrictEqual(schedule, existing.schedule);
+  if (existing !== undefined && userId === actorUserId && (change === 'WINDOW_UPDATED' || start !== existing.start || end !== existing.end || scheduleChanged)) {
     return forbidden('members cannot change their own access window');
   }
   if (demotesLastAdmin(existing, { role, start, end }, (await countMembers(uow.db, lockId, now)).adminCount, now)) return LAST_ADMIN;
   if (existing === undefined) {
-    await insertMember(uow.db, { lock_id: lockId, user_id: userId, role, starts_at: start, ends_at: end, alias: null, favourite: 0, colour: null, created: now, updated: now });
+    await insertMember(uow.db, { lock_id: lockId, user_id: userId, role, starts_at: start, ends_at: end, alias: null, favourite: 0, colour: null, schedule: storedSchedule(schedule), created: now, updated: now });
   } else {
-    await uow.db.updateTable('lock_members').set({ role, starts_at: start, ends_at: end, updated: now }).where('lock_id', '=', lockId).where('user_id', '=', userId).execute();
+    await uow.db.updateTable('lock_members').set({ role, starts_at: start, ends_at: end, schedule: storedSchedule(schedule), updated: now }).where('lock_id', '=', lockId).where('user_id', '=', userId).execute();
   }
   await recordAudit(ctx, uow, {
     lockId,
@@ -95,7 +101,7 @@ export async function tryAddMember(ctx: AppContext, uow: UnitOfWork, input: AddM
     actorUserId,
     subjectUserId: userId,
     ...(change === 'WINDOW_UPDATED' ? { message: 'access window updated' } : {}),
-    details: { role, start, end },
+    details: { role, start, end, ...scheduleDetail(input.schedule) },
   });
   await configChanged(ctx, uow, lockId);
   return { allowed: true, change };

@@ -1,4 +1,4 @@
-import type { MemberRole } from '../access/types.js';
+import type { MemberRole, TimeRequirement } from '../access/types.js';
 import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { Executor, UnitOfWork } from '../db/transaction.js';
@@ -82,6 +82,8 @@ export interface HeldShare {
   role: MemberRole;
   start: number | null;
   end: number | null;
+  /** The share's own weekly hours; undefined keeps a held share's. */
+  schedule?: TimeRequirement[] | null;
 }
 
 /**
@@ -92,23 +94,30 @@ export interface HeldShare {
 export async function holdShare(ctx: AppContext, uow: UnitOfWork, share: HeldShare): Promise<void> {
   const { lockId, userId, role, start, end } = share;
   const now = ctx.now();
+  const schedule = share.schedule === undefined ? {} : { schedule: storedSchedule(share.schedule) };
   const held = await uow.db.selectFrom('held_invite_shares').select('user_id').where('lock_id', '=', lockId).where('user_id', '=', userId).executeTakeFirst();
   if (held) {
-    await uow.db.updateTable('held_invite_shares').set({ role, starts_at: start, ends_at: end, updated: now }).where('lock_id', '=', lockId).where('user_id', '=', userId).execute();
+    await uow.db.updateTable('held_invite_shares').set({ role, starts_at: start, ends_at: end, ...schedule, updated: now }).where('lock_id', '=', lockId).where('user_id', '=', userId).execute();
   } else {
-    await uow.db.insertInto('held_invite_shares').values({ lock_id: lockId, user_id: userId, role, starts_at: start, ends_at: end, alias: null, favourite: 0, colour: null, created: now, updated: now }).execute();
+    await uow.db.insertInto('held_invite_shares').values({ lock_id: lockId, user_id: userId, role, starts_at: start, ends_at: end, alias: null, favourite: 0, colour: null, ...schedule, created: now, updated: now }).execute();
   }
   const message = 'held until the email is verified';
-  await recordAudit(ctx, uow, { lockId, type: 'LOCK_SHARED', actorUserId: share.actorUserId, subjectUserId: userId, message, details: { role, start, end, held: true } });
+  await recordAudit(ctx, uow, { lockId, type: 'LOCK_SHARED', actorUserId: share.actorUserId, subjectUserId: userId, message, details: { role, start, end, ...scheduleDetail(share.schedule), held: true } });
 }
 
-/** Whether any share waits for this user's email to be verified. */
 /** How many of the user's shares wait for their email to be verified (GET /share/waiting: a count, never which doors). */
 export async function countHeldShares(db: Executor, userId: string): Promise<number> {
   const row = await db.selectFrom('held_invite_shares').select((eb) => eb.fn.countAll<number | string>().as('count')).where('user_id', '=', userId).executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
+/** Whether any share waits for this user's email to be verified. */
 export async function hasHeldShares(db: Executor, userId: string): Promise<boolean> {
   return (await db.selectFrom('held_invite_shares').select('lock_id').where('user_id', '=', userId).limit(1).executeTakeFirst()) !== undefined;
 }
+
+/** A schedule as stored (JSON text, null for none). */
+export const storedSchedule = (schedule: TimeRequirement[] | null): string | null => (schedule === null ? null : JSON.stringify(schedule));
+
+/** The schedule an audit entry records, when the share set one (absent: left as it was). */
+export const scheduleDetail = (schedule: TimeRequirement[] | null | undefined): { schedule?: TimeRequirement[] | null } => (schedule === undefined ? {} : { schedule });

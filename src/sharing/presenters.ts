@@ -1,4 +1,6 @@
+import type { TimeRequirement } from '../access/types.js';
 import { DIRECT_NAMESPACE } from '../accounts/queries.js';
+import { readSchedule } from '../locks/json.js';
 import type { LockUserRow } from './queries.js';
 import type { LockUserResponse, UserWithLocksResponse } from './schemas.js';
 import type { UserWithLocks } from './users.js';
@@ -17,8 +19,11 @@ export function presentLockUser(row: LockUserRow & { pending: boolean }): LockUs
     start: row.starts_at,
     end: row.ends_at,
     pending: row.pending,
+    ...optionalSchedule(readSchedule(row.schedule)),
   };
 }
+
+const optionalSchedule = (schedule: TimeRequirement[] | null) => (schedule === null ? {} : { schedule });
 
 export function presentUserWithLocks({ user, devices, certifiedKey }: UserWithLocks): UserWithLocksResponse {
   return {

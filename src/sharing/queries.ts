@@ -39,7 +39,7 @@ export function listLockUsers(db: Executor, lockId: string, shares: 'lock_member
     .innerJoin('users', 'users.id', 'share.user_id')
     .leftJoin('certified_keys', 'certified_keys.user_id', 'share.user_id')
     .select(LISTED_USER_COLUMNS)
-    .select(['share.role', 'share.starts_at', 'share.ends_at'])
+    .select(['share.role', 'share.starts_at', 'share.ends_at', 'share.schedule'])
     .where('share.lock_id', '=', lockId)
     .orderBy('share.created')
     .orderBy('share.user_id')

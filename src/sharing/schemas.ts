@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { scheduleSchema } from '../access/schemas.js';
 import { Email } from '../accounts/schemas.js';
 import { Foreign, NullableSeconds, Role } from '../locks/schemas.js';
 
@@ -25,6 +26,7 @@ export const LockUserResponse = Type.Object({
   start: NullableSeconds,
   end: NullableSeconds,
   pending: Pending,
+  schedule: Type.Optional(scheduleSchema("the member's own weekly hours on this lock; absent: none")),
 });
 export type LockUserResponse = Static<typeof LockUserResponse>;
 

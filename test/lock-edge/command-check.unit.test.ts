@@ -58,6 +58,16 @@ describe('the lock\'s own check of a command', () => {
     assert.equal((await checker().check(command(await sign({}, longer), longer), asAdmin)).ok, true);
   });
 
+  it('operates for a user with their own hours only inside them (shared decisions §8), as the service does', async () => {
+    // NOW is Thursday 1 January 2026, 00:00 UTC.
+    const inside = { ...config, users: [{ ...user, schedule: [{ start: '00:00', end: '01:00', timezone: 'UTC', days: ['THURSDAY' as const] }] }] };
+    assert.equal((await checker().check(command(await sign()), inside)).ok, true);
+    const outside = { ...config, users: [{ ...user, schedule: [{ start: '08:00', end: '18:00', timezone: 'Europe/London', days: ['MONDAY' as const, 'THURSDAY' as const] }] }] };
+    assert.match(await refusal(checker(), await sign(), outside), /^outside_user_schedule/);
+    const asAdmin = { ...outside, users: [{ ...outside.users[0]!, role: 'ADMIN' as const }] };
+    assert.match(await refusal(checker(), await sign(), asAdmin), /^outside_user_schedule/, "a share's own hours bind an ADMIN too");
+  });
+
   it('refuses without a config, for a stranger, and outside the user\'s window', async () => {
     assert.match(await refusal(checker(), await sign(), null), /^not_enrolled/);
     assert.match(await refusal(checker(), await sign({ iss: randomUUID() })), /^not_enrolled/);

@@ -34,7 +34,7 @@ function memberLock(overrides: Partial<MemberLock> = {}, member: Partial<MemberL
     created: 100,
     updated: 200,
     site_colour: null,
-    member: { lockId: 'lock-1', userId: 'u1', role: 'USER', start: null, end: null, alias: null, favourite: false, hidden: false, colour: null, ...member },
+    member: { lockId: 'lock-1', userId: 'u1', role: 'USER', start: null, end: null, alias: null, favourite: false, hidden: false, colour: null, schedule: null, ...member },
     ...overrides,
   };
 }

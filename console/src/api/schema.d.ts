@@ -4403,6 +4403,17 @@ export interface paths {
                             unlockForever: boolean;
                             start: number | null;
                             end: number | null;
+                            /** @description the caller's own weekly hours on this lock (their share's schedule); absent: none */
+                            schedule?: {
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                start: string;
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                end: string;
+                                /** @description IANA timezone name, e.g. Europe/London */
+                                timezone: string;
+                                /** @description an array of one to seven distinct day names, MONDAY to SUNDAY */
+                                days: ("MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY")[];
+                            }[];
                         }[];
                     };
                 };
@@ -4557,6 +4568,17 @@ export interface paths {
                             unlockForever: boolean;
                             start: number | null;
                             end: number | null;
+                            /** @description the caller's own weekly hours on this lock (their share's schedule); absent: none */
+                            schedule?: {
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                start: string;
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                end: string;
+                                /** @description IANA timezone name, e.g. Europe/London */
+                                timezone: string;
+                                /** @description an array of one to seven distinct day names, MONDAY to SUNDAY */
+                                days: ("MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY")[];
+                            }[];
                         };
                     };
                 };
@@ -4939,6 +4961,17 @@ export interface paths {
                             unlockForever: boolean;
                             start: number | null;
                             end: number | null;
+                            /** @description the caller's own weekly hours on this lock (their share's schedule); absent: none */
+                            schedule?: {
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                start: string;
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                end: string;
+                                /** @description IANA timezone name, e.g. Europe/London */
+                                timezone: string;
+                                /** @description an array of one to seven distinct day names, MONDAY to SUNDAY */
+                                days: ("MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY")[];
+                            }[];
                         };
                     };
                 };
@@ -5160,6 +5193,17 @@ export interface paths {
                             end: number | null;
                             /** @description true while the share waits for the user to verify their email (held: no access yet, the lock does not know them) */
                             pending: boolean;
+                            /** @description the member's own weekly hours on this lock; absent: none */
+                            schedule?: {
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                start: string;
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                end: string;
+                                /** @description IANA timezone name, e.g. Europe/London */
+                                timezone: string;
+                                /** @description an array of one to seven distinct day names, MONDAY to SUNDAY */
+                                days: ("MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY")[];
+                            }[];
                         }[];
                     };
                 };

@@ -15,6 +15,7 @@ import { cdnObjectsMigration } from './0013_cdn_objects.js';
 import { auditPartiesMigration } from './0014_audit_parties.js';
 import { deletedApplicationUsersMigration } from './0015_deleted_application_users.js';
 import { lockDeviceMigration } from './0020_lock_device.js';
+import { memberSchedulesMigration } from './0040_member_schedules.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -37,5 +38,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0014_audit_parties': auditPartiesMigration(),
     '0015_deleted_application_users': deletedApplicationUsersMigration(dialect),
     '0020_lock_device': lockDeviceMigration(),
+    '0040_member_schedules': memberSchedulesMigration(),
   };
 }
