@@ -28,7 +28,7 @@ export async function startService(config: Config, options: ContextOptions = {})
   let subscribers: Subscribers | null = null;
   try {
     const applications = createApplicationsPlatform(ctx);
-    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, corsOrigin: (origin) => applications.cors.allows(origin), corsOpenPath: isCdnPath });
+    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, requestTimeoutMs: config.httpRequestTimeoutMs, corsOrigin: (origin) => applications.cors.allows(origin), corsOpenPath: isCdnPath });
     await registerRoutes(app, ctx, applications);
     subscribers = await startSubscribers(ctx);
     await startupStep('PORT / HOST', 'cannot listen', () => app!.listen({ port: config.port, host: config.host }));

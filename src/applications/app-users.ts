@@ -8,6 +8,7 @@ import { errors } from '../errors/catalogue.js';
 import { newPublicId } from '../crypto/random.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inTransaction, type Executor } from '../db/transaction.js';
+import { refuseLosingLastOwner } from './owners.js';
 import type { IdentityClaims } from './token-claims.js';
 
 export function findApplicationUser(db: Executor, applicationId: string, externalId: string): Promise<UserRow | undefined> {
@@ -62,9 +63,11 @@ export async function recordApplicationUserDeletion(db: Executor, applicationId:
 /**
  * A deleted application user leaves a tombstone (recordApplicationUserDeletion), in the deletion's
  * transaction (src/accounts/events.ts); direct users and users without an external id leave none.
+ * The last owner of an application may not go (409, refuseLosingLastOwner).
  */
 export function applicationsFollowAccountDeletions(ctx: AppContext): void {
   ctx.accountEvents.on('deleting', async (uow, { user }) => {
+    await refuseLosingLastOwner(uow.db, uow.dialect, user.id);
     if (user.namespace !== DIRECT_NAMESPACE && user.external_id !== null) await recordApplicationUserDeletion(uow.db, user.namespace, user.external_id, ctx.now());
   });
 }

@@ -44,6 +44,21 @@ export async function addOwner(ctx: AppContext, application: ApplicationRow, use
   ctx.logger.info({ applicationId: application.id, owner: id }, 'application owner added');
 }
 
+/**
+ * 409 last_application_owner when `userId` is the only owner of an application: their account may
+ * not go (DELETE /account) while that application lives, for nobody could then rotate its keys,
+ * delete it or release its issuer (issue 27 point 3). Runs in the deletion's transaction, with each
+ * owned application's row lock taken, so a concurrent owner removal waits for it.
+ */
+export async function refuseLosingLastOwner(db: Executor, dialect: string, userId: string): Promise<void> {
+  const owned = await db.selectFrom('application_owners').select('application_id').where('user_id', '=', userId).execute();
+  for (const { application_id: applicationId } of owned) {
+    await lockApplication(db, dialect, applicationId);
+    const owners = await db.selectFrom('application_owners').select((eb) => eb.fn.countAll<number | string>().as('n')).where('application_id', '=', applicationId).executeTakeFirstOrThrow();
+    if (Number(owners.n) === 1) throw errors.lastApplicationOwner();
+  }
+}
+
 /** Removes an owner: 404 when they are not one; 409 for the last one (an application always has an owner). */
 export async function removeOwner(ctx: AppContext, application: ApplicationRow, userId: string): Promise<void> {
   const id = userId.toLowerCase();

@@ -14,6 +14,10 @@ export interface Config {
   mqttTls: { keyFile: string; certFile: string } | null;
   /** Milliseconds between keep-alive comments on event streams (GET /device/events). */
   sseHeartbeatMs: number;
+  /** Event streams one user may hold open at once on one instance (429 past it). */
+  eventStreamsPerUser: number;
+  /** Milliseconds a client has to send a whole request, headers and body (408 and closed after). */
+  httpRequestTimeoutMs: number;
   topicPrefix: string;
   redisUrl: string | null;
   smtpUrl: string | null;
@@ -225,6 +229,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     mqtt,
     mqttTls,
     sseHeartbeatMs: integer(env, 'SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
+    eventStreamsPerUser: integer(env, 'EVENT_STREAMS_PER_USER', 10, 1, 10_000),
+    httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     topicPrefix: topicPrefix(env),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),

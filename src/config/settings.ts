@@ -34,6 +34,8 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'S3_PUBLIC_URL', default: '$S3_ENDPOINT/$S3_BUCKET', meaning: "where the bucket's objects are publicly readable" },
   { name: 'CA_FILE', default: 'a CA made on first start', meaning: "an operator's CA (root and intermediate) for ephemeral-key certificates" },
   { name: 'SSE_HEARTBEAT_MS', default: '15000', meaning: 'keep-alive comments on GET /device/events' },
+  { name: 'EVENT_STREAMS_PER_USER', default: '10', meaning: 'event streams (GET /device/events) one user may hold open at once on one instance' },
+  { name: 'HTTP_REQUEST_TIMEOUT_MS', default: '30000', meaning: 'time a client has to send a whole request, headers and body; then 408 and the connection closes' },
   { name: 'LOCK_REPLY_TIMEOUT_MS', default: '5000', meaning: "wait for a lock's reply before 504" },
   { name: 'CERT_CHECK', default: 'new-key', meaning: 'when a certificate request needs a verification code: always, new-key or never' },
   { name: 'LOG_LEVEL', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent' },

@@ -27,6 +27,8 @@ export const errors = {
   pendingInvite: () => new AppError(409, 'pending_invite', 'a pending invite exists for this email; register with force=true to discard it', { code: 409.2 }),
   emailTaken: () => new AppError(409, 'email_taken', 'an account with this email already exists', { code: 409.3 }),
   lastAdmin: () => new AppError(409, 'last_admin', 'the last admin cannot leave while other users remain', { code: 409.4 }),
+  lastApplicationOwner: () =>
+    new AppError(409, 'last_application_owner', 'the last owner of an application cannot delete their account: add another owner or delete the application first', { code: 409.6 }),
   tileLinkedElsewhere: () => new AppError(409, 'tile_linked_elsewhere', 'the tile is linked to another lock; unlink it there first', { code: 409.5 }),
   gone: (message = 'resource removed') => new AppError(410, 'gone', message),
   /** decisions §1: an out-of-bounds input, the body included, is a 400. */
@@ -35,6 +37,8 @@ export const errors = {
   locked: (message = 'resource cannot be updated until an unlock operation is performed') => new AppError(423, 'locked', message),
   secondaryCheckRequired: () => new AppError(423, 'verification_required', 'a secondary authentication check is required', { code: 423.1 }),
   tooEarly: (message = 'resource unavailable until a pending operation completes') => new AppError(425, 'too_early', message),
+  tooManyStreams: () =>
+    new AppError(429, 'too_many_streams', 'too many event streams open for this user: close one first', { headers: { 'retry-after': '15' } }),
   tooManyRequests: (retryAfterSeconds: number) =>
     new AppError(429, 'too_many_requests', 'too many requests', { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
   /** Another 4xx Fastify decided on before any route ran (its own message, which names no internals). */

@@ -46,6 +46,11 @@ export class OpenStreams {
     if (set?.size === 0) this.byUser.delete(stream.userId);
   }
 
+  /** How many streams `userId` holds open on this instance. */
+  countOf(userId: string): number {
+    return this.byUser.get(userId)?.size ?? 0;
+  }
+
   all(): EventStream[] {
     return [...this.byUser.values()].flatMap((set) => [...set]);
   }

@@ -47,7 +47,7 @@ export function eventRoutes(ctx: AppContext, external: ExternalTokenVerifier | n
             description: 'server-sent events: each audit entry as `event: <type>`, `id: <cursor>` and `data: <entry JSON>`, keep-alive comments in between; resume with Last-Event-ID',
             content: { 'text/event-stream': { schema: Type.String({ description: 'an endless text/event-stream' }) } },
           },
-          ...errorResponses(400, 401, 403, 404, 406, 503),
+          ...errorResponses(400, 401, 403, 404, 406, 429, 503),
         },
       },
       handler: async (request, reply) => {
@@ -57,6 +57,8 @@ export function eventRoutes(ctx: AppContext, external: ExternalTokenVerifier | n
         const access = await streamLocks(ctx, userId, request.query.device);
         const { lockIds, endsAt } = access;
         const cursor = await startingCursor(ctx, access, request.headers['last-event-id'] ?? request.query.lastEventId);
+        // Checked after the last await, so no two requests both pass it before either is added (issue 27 point 9).
+        if (streams.countOf(userId) >= ctx.config.eventStreamsPerUser) throw errors.tooManyStreams();
         reply.hijack();
         const raw = reply.raw;
         raw.writeHead(200, {

@@ -22,6 +22,8 @@ export interface HttpAppOptions {
   baseUrl: string;
   trustProxy: string[];
   bodyLimit?: number;
+  /** Milliseconds a client has to send a whole request (HTTP_REQUEST_TIMEOUT_MS); 30 s unless said. */
+  requestTimeoutMs?: number;
   /** Whether a browser origin may call the API (CORS, decisions §6); no CORS headers at all when absent. */
   corsOrigin?: CorsOriginCheck;
   /** Paths any origin may call without credentials (URLs that carry their own permission). */
@@ -71,9 +73,14 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // then skips a child logger and response listeners per request (~2 µs of ~18, docs/decisions.md),
   // and `request.serviceLog` makes one only for a request that has something to log.
   const requestLogging = options.logger.isLevelEnabled('info');
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const app = Fastify({
     ...(requestLogging ? { loggerInstance: options.logger.child({}, { serializers: { req: serializeRequest } }) } : {}),
     bodyLimit: options.bodyLimit ?? 64 * 1024,
+    // A stalled request (headers or body trickling in) is answered 408 and closed once this passes;
+    // Node looks for such requests every connectionsCheckingInterval (30 s by default: too coarse).
+    requestTimeout: requestTimeoutMs,
+    http: { connectionsCheckingInterval: Math.min(requestTimeoutMs, 1000), headersTimeout: Math.min(requestTimeoutMs, 60_000) },
     trustProxy: options.trustProxy.length > 0 ? options.trustProxy : false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2048 },
     // The caller's X-Request-Id is kept for tracing when it looks like an id; anything else is replaced.

@@ -4261,6 +4261,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
                 /** @description the lock is offline */
                 503: {
                     headers: {
