@@ -1,25 +1,32 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { BridgeConfig } from '../config/bridge.js';
-import { LockEndpoint } from '../lock-edge/lock-endpoint.js';
+import type { BridgeConfig, BridgedLockConfig } from '../config/bridge.js';
+import { LockEndpoint, type Bolt, type LockLog } from '../lock-edge/lock-endpoint.js';
+import type { LockEvents } from './lock-events.js';
+import { MATTER_CAPABILITIES, MatterLock } from './matter/matter-lock.js';
 import { ZwaveServerClient } from './zwave/server-client.js';
 import { ZWAVE_CAPABILITIES, ZwaveLock } from './zwave/zwave-lock.js';
 
 /**
  * `latchkey bridge`: each real lock it drives is a Latchkey lock of its own (its id, its secret,
  * its MQTT session with its will) that speaks the device protocol to the service, so the service
- * needs no special case; behind it, the real lock through its stack. Every command is checked
- * here before the lock is touched (src/lock-edge/: chain, claims, enrolment and windows, replay
- * memory kept in the data directory, deadline).
+ * needs no special case; behind it, the real lock through its stack (Z-Wave JS Server, or the
+ * bridge's own Matter controller). Every command is checked here before the lock is touched
+ * (src/lock-edge/: chain, claims, enrolment and windows, replay memory kept in the data
+ * directory, deadline).
  *
- * Nothing has to be up when it starts: the broker and Z-Wave JS Server are connected to whenever
- * they can be, and again after they go away; a lock that cannot be reached is offline to the
- * service until it can.
+ * Nothing has to be up when it starts: the broker, Z-Wave JS Server and each lock are connected
+ * to whenever they can be, and again after they go away; a lock that cannot be reached is offline
+ * to the service until it can.
  */
 
 export interface RunningBridge {
-  /** The lock ids and whether each is online to the service now. */
+  /** Each lock: whether its hardware can be reached, whether its MQTT session is up, the config version it holds. */
   status(): Array<{ id: string; reachable: boolean; connected: boolean; configVersion: number | null }>;
+  /** Resolves once the Matter controller has started (at once without Matter locks); rejects when it cannot. */
+  matterStarted: Promise<void>;
+  /** Decommissions a Matter lock and forgets it (`latchkey bridge unpair`). */
+  unpair(lockId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -30,38 +37,56 @@ export interface BridgeOptions {
   now?: () => number;
 }
 
+interface BridgedLock {
+  id: string;
+  endpoint: LockEndpoint;
+  bolt: Bolt & { readonly reachable: boolean; listen(events: LockEvents): void; stop(): void };
+}
+
 export function runBridge({ config, logger, now = () => Date.now() / 1000 }: BridgeOptions): RunningBridge {
-  const locks: Array<{ id: string; endpoint: LockEndpoint; zwave: ZwaveLock }> = [];
-  const byNode = new Map<number, ZwaveLock>();
+  const locks: BridgedLock[] = [];
+  const zwaveLocks = new Map<number, ZwaveLock>();
+  const matterLocks: Array<{ config: BridgedLockConfig; lock: MatterLock }> = [];
   const zwave = config.zwave === null ? null : new ZwaveServerClient(config.zwave.url, {
     onState(nodes) {
-      for (const lock of byNode.values()) lock.takeNodeState(nodes.find((node) => node.nodeId === lock.nodeId));
+      for (const lock of zwaveLocks.values()) lock.takeNodeState(nodes.find((node) => node.nodeId === lock.nodeId));
     },
     onEvent(event) {
-      if (event.source === 'node' && event.nodeId !== undefined) byNode.get(event.nodeId)?.takeEvent(event);
+      if (event.source === 'node' && event.nodeId !== undefined) zwaveLocks.get(event.nodeId)?.takeEvent(event);
     },
     onDisconnected() {
-      for (const lock of byNode.values()) lock.serverLost();
+      for (const lock of zwaveLocks.values()) lock.serverLost();
     },
   }, logger);
 
   for (const lockConfig of config.locks) {
-    if (zwave === null) continue;
-    const log = (action: string, fields: Record<string, unknown> = {}) => logger.info({ lockId: lockConfig.id, ...fields }, action);
+    const log: LockLog = (action, fields = {}) => logger.info({ lockId: lockConfig.id, ...fields }, action);
+    let bolt: BridgedLock['bolt'];
+    let capabilities: string[];
+    if (lockConfig.zwave !== undefined && zwave !== null) {
+      const lock = new ZwaveLock(lockConfig.zwave.nodeId, zwave, now, log);
+      zwaveLocks.set(lock.nodeId, lock);
+      bolt = lock;
+      capabilities = ZWAVE_CAPABILITIES;
+    } else if (lockConfig.matter !== undefined) {
+      const lock = new MatterLock(lockConfig.id, now, log);
+      matterLocks.push({ config: lockConfig, lock });
+      bolt = lock;
+      capabilities = MATTER_CAPABILITIES;
+    } else continue;
     const endpoint = new LockEndpoint({
       id: lockConfig.id,
       secret: lockConfig.secret,
       mqttUrl: config.mqttUrl,
       topicPrefix: config.topicPrefix,
-      device: { kind: 'zwave', capabilities: ZWAVE_CAPABILITIES },
+      device: { kind: lockConfig.zwave !== undefined ? 'zwave' : 'matter', capabilities },
       replayFile: join(config.dataDir, 'replays', `${lockConfig.id}.jsonl`),
       defaultCommandMs: config.lockReplyTimeoutMs,
       now,
       log,
       ...(config.trustedRoot === null ? {} : { trustedRoot: config.trustedRoot }),
     });
-    const lock = new ZwaveLock(lockConfig.zwave.nodeId, zwave, now, log);
-    lock.listen({
+    bolt.listen({
       changed: () => endpoint.publishState(),
       doorChanged: (open) => {
         endpoint.publishDoorEvent(open);
@@ -69,21 +94,24 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       },
       reachable: (reachable) => endpoint.setAvailable(reachable),
     });
-    // Offline to the service until the lock is seen through Z-Wave JS.
+    // Offline to the service until the lock is seen through its stack.
     endpoint.setAvailable(false);
-    endpoint.attach(lock);
-    byNode.set(lock.nodeId, lock);
-    locks.push({ id: lockConfig.id, endpoint, zwave: lock });
+    endpoint.attach(bolt);
+    locks.push({ id: lockConfig.id, endpoint, bolt });
   }
 
   zwave?.start();
   for (const { endpoint } of locks) void endpoint.connect(false);
-  // A lock that stopped answering is found by pinging it; Z-Wave JS marks it dead then, too.
+  const matter = matterLocks.length === 0 ? Promise.resolve(null) : import('./matter/network.js').then(({ startMatterNetwork }) =>
+    startMatterNetwork({ dataDir: config.dataDir, port: config.matter.port, pingSeconds: config.matter.pingSeconds, logger, locks: matterLocks }));
+  matter.catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'the Matter controller did not start'));
+
+  // A Z-Wave lock that stopped answering is found by pinging it; Z-Wave JS marks it dead then, too.
   const pingMs = (config.zwave?.pingSeconds ?? 10) * 1000;
   const pinging = new Set<ZwaveLock>();
   const pinger = setInterval(() => {
     if (zwave === null || !zwave.connected) return;
-    for (const lock of byNode.values()) {
+    for (const lock of zwaveLocks.values()) {
       if (pinging.has(lock)) continue;
       pinging.add(lock);
       zwave.request('node.ping', { nodeId: lock.nodeId }, Math.max(pingMs, 5_000))
@@ -91,16 +119,22 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
         .finally(() => pinging.delete(lock));
     }
   }, pingMs);
-  logger.info({ locks: locks.length, zwave: config.zwave?.url ?? null }, 'bridge started');
+  logger.info({ locks: locks.length, zwave: config.zwave?.url ?? null, matter: matterLocks.length }, 'bridge started');
 
   let closing: Promise<void> | undefined;
   return {
-    status: () => locks.map(({ id, endpoint, zwave: lock }) => ({ id, reachable: lock.reachable, connected: endpoint.connected, configVersion: endpoint.configVersion })),
+    status: () => locks.map(({ id, endpoint, bolt }) => ({ id, reachable: bolt.reachable, connected: endpoint.connected, configVersion: endpoint.configVersion })),
+    matterStarted: matter.then(() => undefined),
+    async unpair(lockId) {
+      const network = await matter;
+      return network === null ? false : network.unpair(lockId);
+    },
     close: () => (closing ??= (async () => {
       clearInterval(pinger);
-      for (const { zwave: lock } of locks) lock.stop();
+      for (const { bolt } of locks) bolt.stop();
       await Promise.all(locks.map(({ endpoint }) => endpoint.close()));
       await zwave?.close();
+      await (await matter.catch(() => null))?.close();
       logger.info('bridge stopped');
     })()),
   };

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { BRIDGE_SETTINGS, BridgeConfigError, loadBridgeConfig } from '../config/bridge.js';
 import { runBridge } from '../bridge/run-bridge.js';
+import { startMatterNetwork } from '../bridge/matter/network.js';
 import { UsageError, type Command } from '../command-line/command.js';
 
 function settingsTable(): string {
@@ -8,23 +9,51 @@ function settingsTable(): string {
   return ['Settings (configuration file fields and environment variables, read once at start):', ...BRIDGE_SETTINGS.map((s) => `  ${s.name.padEnd(width)}  ${s.meaning} (default: ${s.default})`), '', 'docs/bridge.md shows a configuration file, the topologies, pairing and troubleshooting.'].join('\n');
 }
 
+function loadOrUsage(path: string | boolean | undefined) {
+  try {
+    return loadBridgeConfig(typeof path === 'string' ? path : undefined);
+  } catch (err) {
+    if (err instanceof BridgeConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** `latchkey bridge unpair`: removes the bridge's fabric from a Matter lock and forgets it (with the bridge stopped). */
+export const bridgeUnpairCommand: Command = {
+  path: ['bridge', 'unpair'],
+  summary: "Remove a Matter lock from the bridge: decommission it (the bridge's fabric leaves the lock) and forget it; run it with the bridge stopped",
+  usage: 'bridge unpair --lock ID [--config PATH]',
+  options: {
+    lock: { type: 'string', description: 'the Latchkey lock id of the Matter lock (required)' },
+    config: { type: 'string', description: 'the configuration file (JSON); default: BRIDGE_CONFIG, else ./bridge.json' },
+  },
+  async run(values) {
+    const lockId = typeof values.lock === 'string' ? values.lock.toLowerCase() : '';
+    if (lockId === '') throw new UsageError('--lock is required');
+    const config = loadOrUsage(values.config);
+    const logger = pino({ level: config.logLevel });
+    const network = await startMatterNetwork({ dataDir: config.dataDir, port: config.matter.port, pingSeconds: config.matter.pingSeconds, logger, locks: [] });
+    try {
+      const unpaired = await network.unpair(lockId);
+      console.log(JSON.stringify({ lockId, unpaired }));
+      return unpaired ? 0 : 1;
+    } finally {
+      await network.close();
+    }
+  },
+};
+
 /** `latchkey bridge`: drives real locks as Latchkey locks until SIGINT/SIGTERM. */
 export const bridgeCommand: Command = {
   path: ['bridge'],
-  summary: 'Run the on-site bridge: each Z-Wave lock it drives is a Latchkey lock, every command checked at the edge',
+  summary: 'Run the on-site bridge: each Z-Wave or Matter lock it drives is a Latchkey lock, every command checked at the edge',
   usage: 'bridge [--config PATH]',
   options: {
     config: { type: 'string', description: 'the configuration file (JSON); default: BRIDGE_CONFIG, else ./bridge.json' },
   },
   details: settingsTable,
   async run(values) {
-    let config;
-    try {
-      config = loadBridgeConfig(typeof values.config === 'string' ? values.config : undefined);
-    } catch (err) {
-      if (err instanceof BridgeConfigError) throw new UsageError(err.message);
-      throw err;
-    }
+    const config = loadOrUsage(values.config);
     const logger = pino({ level: config.logLevel });
     // Handlers go in before start-up, so a supervisor's SIGTERM during it still ends in a clean stop.
     const stopped = new Promise<string>((resolve) => {

@@ -4,12 +4,12 @@ import { ConfigError } from '../config/config.js';
 import { lockCertificateCommand, lockProvisionCommand } from '../locks/cli.js';
 import { siteCreateCommand } from '../sites/cli.js';
 import { lockSimulateCommand } from './simulate.js';
-import { bridgeCommand } from './bridge.js';
+import { bridgeCommand, bridgeUnpairCommand } from './bridge.js';
 import { UsageError, parseOptions, type Command } from '../command-line/command.js';
 import { migrateCommand, serveCommand } from './serve.js';
 
 /** Every `latchkey` command; features add theirs here. */
-export const commands: Command[] = [serveCommand, migrateCommand, auditVerifyCommand(), auditCheckpointCommand(), siteCreateCommand(), lockProvisionCommand(), lockCertificateCommand(), lockSimulateCommand, bridgeCommand];
+export const commands: Command[] = [serveCommand, migrateCommand, auditVerifyCommand(), auditCheckpointCommand(), siteCreateCommand(), lockProvisionCommand(), lockCertificateCommand(), lockSimulateCommand, bridgeCommand, bridgeUnpairCommand];
 
 function helpText(all: Command[]): string {
   const width = Math.max(...all.map((c) => c.path.join(' ').length));

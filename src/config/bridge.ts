@@ -15,7 +15,13 @@ const BridgedLockFile = Type.Object({
   id: LockId,
   /** A file holding the device secret `latchkey lock provision` printed (first line). */
   secretFile: Type.String({ minLength: 1 }),
-  zwave: Type.Object({ nodeId: Type.Integer({ minimum: 2, maximum: 4000 }) }, { additionalProperties: false }),
+  zwave: Type.Optional(Type.Object({ nodeId: Type.Integer({ minimum: 2, maximum: 4000 }) }, { additionalProperties: false })),
+  matter: Type.Optional(Type.Object({
+    /** The manual pairing code (11 or 21 digits, dashes allowed) or the QR payload (MT:…). */
+    pairingCode: Type.String({ minLength: 11, maxLength: 256 }),
+    /** IP:PORT (or [IPv6]:PORT) where the lock answers, when discovery cannot find it. */
+    address: Type.Optional(Type.String({ minLength: 3 })),
+  }, { additionalProperties: false })),
 }, { additionalProperties: false });
 
 const BridgeFile = Type.Object({
@@ -28,6 +34,10 @@ const BridgeFile = Type.Object({
     url: Type.String({ pattern: '^wss?://' }),
     pingSeconds: Type.Optional(Type.Number({ minimum: 0.1, maximum: 3600 })),
   }, { additionalProperties: false })),
+  matter: Type.Optional(Type.Object({
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    pingSeconds: Type.Optional(Type.Number({ minimum: 0.1, maximum: 3600 })),
+  }, { additionalProperties: false })),
   locks: Type.Array(BridgedLockFile),
 }, { additionalProperties: false });
 
@@ -37,7 +47,9 @@ const checkFile = TypeCompiler.Compile(BridgeFile);
 export interface BridgedLockConfig {
   id: string;
   secret: string;
-  zwave: { nodeId: number };
+  /** Exactly one of these says how the real lock is reached. */
+  zwave?: { nodeId: number };
+  matter?: { pairingCode: string; address?: { ip: string; port: number } };
 }
 
 export interface BridgeConfig {
@@ -50,6 +62,8 @@ export interface BridgeConfig {
   /** How long a command without a deadline (protocol 1.1) may take, milliseconds. */
   lockReplyTimeoutMs: number;
   zwave: { url: string; pingSeconds: number } | null;
+  /** The Matter controller's UDP port (0: any) and how often each Matter lock is read to tell it is there. */
+  matter: { port: number; pingSeconds: number };
   locks: BridgedLockConfig[];
   logLevel: string;
 }
@@ -64,9 +78,13 @@ export const BRIDGE_SETTINGS: ReadonlyArray<{ name: string; default: string; mea
   { name: 'lockReplyTimeoutMs', default: '5000', meaning: "the service's LOCK_REPLY_TIMEOUT_MS, for commands of protocol 1.1 that carry no deadline" },
   { name: 'zwave.url / BRIDGE_ZWAVE_URL (env wins)', default: 'none', meaning: 'Z-Wave JS Server WebSocket (ws://HOST:3000, as Z-Wave JS UI or Home Assistant\'s add-on serve it)' },
   { name: 'zwave.pingSeconds', default: '10', meaning: 'how often each Z-Wave lock is pinged; an unreachable one is reported offline' },
+  { name: 'matter.port', default: '5550', meaning: "the Matter controller's UDP port (not 5540, which Matter devices use)" },
+  { name: 'matter.pingSeconds', default: '10', meaning: 'how often each Matter lock is read; one that does not answer is reported offline' },
   { name: 'locks[].id', default: '-', meaning: 'the lock id `latchkey lock provision` printed' },
   { name: 'locks[].secretFile', default: '-', meaning: 'a file holding its device secret (relative to the file)' },
-  { name: 'locks[].zwave.nodeId', default: '-', meaning: 'the Z-Wave node id of the real lock' },
+  { name: 'locks[].zwave.nodeId', default: '-', meaning: 'the Z-Wave node id of the real lock (or locks[].matter)' },
+  { name: 'locks[].matter.pairingCode', default: '-', meaning: 'the Matter lock\'s manual pairing code or QR payload (MT:…); paired at the first start, kept in dataDir' },
+  { name: 'locks[].matter.address', default: 'discovery', meaning: 'IP:PORT of the Matter lock when mDNS discovery cannot find it' },
   { name: 'LOG_LEVEL (env)', default: 'info', meaning: 'pino level of the bridge log' },
 ];
 
@@ -87,6 +105,14 @@ function readText(path: string, what: string): string {
   } catch (err) {
     throw new BridgeConfigError(`${what}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+}
+
+/** `IP:PORT` or `[IPv6]:PORT`. */
+function parseAddress(text: string, what: string): { ip: string; port: number } {
+  const match = /^\[([0-9a-fA-F:.%\w]+)\]:(\d+)$/.exec(text) ?? /^([0-9.]+):(\d+)$/.exec(text);
+  const port = Number(match?.[2]);
+  if (!match || !(port > 0 && port < 65536)) throw new BridgeConfigError(`${what} must be IP:PORT or [IPv6]:PORT`);
+  return { ip: match[1]!, port };
 }
 
 /** Reads the file named by `--config` or BRIDGE_CONFIG and the environment; throws BridgeConfigError naming the setting. */
@@ -111,16 +137,19 @@ export function loadBridgeConfig(configPath?: string, env: NodeJS.ProcessEnv = p
   if (!/^(mqtts?|tcp|tls):\/\//.test(mqttUrl)) throw new BridgeConfigError('BRIDGE_MQTT_URL must be an mqtt:// or mqtts:// URL');
   const ids = new Set<string>();
   const nodes = new Set<number>();
-  const locks = parsed.locks.map((lock, index) => {
+  const locks = parsed.locks.map((lock, index): BridgedLockConfig => {
     if (ids.has(lock.id)) throw new BridgeConfigError(`locks[${index}].id: ${lock.id} is listed twice`);
-    if (nodes.has(lock.zwave.nodeId)) throw new BridgeConfigError(`locks[${index}].zwave.nodeId: node ${lock.zwave.nodeId} is listed twice`);
+    if ((lock.zwave === undefined) === (lock.matter === undefined)) throw new BridgeConfigError(`locks[${index}]: give exactly one of zwave and matter`);
+    if (lock.zwave !== undefined && nodes.has(lock.zwave.nodeId)) throw new BridgeConfigError(`locks[${index}].zwave.nodeId: node ${lock.zwave.nodeId} is listed twice`);
     ids.add(lock.id);
-    nodes.add(lock.zwave.nodeId);
+    if (lock.zwave !== undefined) nodes.add(lock.zwave.nodeId);
     const secret = readText(near(lock.secretFile), `locks[${index}].secretFile`).split(/\r?\n/)[0]!.trim();
     if (secret === '') throw new BridgeConfigError(`locks[${index}].secretFile is empty`);
-    return { id: lock.id, secret, zwave: lock.zwave };
+    if (lock.zwave !== undefined) return { id: lock.id, secret, zwave: lock.zwave };
+    const matter = lock.matter!;
+    return { id: lock.id, secret, matter: { pairingCode: matter.pairingCode, ...(matter.address === undefined ? {} : { address: parseAddress(matter.address, `locks[${index}].matter.address`) }) } };
   });
-  if (locks.length > 0 && zwaveUrl === undefined) throw new BridgeConfigError('zwave.url (or BRIDGE_ZWAVE_URL) is required for Z-Wave locks');
+  if (locks.some((lock) => lock.zwave !== undefined) && zwaveUrl === undefined) throw new BridgeConfigError('zwave.url (or BRIDGE_ZWAVE_URL) is required for Z-Wave locks');
   return {
     mqttUrl,
     topicPrefix: env.MQTT_TOPIC_PREFIX || parsed.topicPrefix || 'locks',
@@ -128,6 +157,7 @@ export function loadBridgeConfig(configPath?: string, env: NodeJS.ProcessEnv = p
     trustedRoot: parsed.trustedRootFile === undefined ? null : rootFromText(readText(near(parsed.trustedRootFile), 'trustedRootFile')),
     lockReplyTimeoutMs: parsed.lockReplyTimeoutMs ?? 5000,
     zwave: zwaveUrl === undefined ? null : { url: zwaveUrl, pingSeconds: parsed.zwave?.pingSeconds ?? 10 },
+    matter: { port: parsed.matter?.port ?? 5550, pingSeconds: parsed.matter?.pingSeconds ?? 10 },
     locks,
     logLevel: env.LOG_LEVEL || 'info',
   };

@@ -44,6 +44,13 @@ describe('latchkey bridge configuration', () => {
     for (const setting of BRIDGE_SETTINGS) assert.ok(help.stdout.includes(setting.name), setting.name);
   });
 
+  it('bridge unpair says when the lock was never paired', async () => {
+    const path = await configFile({ locks: [], matter: { port: 0 } });
+    const unpair = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'bridge', 'unpair', '--lock', LOCK, '--config', path], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
+    assert.equal(unpair.status, 1, unpair.stderr);
+    assert.deepEqual(JSON.parse(unpair.stdout), { lockId: LOCK, unpaired: false });
+  });
+
   it('shuts down cleanly on SIGTERM', async () => {
     const path = await configFile({ locks: [] });
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'bridge', '--config', path], { env: { ...process.env, LOG_LEVEL: 'info' } });

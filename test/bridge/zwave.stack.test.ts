@@ -1,19 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BridgeConfig } from '../../src/config/bridge.js';
-import { runBridge, type RunningBridge } from '../../src/bridge/run-bridge.js';
-import { startService, type RunningService } from '../../src/server.js';
+import { startService } from '../../src/server.js';
 import { Api } from '../helpers/http.js';
-import { capturingLogger } from '../helpers/mqtt.js';
-import { auditEntriesOf, claimLock, createVerifiedUser, revokeLock, shareLock, type ClaimedLock } from '../helpers/locks.js';
-import { freePort } from '../helpers/ports.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { auditEntriesOf, createVerifiedUser, revokeLock, shareLock } from '../helpers/locks.js';
 import { eventually } from '../helpers/wait.js';
 import { startZwaveStack, type ZwaveStack } from '../helpers/zwave-stack.js';
-import { certify, execute, signed, unlock, type Signer } from '../execute/support.js';
+import { certify, execute, signed, unlock } from '../execute/support.js';
+import { lockJson, logged, ready, refusedWith, startBridgeRig, type BridgeRig } from './support.js';
 
 /**
  * `latchkey bridge` in front of Z-Wave JS itself: Z-Wave JS's mock controller and mock door locks
@@ -24,67 +17,28 @@ import { certify, execute, signed, unlock, type Signer } from '../execute/suppor
 
 const lockOp = { type: 'MUTATE_LOCK', locked: true } as const;
 
-interface Rig {
-  t: TestService;
-  stack: ZwaveStack;
-  bridge: RunningBridge;
-  admin: Signer;
-  log: ReturnType<typeof capturingLogger>;
-  /** The lock of each node. */
-  locks: Map<number, ClaimedLock>;
-  close(): Promise<void>;
-}
-
-/** The service (embedded broker on a fixed port), Z-Wave JS's stack with `nodes`, and a bridge driving one claimed lock per node. */
-async function startRig(nodes: number[]): Promise<Rig> {
-  const t = await startTestService({ CERT_CHECK: 'never', LOCK_REPLY_TIMEOUT_MS: '1500', MQTT_PORT: String(await freePort()) });
-  const admin = await certify(t, await createVerifiedUser(t));
+/** A rig whose locks are Z-Wave nodes 2, 3, … of a stack of their own. */
+async function zwaveRig(nodes: number[]): Promise<{ rig: BridgeRig; stack: ZwaveStack; lockOf(node: number): string }> {
   const stack = await startZwaveStack(nodes);
-  const dir = await mkdtemp(join(tmpdir(), 'latchkey-bridge-'));
-  const locks = new Map<number, ClaimedLock>();
-  for (const node of nodes) locks.set(node, await claimLock(t, admin, { name: `Z-Wave ${node}` }));
-  const config: BridgeConfig = {
-    mqttUrl: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`,
-    topicPrefix: 'locks',
-    dataDir: join(dir, 'data'),
-    trustedRoot: t.service.ctx.pki.rootCertificate,
-    lockReplyTimeoutMs: 1500,
-    zwave: { url: stack.url, pingSeconds: 0.5 },
-    locks: nodes.map((node) => ({ id: locks.get(node)!.id, secret: locks.get(node)!.secret, zwave: { nodeId: node } })),
-    logLevel: 'debug',
+  const rig = await startBridgeRig(nodes.map((nodeId) => ({ zwave: { nodeId } })), stack.url);
+  const close = rig.close;
+  rig.close = async () => {
+    await close();
+    await stack.stop();
   };
-  const log = capturingLogger();
-  const bridge = runBridge({ config, logger: log.logger });
-  return {
-    t, stack, bridge, admin, log, locks,
-    async close() {
-      await bridge.close();
-      await stack.stop();
-      await t.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  return { rig, stack, lockOf: (node) => rig.locks[nodes.indexOf(node)]!.id };
 }
-
-/** Resolves once the lock is online to `service` and the bridge holds the config version the service has for it. */
-async function ready(rig: Rig, id: string, service: RunningService = rig.t.service): Promise<void> {
-  await eventually(() => service.ctx.link.isOnline(id), 'bridged lock online', 15_000);
-  const wanted = (await service.ctx.db.kysely.selectFrom('locks').select('config_version').where('id', '=', id).executeTakeFirstOrThrow()).config_version;
-  await eventually(() => rig.bridge.status().find((s) => s.id === id)?.configVersion === wanted, 'config applied on the bridge', 10_000);
-}
-
-const lockJson = async (rig: Rig, id: string) => (await rig.t.api.get(`/device/${id}`, { token: rig.admin.authToken })).body;
-const logged = (rig: Rig, msg: string, lockId: string) => rig.log.lines.some((line) => line.msg === msg && line.lockId === lockId);
-const refusedWith = (reason: RegExp) => (err: { status?: number; message?: string }) => err.status === 409 && reason.test(err.message ?? '');
 
 describe('latchkey bridge with Z-Wave JS', () => {
-  let rig: Rig;
-  before(async () => { rig = await startRig([2, 3, 4]); });
+  let rig: BridgeRig;
+  let stack: ZwaveStack;
+  let lockOf: (node: number) => string;
+  before(async () => ({ rig, stack, lockOf } = await zwaveRig([2, 3, 4])));
   after(() => rig?.close());
 
   it('unlocks and locks a Z-Wave lock; its kind, battery, door, jam, tamper and keypad use reach the service', async () => {
-    const { t, stack, admin } = rig;
-    const { id } = rig.locks.get(2)!;
+    const { t, admin } = rig;
+    const id = lockOf(2);
     await ready(rig, id);
     const res = await execute(t, admin, id, signed(admin, id, unlock));
     assert.equal(res.status, 200, res.text);
@@ -116,7 +70,7 @@ describe('latchkey bridge with Z-Wave JS', () => {
 
   it('refuses at the edge, with the service bypassed: a replayed jti, a revoked user, a user outside their window', async () => {
     const { t, admin } = rig;
-    const { id } = rig.locks.get(3)!;
+    const id = lockOf(3);
     const revoked = await certify(t, await createVerifiedUser(t));
     const later = await certify(t, await createVerifiedUser(t));
     await shareLock(t, id, admin, revoked.userId);
@@ -138,8 +92,8 @@ describe('latchkey bridge with Z-Wave JS', () => {
   });
 
   it('answers 503 while the lock is away and 504 when it does not act in time, and never unlocks late', async () => {
-    const { t, stack, admin } = rig;
-    const { id } = rig.locks.get(4)!;
+    const { t, admin } = rig;
+    const id = lockOf(4);
     await ready(rig, id);
     await stack.act(4, { do: 'away' });
     await eventually(() => !t.service.ctx.link.isOnline(id), 'the away lock offline to the service', 15_000);
@@ -157,14 +111,16 @@ describe('latchkey bridge with Z-Wave JS', () => {
   });
 });
 
-describe('latchkey bridge when everything goes away', () => {
-  let rig: Rig;
-  before(async () => { rig = await startRig([2]); });
+describe('latchkey bridge with Z-Wave JS when everything goes away', () => {
+  let rig: BridgeRig;
+  let stack: ZwaveStack;
+  let lockOf: (node: number) => string;
+  before(async () => ({ rig, stack, lockOf } = await zwaveRig([2])));
   after(() => rig?.close());
 
   it('comes back after Z-Wave JS Server, then the service with its broker, go away', async () => {
-    const { t, stack, admin } = rig;
-    const { id } = rig.locks.get(2)!;
+    const { t, admin } = rig;
+    const id = lockOf(2);
     await ready(rig, id);
     await stack.stop();
     await eventually(() => !t.service.ctx.link.isOnline(id), 'offline while Z-Wave JS Server is away', 15_000);

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { connect, createServer } from 'node:net';
 import { eventually } from './wait.js';
 
@@ -10,6 +11,18 @@ export function freePort(): Promise<number> {
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
       server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/** A UDP port on 127.0.0.1 that was free a moment ago (Matter speaks UDP). */
+export function freeUdpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    socket.once('error', reject);
+    socket.bind(0, '127.0.0.1', () => {
+      const { port } = socket.address();
+      socket.close(() => resolve(port));
     });
   });
 }

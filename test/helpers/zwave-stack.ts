@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startActorProcess } from './actor-process.js';
 import { freePort } from './ports.js';
 
 /**
@@ -35,47 +34,11 @@ const SCRIPT = fileURLToPath(new URL('./zwave-stack-process.ts', import.meta.url
 
 export async function startZwaveStack(nodeIds: number[]): Promise<ZwaveStack> {
   const port = await freePort();
-  let child: ChildProcess | null = null;
-  let seq = 0;
-  const waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
-
-  const start = async (): Promise<void> => {
-    const started = spawn(process.execPath, ['--import', 'tsx', SCRIPT, JSON.stringify({ port, nodeIds })], { stdio: ['pipe', 'pipe', 'inherit'] });
-    child = started;
-    const lines = createInterface({ input: started.stdout! });
-    await new Promise<void>((resolve, reject) => {
-      started.once('exit', (code) => reject(new Error(`the Z-Wave stack exited (${code}) before it was ready`)));
-      lines.on('line', (line) => {
-        const message = JSON.parse(line) as { ready?: boolean; done?: number; failed?: number; message?: string };
-        if (message.ready) resolve();
-        const settled = message.done ?? message.failed;
-        if (settled === undefined) return;
-        const waiter = waiting.get(settled);
-        waiting.delete(settled);
-        if (message.failed !== undefined) waiter?.reject(new Error(message.message));
-        else waiter?.resolve();
-      });
-    });
-  };
-
-  await start();
+  const actor = await startActorProcess(SCRIPT, { port, nodeIds });
   return {
     url: `ws://127.0.0.1:${port}`,
-    act(nodeId, action) {
-      const id = (seq += 1);
-      return new Promise((resolve, reject) => {
-        waiting.set(id, { resolve, reject });
-        child?.stdin?.write(`${JSON.stringify({ ...action, node: nodeId, seq: id })}\n`);
-      });
-    },
-    async stop() {
-      const running = child;
-      child = null;
-      if (running === null || running.exitCode !== null) return;
-      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
-      running.kill('SIGTERM');
-      await exited;
-    },
-    start,
+    act: (nodeId, action) => actor.act({ ...action, node: nodeId }),
+    stop: () => actor.stop(),
+    start: () => actor.start(),
   };
 }

@@ -3,6 +3,8 @@ import type { LockConfig } from '../../device-protocol/payloads.js';
 import { DEADLINE_PASSED } from '../../lock-edge/command-check.js';
 import type { Bolt, BoltState, LockLog, Outcome } from '../../lock-edge/lock-endpoint.js';
 import { LockMechanism } from '../../lock-edge/lock-mechanism.js';
+import { LateUnlockWatch } from '../late-unlock.js';
+import type { LockEvents } from '../lock-events.js';
 import type { ZwaveEvent, ZwaveNodeState, ZwaveServerClient, ZwaveValue } from './server-client.js';
 
 /**
@@ -13,8 +15,7 @@ import type { ZwaveEvent, ZwaveNodeState, ZwaveServerClient, ZwaveValue } from '
  * and carried out here.
  *
  * Never late: a command is sent only before its deadline, and waited for only until then. The
- * radio may still deliver it afterwards (Z-Wave JS retries), so a bolt that opens within
- * LATE_WATCH_SECONDS of an abandoned unlock is locked again at once.
+ * radio may still deliver it afterwards (Z-Wave JS retries): LateUnlockWatch locks it again.
  */
 
 const DOOR_LOCK = 0x62;
@@ -36,20 +37,11 @@ const LOCK_JAMMED = 11;
 const DOOR_OPEN = 22;
 const DOOR_CLOSED = 23;
 
-/** How long after an abandoned unlock a bolt that opens is taken for it arriving late, seconds. */
-export const LATE_WATCH_SECONDS = 60;
 const UNLOCK_SECONDS_WITHOUT_CONFIG = 5;
 /** How often a command's bolt is asked for while it has not arrived, milliseconds. */
 const POLL_MS = 200;
 
 export const ZWAVE_CAPABILITIES = ['keypad', 'doorSensor', 'battery', 'jamDetection'];
-
-export interface ZwaveLockEvents {
-  /** Reachability or a reported value changed: publish the state (and presence). */
-  changed(): void;
-  doorChanged(open: boolean): void;
-  reachable(reachable: boolean): void;
-}
 
 export class ZwaveLock implements Bolt {
   private mode: number | null = null;
@@ -59,10 +51,9 @@ export class ZwaveLock implements Bolt {
   private jammed: boolean | null = null;
   private tamper: boolean | null = null;
   private nodeStatus: number | null = null;
-  /** The target of the last command abandoned at its deadline, and until when a late arrival is watched for. */
-  private abandoned: { locked: boolean; until: number } | null = null;
+  private readonly late: LateUnlockWatch;
   private readonly mechanism: LockMechanism;
-  private events: ZwaveLockEvents | undefined;
+  private events: LockEvents | undefined;
 
   constructor(
     readonly nodeId: number,
@@ -70,13 +61,14 @@ export class ZwaveLock implements Bolt {
     private readonly now: () => number,
     private readonly log: LockLog,
   ) {
+    this.late = new LateUnlockWatch(now);
     // The mechanism decides when the config wants the bolt to move by itself; commands move it here first.
     this.mechanism = new LockMechanism(now, (state, cause) => {
       if (cause === 'auto_relock' || cause === 'unlock_window') this.moveBySchedule(state.locked, cause);
     });
   }
 
-  listen(events: ZwaveLockEvents): void {
+  listen(events: LockEvents): void {
     this.events = events;
   }
 
@@ -180,7 +172,7 @@ export class ZwaveLock implements Bolt {
   }
 
   private abandon(locked: boolean): Outcome {
-    this.abandoned = { locked, until: this.now() + LATE_WATCH_SECONDS };
+    this.late.abandoned(locked);
     this.log('command_abandoned', { node: this.nodeId, locked });
     return { ok: false, error: DEADLINE_PASSED };
   }
@@ -215,10 +207,7 @@ export class ZwaveLock implements Bolt {
     const wasUnknown = this.mode === null;
     this.mode = mode;
     if (wasUnknown && live) this.events?.reachable(this.reachable);
-    const late = this.abandoned;
-    if (late !== null && this.now() < late.until && !late.locked && mode !== SECURED) {
-      // An unlock abandoned at its deadline arrived after all: lock again at once.
-      this.abandoned = null;
+    if (this.late.arrived(mode === SECURED)) {
       this.log('late_unlock_reversed', { node: this.nodeId });
       this.moveBySchedule(true, 'late_unlock');
     }
@@ -233,7 +222,7 @@ export class ZwaveLock implements Bolt {
         const parameters = args.parameters as { userId?: unknown } | undefined;
         const slot = typeof parameters?.userId === 'number' ? parameters.userId : undefined;
         this.log('operation', { node: this.nodeId, ...operation, ...(slot === undefined ? {} : { slot }) });
-        if (operation.source !== 'rf') this.abandoned = null; // a person at the door: not a late command
+        if (operation.source !== 'rf') this.late.personAtTheDoor();
       }
       if (event === LOCK_JAMMED && this.jammed !== true) {
         this.jammed = true;

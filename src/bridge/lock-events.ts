@@ -1,0 +1,9 @@
+/** What a real lock's bolt tells the lock's endpoint (src/bridge/run-bridge.ts wires it). */
+export interface LockEvents {
+  /** A reported value changed: publish the state. */
+  changed(): void;
+  /** The door sensor changed: its event, then the state. */
+  doorChanged(open: boolean): void;
+  /** The lock can (or can no longer) be reached: its presence. */
+  reachable(reachable: boolean): void;
+}

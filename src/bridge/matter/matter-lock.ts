@@ -1,0 +1,249 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PairedNode } from '@project-chip/matter.js/device';
+import type { LockConfig } from '../../device-protocol/payloads.js';
+import { DEADLINE_PASSED } from '../../lock-edge/command-check.js';
+import type { Bolt, BoltState, LockLog, Outcome } from '../../lock-edge/lock-endpoint.js';
+import { LockMechanism } from '../../lock-edge/lock-mechanism.js';
+import type { LockEvents } from '../lock-events.js';
+import { LateUnlockWatch } from '../late-unlock.js';
+
+/**
+ * One Matter door lock (a node paired to the bridge's controller) as a Latchkey lock's bolt: the
+ * Door Lock cluster's lockState and doorState, the Power Source cluster's battery, its
+ * LockOperation, LockOperationError and DoorLockAlarm events (each taken once: matter.js delivers
+ * them again after a restart, so they are told apart by event number), lock and unlock as timed
+ * invokes. matter.js is handed in by src/bridge/matter/network.ts, which alone loads it.
+ *
+ * Never late: the invoke is a timed request whose window ends at the command's deadline, so a
+ * lock that gets it later refuses it; matter.js queues commands for a lock that is away, so a bolt
+ * that opens within a minute of an abandoned unlock is locked again (LateUnlockWatch).
+ */
+
+// Door Lock cluster values (Matter 1.3 §5.2).
+const LOCKED = 1;
+const UNLOCKED = 2;
+const NOT_FULLY_LOCKED = 0;
+const DOOR_OPEN = 0;
+const DOOR_CLOSED = 1;
+const DOOR_JAMMED = 2;
+const DOOR_FORCED_OPEN = 3;
+const ALARM_JAMMED = 0;
+const ALARM_FORCED_OPEN = 4;
+const SOURCES: Record<number, string> = { 0: 'unspecified', 1: 'manual', 2: 'proprietary_remote', 3: 'keypad', 4: 'auto', 5: 'button', 6: 'schedule', 7: 'remote', 8: 'rfid', 9: 'biometric', 10: 'aliro' };
+/** How often a command's bolt is read while it has not arrived, milliseconds. */
+const POLL_MS = 100;
+const UNLOCK_SECONDS_WITHOUT_CONFIG = 5;
+
+export const MATTER_CAPABILITIES = ['keypad', 'doorSensor', 'battery', 'jamDetection'];
+
+/** What the lock must offer of matter.js's cluster client (the subset the bridge uses). */
+interface DoorLockClient {
+  lockDoor(request: object, options: { asTimedRequest: true; timedRequestTimeoutMs: number }): Promise<unknown>;
+  unlockDoor(request: object, options: { asTimedRequest: true; timedRequestTimeoutMs: number }): Promise<unknown>;
+  getLockStateAttribute(requestFromRemote?: boolean): Promise<number | null | undefined>;
+  /** Only with the door position sensor feature. */
+  getDoorStateAttribute?(requestFromRemote?: boolean): Promise<number | null | undefined>;
+}
+
+export interface MatterApi {
+  doorLock(node: PairedNode): DoorLockClient | undefined;
+  /** The Power Source cluster's batPercentRemaining (half per cent), when the lock has one. */
+  batteryOf(node: PairedNode): Promise<number | null | undefined>;
+  /** True when matter.js says the node is connected. */
+  isConnected(node: PairedNode): boolean;
+}
+
+export class MatterLock implements Bolt {
+  private node: PairedNode | null = null;
+  private api: MatterApi | null = null;
+  private lockState: number | null = null;
+  private doorState: number | null = null;
+  private battery: number | null = null;
+  private jammed: boolean | null = null;
+  private tamper: boolean | null = null;
+  private answering = false;
+  /** The highest event number taken, so events delivered again are not taken twice. */
+  private lastEventNumber = -1n;
+  private readonly late: LateUnlockWatch;
+  private readonly mechanism: LockMechanism;
+  private events: LockEvents | undefined;
+
+  constructor(readonly lockId: string, private readonly now: () => number, private readonly log: LockLog) {
+    this.late = new LateUnlockWatch(now);
+    this.mechanism = new LockMechanism(now, (state, cause) => {
+      if (cause === 'auto_relock' || cause === 'unlock_window') this.moveBySchedule(state.locked, cause);
+    });
+  }
+
+  listen(events: LockEvents): void {
+    this.events = events;
+  }
+
+  get reachable(): boolean {
+    return this.node !== null && this.answering && this.lockState !== null;
+  }
+
+  get state(): BoltState {
+    return {
+      locked: this.lockState === LOCKED,
+      ts: this.now(),
+      ...(this.doorState === DOOR_OPEN || this.doorState === DOOR_FORCED_OPEN ? { doorOpen: true } : this.doorState === DOOR_CLOSED ? { doorOpen: false } : {}),
+      ...(this.battery === null ? {} : { battery: this.battery }),
+      ...(this.jammed === null ? {} : { jammed: this.jammed }),
+      ...(this.tamper === null ? {} : { tamper: this.tamper }),
+    };
+  }
+
+  /** The paired node, connected by the network; its attributes and events come here from now on. */
+  attach(node: PairedNode, api: MatterApi): void {
+    this.node = node;
+    this.api = api;
+    node.events.attributeChanged.on(({ path, value }) => this.takeAttribute(path.clusterId as number, path.attributeName, value));
+    node.events.eventTriggered.on(({ path, events }) => {
+      for (const event of events) this.takeEvent(path.eventName, BigInt(event.eventNumber as bigint | number), event.data as Record<string, unknown> | undefined);
+    });
+  }
+
+  /** Reads the lock's bolt from the lock itself: it is there when it answers. */
+  async ping(timeoutMs: number): Promise<void> {
+    const client = this.client();
+    let answered = false;
+    if (client !== undefined) {
+      const read = client.getLockStateAttribute(true).then((value) => {
+        if (typeof value === 'number') this.takeLockState(value);
+        return true;
+      }, () => false);
+      answered = await Promise.race([read, sleep(timeoutMs, false, { ref: false })]);
+    }
+    // The first values come with the subscription's priming report, before any change: read what is still unknown.
+    if (answered && this.doorState === null && client?.getDoorStateAttribute !== undefined) {
+      const door = await client.getDoorStateAttribute(false).catch(() => null);
+      if (typeof door === 'number') this.takeDoorState(door);
+    }
+    if (answered && this.battery === null && this.node !== null && this.api !== null) {
+      const level = await this.api.batteryOf(this.node).catch(() => null);
+      if (typeof level === 'number') this.takeBattery(level);
+    }
+    this.setAnswering(answered);
+  }
+
+  configure(config: LockConfig | null): void {
+    this.mechanism.setWindow(config?.unlockBetween ?? null);
+  }
+
+  async mutate(operation: { locked: boolean; duration?: number }, deadline: number, config: LockConfig | null): Promise<Outcome> {
+    if (operation.locked && this.mechanism.windowOpen) return { ok: false, error: 'unlock_window_active: the unlock-between window holds the lock open' };
+    const moved = await this.move(operation.locked, deadline);
+    if (!moved.ok) return moved;
+    if (operation.locked) this.mechanism.lock();
+    else this.mechanism.unlockFor(operation.duration ?? config?.unlockDuration ?? UNLOCK_SECONDS_WITHOUT_CONFIG);
+    return moved;
+  }
+
+  stop(): void {
+    this.mechanism.stop();
+  }
+
+  private client(): DoorLockClient | undefined {
+    return this.node === null || this.api === null ? undefined : this.api.doorLock(this.node);
+  }
+
+  /** A timed invoke whose window ends at the deadline, then reads until the lock says it is there, both only until the deadline. */
+  private async move(locked: boolean, deadline: number): Promise<Outcome> {
+    const remainingMs = () => Math.floor((deadline - this.now()) * 1000);
+    const client = this.client();
+    if (client === undefined) return { ok: false, error: 'busy: the lock cannot be reached' };
+    if (remainingMs() <= 0) return { ok: false, error: DEADLINE_PASSED };
+    const target = locked ? LOCKED : UNLOCKED;
+    try {
+      const options = { asTimedRequest: true as const, timedRequestTimeoutMs: Math.max(1, Math.min(remainingMs(), 10_000)) };
+      const invoked = locked ? client.lockDoor({}, options) : client.unlockDoor({}, options);
+      // matter.js may hold the invoke while the lock is away: stop waiting at the deadline.
+      const done = await Promise.race([invoked.then(() => true), sleep(Math.max(0, remainingMs()), false, { ref: false })]);
+      while (done && remainingMs() > 0) {
+        const value = await Promise.race([client.getLockStateAttribute(true), sleep(Math.max(0, remainingMs()), undefined, { ref: false })]);
+        if (typeof value === 'number') this.takeLockState(value);
+        if (value === target) return { ok: true };
+        await sleep(Math.min(POLL_MS, Math.max(0, remainingMs())));
+      }
+    } catch (err) {
+      if (remainingMs() > 0) return { ok: false, error: `busy: the lock did not take the command (${err instanceof Error ? err.message : String(err)})` };
+    }
+    this.late.abandoned(locked);
+    this.log('command_abandoned', { locked });
+    return { ok: false, error: DEADLINE_PASSED };
+  }
+
+  private moveBySchedule(locked: boolean, cause: string): void {
+    const client = this.client();
+    if (client === undefined) return;
+    this.log('schedule', { locked, cause });
+    const options = { asTimedRequest: true as const, timedRequestTimeoutMs: 10_000 };
+    (locked ? client.lockDoor({}, options) : client.unlockDoor({}, options))
+      .then(() => client.getLockStateAttribute(true))
+      .then((value) => { if (typeof value === 'number') this.takeLockState(value); })
+      .catch((err: unknown) => this.log('schedule_failed', { locked, cause, message: err instanceof Error ? err.message : String(err) }));
+  }
+
+  private setAnswering(answering: boolean): void {
+    const before = this.reachable;
+    this.answering = answering;
+    if (this.reachable !== before) this.events?.reachable(this.reachable);
+  }
+
+  private takeAttribute(clusterId: number, name: string, value: unknown): void {
+    if (name === 'lockState' && typeof value === 'number') this.takeLockState(value);
+    else if (name === 'doorState' && typeof value === 'number') this.takeDoorState(value);
+    else if (name === 'batPercentRemaining' && typeof value === 'number') this.takeBattery(value);
+    void clusterId;
+  }
+
+  private takeLockState(value: number): void {
+    if (this.lockState === value) return;
+    const wasUnknown = this.lockState === null;
+    this.lockState = value;
+    // Not fully locked: the bolt could not reach where it was driven.
+    this.jammed = value === NOT_FULLY_LOCKED;
+    if (wasUnknown) this.setAnswering(true);
+    if (this.late.arrived(value === LOCKED)) {
+      this.log('late_unlock_reversed');
+      this.moveBySchedule(true, 'late_unlock');
+    }
+    this.events?.changed();
+  }
+
+  private takeDoorState(value: number): void {
+    if (this.doorState === value) return;
+    const before = this.state.doorOpen;
+    this.doorState = value;
+    if (value === DOOR_JAMMED) this.jammed = true;
+    const after = this.state.doorOpen;
+    if (after !== undefined && after !== before) this.events?.doorChanged(after);
+    else this.events?.changed();
+  }
+
+  private takeBattery(halfPercent: number): void {
+    const battery = Math.max(0, Math.min(100, Math.round(halfPercent / 2)));
+    if (this.battery === battery) return;
+    this.battery = battery;
+    this.events?.changed();
+  }
+
+  private takeEvent(name: string, number: bigint, data: Record<string, unknown> | undefined): void {
+    if (number <= this.lastEventNumber) return;
+    this.lastEventNumber = number;
+    if (name === 'lockOperation') {
+      const source = SOURCES[Number(data?.operationSource)] ?? 'unspecified';
+      const slot = typeof data?.userIndex === 'number' ? data.userIndex : undefined;
+      this.log('operation', { source, locked: Number(data?.lockOperationType) === 0, ...(slot === undefined ? {} : { slot }) });
+      if (source !== 'remote') this.late.personAtTheDoor();
+    } else if (name === 'lockOperationError') {
+      this.log('operation_error', { source: SOURCES[Number(data?.operationSource)] ?? 'unspecified', error: Number(data?.operationError) });
+    } else if (name === 'doorLockAlarm') {
+      const code = Number(data?.alarmCode);
+      if (code === ALARM_JAMMED) this.jammed = true;
+      if (code === ALARM_FORCED_OPEN) this.tamper = true;
+      this.events?.changed();
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createVerifiedUser, revokeLock, shareLock } from '../helpers/locks.js';
+import { startVirtualMatterLock, type VirtualMatterLock } from '../helpers/matter-lock.js';
+import { eventually } from '../helpers/wait.js';
+import { certify, execute, signed, unlock } from '../execute/support.js';
+import { lockJson, logged, ready, refusedWith, startBridgeRig, type BridgeRig } from './support.js';
+
+/**
+ * `latchkey bridge` as a Matter controller in front of matter.js's own virtual door lock
+ * (test/helpers/matter-lock.ts, another process on 127.0.0.1, paired by its setup code and known
+ * address), the real service with its embedded broker. Run once (a `.stack.test.ts`).
+ */
+
+const lockOp = { type: 'MUTATE_LOCK', locked: true } as const;
+
+describe('latchkey bridge with a Matter lock', () => {
+  let rig: BridgeRig;
+  let device: VirtualMatterLock;
+  let id: string;
+  before(async () => {
+    device = await startVirtualMatterLock();
+    rig = await startBridgeRig([{ matter: { pairingCode: device.manualPairingCode, address: { ip: '127.0.0.1', port: Number(device.address.split(':')[1]) } } }]);
+    id = rig.locks[0]!.id;
+  });
+  after(async () => {
+    await rig?.close();
+    await device?.stop();
+  });
+
+  it('pairs from the setup code, unlocks and locks with timed invokes, and reports the door', async () => {
+    const { t, admin } = rig;
+    await ready(rig, id);
+    assert.equal((await execute(t, admin, id, signed(admin, id, unlock))).status, 200);
+    const unlocked = await eventually(async () => {
+      const lock = await lockJson(rig, id);
+      return lock.state.locked === false ? lock : undefined;
+    }, 'unlocked, as the lock reports it');
+    assert.deepEqual(unlocked.device, { kind: 'matter', capabilities: ['keypad', 'doorSensor', 'battery', 'jamDetection'] });
+    assert.equal(unlocked.state.doorOpen, false);
+    assert.equal((await execute(t, admin, id, signed(admin, id, lockOp))).status, 200);
+    await device.act({ do: 'door', open: true });
+    await eventually(async () => ((await lockJson(rig, id)).state.doorOpen === true ? true : undefined), 'door open shown');
+    // The lock's LockOperation events: taken once each, by event number.
+    await eventually(() => rig.log.lines.filter((line) => line.msg === 'operation' && line.lockId === id && line.source === 'remote').length === 2 || undefined, 'two remote operations');
+  });
+
+  it('refuses at the edge, with the service bypassed: a replayed jti, a revoked user, a user outside their window', async () => {
+    const { t, admin } = rig;
+    const revoked = await certify(t, await createVerifiedUser(t));
+    const later = await certify(t, await createVerifiedUser(t));
+    await shareLock(t, id, admin, revoked.userId);
+    await shareLock(t, id, admin, later.userId, { start: Math.floor(Date.now() / 1000) + 3600 });
+    await ready(rig, id);
+    const token = signed(admin, id, unlock);
+    assert.equal((await execute(t, admin, id, token)).status, 200);
+    await assert.rejects(t.service.ctx.link.sendCommand(id, token, unlock), refusedWith(/replayed/));
+    const revokedToken = signed(revoked, id, unlock);
+    await revokeLock(t, id, admin, [revoked.userId]);
+    await ready(rig, id);
+    await assert.rejects(t.service.ctx.link.sendCommand(id, revokedToken, unlock), refusedWith(/not_enrolled/));
+    await assert.rejects(t.service.ctx.link.sendCommand(id, signed(later, id, unlock), unlock), refusedWith(/outside_user_window/));
+  });
+
+  it('answers 503 while the lock is away, 504 when it acts too late (and undoes it), and comes back by itself', async () => {
+    const { t, admin } = rig;
+    await ready(rig, id);
+    assert.equal((await execute(t, admin, id, signed(admin, id, lockOp))).status, 200);
+    await device.act({ do: 'slow', ms: 2500 });
+    assert.equal((await execute(t, admin, id, signed(admin, id, unlock))).status, 504);
+    await eventually(() => logged(rig, 'late_unlock_reversed', id), 'the late unlock reversed', 10_000);
+    await eventually(async () => ((await lockJson(rig, id)).state.locked === true ? true : undefined), 'locked again');
+
+    await device.stop();
+    await eventually(() => !t.service.ctx.link.isOnline(id), 'the away lock offline to the service', 15_000);
+    assert.equal((await execute(t, admin, id, signed(admin, id, unlock))).status, 503);
+    await device.start();
+    await ready(rig, id);
+    assert.equal((await execute(t, admin, id, signed(admin, id, unlock))).status, 200);
+  });
+});

@@ -1,0 +1,70 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BridgeConfig, BridgedLockConfig } from '../../src/config/bridge.js';
+import { runBridge, type RunningBridge } from '../../src/bridge/run-bridge.js';
+import type { RunningService } from '../../src/server.js';
+import { capturingLogger } from '../helpers/mqtt.js';
+import { claimLock, createVerifiedUser, type ClaimedLock } from '../helpers/locks.js';
+import { freePort, freeUdpPort } from '../helpers/ports.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
+import { certify, type Signer } from '../execute/support.js';
+
+/** How a test's real lock is reached: what the bridge's configuration says of it. */
+export type RealLock = Pick<BridgedLockConfig, 'zwave' | 'matter'>;
+
+export interface BridgeRig {
+  t: TestService;
+  bridge: RunningBridge;
+  admin: Signer;
+  log: ReturnType<typeof capturingLogger>;
+  /** The Latchkey lock claimed for each real lock, in order. */
+  locks: ClaimedLock[];
+  close(): Promise<void>;
+}
+
+/**
+ * The service (embedded broker on a fixed port, so another instance can take it over; replies
+ * awaited 1.5 s) and a bridge driving one claimed lock per real lock, with `zwaveUrl` for the
+ * Z-Wave ones.
+ */
+export async function startBridgeRig(realLocks: RealLock[], zwaveUrl?: string): Promise<BridgeRig> {
+  const t = await startTestService({ CERT_CHECK: 'never', LOCK_REPLY_TIMEOUT_MS: '1500', MQTT_PORT: String(await freePort()) });
+  const admin = await certify(t, await createVerifiedUser(t));
+  const dir = await mkdtemp(join(tmpdir(), 'latchkey-bridge-'));
+  const locks: ClaimedLock[] = [];
+  for (const [index] of realLocks.entries()) locks.push(await claimLock(t, admin, { name: `Real lock ${index}` }));
+  const config: BridgeConfig = {
+    mqttUrl: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`,
+    topicPrefix: 'locks',
+    dataDir: join(dir, 'data'),
+    trustedRoot: t.service.ctx.pki.rootCertificate,
+    lockReplyTimeoutMs: 1500,
+    zwave: zwaveUrl === undefined ? null : { url: zwaveUrl, pingSeconds: 0.5 },
+    matter: { port: await freeUdpPort(), pingSeconds: 0.5 },
+    locks: realLocks.map((real, index) => ({ id: locks[index]!.id, secret: locks[index]!.secret, ...real })),
+    logLevel: 'debug',
+  };
+  const log = capturingLogger();
+  const bridge = runBridge({ config, logger: log.logger });
+  return {
+    t, bridge, admin, log, locks,
+    async close() {
+      await bridge.close();
+      await t.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves once the lock is online to `service` and the bridge holds the config version the service has for it. */
+export async function ready(rig: BridgeRig, id: string, service: RunningService = rig.t.service): Promise<void> {
+  await eventually(() => service.ctx.link.isOnline(id), 'bridged lock online', 20_000);
+  const wanted = (await service.ctx.db.kysely.selectFrom('locks').select('config_version').where('id', '=', id).executeTakeFirstOrThrow()).config_version;
+  await eventually(() => rig.bridge.status().find((s) => s.id === id)?.configVersion === wanted, 'config applied on the bridge', 10_000);
+}
+
+export const lockJson = async (rig: BridgeRig, id: string) => (await rig.t.api.get(`/device/${id}`, { token: rig.admin.authToken })).body;
+export const logged = (rig: BridgeRig, msg: string, lockId: string) => rig.log.lines.some((line) => line.msg === msg && line.lockId === lockId);
+export const refusedWith = (reason: RegExp) => (err: { status?: number; message?: string }) => err.status === 409 && reason.test(err.message ?? '');
