@@ -10,20 +10,28 @@ import { useLocks } from './hooks/locks';
 import { appPath, match, navigate, usePath } from './hooks/router';
 import { AccountPage } from './pages/account';
 import { ActivityPage } from './pages/activity';
+import { DoorsActivityPage } from './pages/doors-activity';
 import { AppPage, AppsPage } from './pages/apps';
 import { Register, ResetPassword, SignIn, VerifyEmail } from './pages/auth';
 import { LockPage } from './pages/lock';
 import { LocksPage } from './pages/locks';
+import { SharePage } from './pages/share';
+import { SitesPage } from './pages/sites';
 
 /** Pages anyone may open; every other page needs a session. */
 const PUBLIC = ['/signin', '/register', '/verify', '/reset'];
 
 function Nav() {
+  // Administrators' pages are offered to administrators only.
+  const administers = (useLocks().data ?? []).some((lock) => lock.role === 'ADMIN');
   return (
     <header class="top">
       <Link to="/" class="brand">Latchkey</Link>
       <nav aria-label="Main">
         <Link to="/">Locks</Link>
+        {administers && <Link to="/share">Share</Link>}
+        {administers && <Link to="/sites">Sites</Link>}
+        {administers && <Link to="/doors">All doors</Link>}
         <Link to="/activity">Activity</Link>
         <Link to="/apps">Developers</Link>
         <Link to="/account">Account</Link>
@@ -46,6 +54,9 @@ function SignedIn({ path, search }: { path: string; search: URLSearchParams }) {
   if (path === '/') page = <LocksPage search={search} />;
   else if ((params = match('/locks/:id', path))) page = <LockPage id={params.id!} tab="" />;
   else if ((params = match('/locks/:id/:tab', path))) page = <LockPage id={params.id!} tab={params.tab!} />;
+  else if (path === '/share') page = <SharePage />;
+  else if (path === '/sites') page = <SitesPage />;
+  else if (path === '/doors') page = <DoorsActivityPage />;
   else if (path === '/activity') page = <ActivityPage />;
   else if ((params = match('/users/:id/activity', path))) page = <ActivityPage userId={params.id!} label={search.get('name') ?? undefined} />;
   else if (path === '/account') page = <AccountPage />;

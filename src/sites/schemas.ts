@@ -24,3 +24,9 @@ export const SiteUserResponse = Type.Object({
   foreign: Foreign,
 });
 export type SiteUserResponse = Static<typeof SiteUserResponse>;
+
+export const SiteLockParams = Type.Object({ siteId: Type.String({ description: 'site UUID' }), lockId: Type.String({ description: 'lock UUID' }) });
+const SiteName = Type.String({ minLength: 1, maxLength: 255, description: 'the site\'s name' });
+const SiteColour = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'hex colour #RRGGBB' });
+export const NewSiteBody = Type.Object({ name: SiteName, colour: Type.Optional(SiteColour) }, { additionalProperties: false });
+export const SiteChangesBody = Type.Object({ name: Type.Optional(SiteName), colour: Type.Optional(SiteColour) }, { additionalProperties: false });

@@ -10,6 +10,8 @@ export interface SitesTable {
   longitude: number | null;
   /** Metres. */
   radius: number | null;
+  /** The user who made the site through the API (migration 0041); null for an operator's site. */
+  owner_user_id: string | null;
   created: number;
   updated: number;
 }

@@ -66,6 +66,13 @@ describe('the console is accessible on every page', () => {
     assert.equal(await from.inputValue(), '07:00');
     await assertNoSeriousAxeViolations(a.page);
     await check(a.page, `/locks/${lock.id}/audit`, 'Lobby');
+    await check(a.page, '/share', 'Share doors');
+    await a.page.getByLabel('Lobby', { exact: true }).check();
+    await a.page.getByLabel('Only at certain hours each week').check();
+    await a.page.getByRole('group', { name: 'Days' }).getByLabel('Friday', { exact: true }).waitFor();
+    await assertNoSeriousAxeViolations(a.page);
+    await check(a.page, '/doors', 'Activity across your doors');
+    await a.page.getByRole('region', { name: 'Offline now' }).getByText(/Lobby — never seen online/).waitFor();
     await check(a.page, '/activity', 'My activity');
     await check(a.page, `/users/${staff.userId}/activity?name=staff`, 'Activity of staff');
     await check(a.page, '/account', 'Account');
@@ -77,6 +84,7 @@ describe('the console is accessible on every page', () => {
     await signInAs(u, t.service.url, staff.email, staff.password);
     await check(u.page, '/', 'Locks');
     await check(u.page, `/locks/${lock.id}`, 'Lobby');
+    assert.equal(await u.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Share' }).count(), 0, 'no administrators\' pages for a USER');
     const tabs = await u.page.getByRole('navigation', { name: 'Lock sections' }).getByRole('link').allTextContents();
     assert.deepEqual(tabs, ['Overview', 'Your access'], 'a USER sees no administrator tabs');
     await check(u.page, `/locks/${lock.id}/members`, 'Lobby');

@@ -52,10 +52,7 @@ export function describeError(status: number, error: string | undefined, message
 export function plainWords(message: string): string {
   return message
     .split(/;\s*|,\s*(?=(?:body|querystring|params)\/)/)
-    .map((part) => part
-      .replace(/^(?:body|querystring|params|headers)\/?/, '')
-      .replace(/^(\w+)\/\d+\/?/, '$1 ')
-      .replace(/^([a-z]\w*)/, (field: string) => field.replace(/([A-Z])/g, ' $1').toLowerCase().replace(/^./, (c) => c.toUpperCase()))
+    .map((part) => (/^(?:body|querystring|params|headers)\//.test(part) ? fieldFirst(part) : part)
       .replace(/must NOT have fewer than (\d+) characters/, 'must have at least $1 characters')
       .replace(/must NOT have more than (\d+) characters/, 'must have at most $1 characters')
       .replace(/must match format "email"/, 'must be an email address')
@@ -64,6 +61,14 @@ export function plainWords(message: string): string {
       .trim())
     .filter((part) => part !== '')
     .join('; ');
+}
+
+/** "body/unlockDuration/0 must …" → "Unlock duration must …": the field in words, first. */
+function fieldFirst(part: string): string {
+  return part
+    .replace(/^(?:body|querystring|params|headers)\//, '')
+    .replace(/^(\w+)\/\d+\/?/, '$1 ')
+    .replace(/^([a-z]\w*)/, (field: string) => field.replace(/([A-Z])/g, ' $1').toLowerCase().replace(/^./, (c) => c.toUpperCase()));
 }
 
 /** A sentence for each status the API documents, with the service's own words when it gave any. */

@@ -61,6 +61,11 @@ export const getLock = (api: ApiClient, lockId: string) => api.request<Lock>('GE
 export const claimLock = (api: ApiClient, body: Body<'/device', 'post'>) => api.request<Reply<'/device', 'post'>>('POST', '/device', { body });
 export const updateLock = (api: ApiClient, lockId: string, body: LockChanges) => api.request('PUT', device(lockId), { body });
 export const listSites = (api: ApiClient) => api.request<Site[]>('GET', '/site');
+export const listOwnSites = (api: ApiClient) => api.request<Site[]>('GET', '/site/mine');
+export const createSite = (api: ApiClient, body: Body<'/site', 'post'>) => api.request<Site>('POST', '/site', { body });
+export const updateSite = (api: ApiClient, siteId: string, body: Body<'/site/{siteId}', 'put'>) => api.request('PUT', `/site/${at(siteId)}`, { body });
+/** Puts a lock in a site of the caller's (`inSite`), or takes it out. */
+export const placeLock = (api: ApiClient, siteId: string, lockId: string, inSite: boolean) => api.request(inSite ? 'PUT' : 'DELETE', `/site/${at(siteId)}/device/${at(lockId)}`);
 export const listSiteLocks = (api: ApiClient, siteId: string) => api.request<Reply<'/site/{siteId}/device', 'get'>>('GET', `/site/${at(siteId)}/device`);
 export const listMembers = (api: ApiClient, lockId: string) => api.request<Member[]>('GET', device(lockId, '/users'));
 /** The person an email names (invited to `lockId` by email when they have no account): whom ADD_USER shares with. */

@@ -27,6 +27,8 @@ export type Role = Lock['role'];
 export type LockState = Lock['state'];
 export type UnlockBetween = NonNullable<Lock['settings']['unlockBetweenWindow']>;
 export type DayName = UnlockBetween['days'][number];
+/** One weekly window of a share's own hours (ADD_USER `schedule`). */
+export type Hours = NonNullable<Lock['schedule']>[number];
 export type LockChanges = Body<'/device/{lockId}', 'put'>;
 export type Site = Reply<'/site', 'get'>[number];
 export type Member = Reply<'/device/{lockId}/users', 'get'>[number];

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { execute } from '../api/browser-key';
-import { claimLock, findInvitee, getLock, waitingShares, linkTile, listLocks, listMembers, listSiteLocks, listSites, unlinkTile, updateLock } from '../api/endpoints';
-import type { Body, Lock, LockChanges, Role, Site, UnlockBetween } from '../api/types';
+import { claimLock, createSite, findInvitee, getLock, listOwnSites, placeLock, updateSite, waitingShares, linkTile, listLocks, listMembers, listSiteLocks, listSites, unlinkTile, updateLock } from '../api/endpoints';
+import type { ApiClient } from '../api/client';
+import type { Body, Hours, Lock, LockChanges, Role, Site, UnlockBetween } from '../api/types';
 import { useApi, useUserId } from './context';
 import { queryKeys } from './query-keys';
 import { navigate } from './router';
@@ -114,17 +115,49 @@ export function useMembers(lock: Lock) {
   return useQuery({ queryKey: queryKeys.members(lock.id), queryFn: () => listMembers(api, lock.id), enabled: lock.role === 'ADMIN' });
 }
 
+/** A share to make: the person (by email, or `userId` for a member already known), role, window and weekly hours. */
+export interface ShareRequest {
+  email: string;
+  userId?: string;
+  role: Role;
+  start: number | null;
+  end: number | null;
+  /** The share's own weekly hours; null clears them; absent leaves them as they are. */
+  schedule?: Hours[] | null;
+}
+
+/**
+ * Shares each lock with one person: one ADD_USER signed here per lock (each lock checks its own).
+ * Every lock is tried; those refused are named in the error, the others stay shared.
+ */
+async function shareEach(api: ApiClient, me: string, lockIds: readonly string[], share: ShareRequest, nameOf: (lockId: string) => string): Promise<void> {
+  const refused: string[] = [];
+  for (const lockId of lockIds) {
+    try {
+      const invitee = await findInvitee(api, share.email, lockId);
+      const schedule = share.schedule === undefined ? {} : { schedule: share.schedule };
+      await execute(api, me, lockId, { type: 'ADD_USER', user: share.userId ?? invitee.id, publicKey: invitee.publicKey, role: share.role, start: share.start, end: share.end, ...schedule });
+    } catch (err) {
+      if (lockIds.length === 1) throw err;
+      refused.push(`${nameOf(lockId)}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  if (refused.length > 0) throw new Error(`Not shared on ${refused.length} of ${lockIds.length} doors. ${refused.join(' ')}`);
+}
+
 /** Shares the lock with the person `email` names (ADD_USER, signed here), or changes the share of `userId` (the same operation). */
 export function useShare(lockId: string) {
+  return useShareToLocks([lockId]);
+}
+
+/** Shares several locks (or a whole site's) with one person in one step. */
+export function useShareToLocks(lockIds: readonly string[], nameOf: (lockId: string) => string = (id) => id) {
   const api = useApi();
   const me = useUserId();
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async (share: { email: string; userId?: string; role: Role; start: number | null; end: number | null }) => {
-      const invitee = await findInvitee(api, share.email, lockId);
-      await execute(api, me, lockId, { type: 'ADD_USER', user: share.userId ?? invitee.id, publicKey: invitee.publicKey, role: share.role, start: share.start, end: share.end });
-    },
-    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.members(lockId) }),
+    mutationFn: (share: ShareRequest) => shareEach(api, me, lockIds, share, nameOf),
+    onSettled: () => Promise.all(lockIds.map((lockId) => client.invalidateQueries({ queryKey: queryKeys.members(lockId) }))),
   });
 }
 
@@ -141,4 +174,23 @@ export function useRemoveMember(lockId: string) {
       navigate('/');
     },
   });
+}
+
+/** The sites the caller made (GET /site/mine). */
+export function useOwnSites() {
+  const api = useApi();
+  return useQuery({ queryKey: queryKeys.ownSites(), queryFn: () => listOwnSites(api) });
+}
+
+/** Making, renaming and filling one's own sites; every list of sites is read again after. */
+export function useSiteChanges() {
+  const api = useApi();
+  const client = useQueryClient();
+  // queryKeys.sites() is the prefix of ownSites(): both lists are read again.
+  const refresh = () => Promise.all([client.invalidateQueries({ queryKey: queryKeys.sites() }), client.invalidateQueries({ queryKey: queryKeys.locks() })]);
+  return {
+    create: useMutation({ mutationFn: (name: string) => createSite(api, { name }), onSuccess: refresh }),
+    rename: useMutation({ mutationFn: ({ siteId, name }: { siteId: string; name: string }) => updateSite(api, siteId, { name }), onSuccess: refresh }),
+    place: useMutation({ mutationFn: ({ siteId, lockId, inSite }: { siteId: string; lockId: string; inSite: boolean }) => placeLock(api, siteId, lockId, inSite), onSuccess: refresh }),
+  };
 }

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Lock } from '../api/types';
+import { YourHours } from '../components/hours';
 import { KeyPanel } from '../components/key-panel';
 import { LockButtons, StateBadges } from '../components/lock-state';
 import { Check, ErrorText, Field, Form, Link, Notice, Section } from '../components/ui';
@@ -15,6 +16,7 @@ function LockCard({ lock }: { lock: Lock }) {
         <span class="role">{lock.role}</span>
       </div>
       <StateBadges lock={lock} />
+      <YourHours schedule={lock.schedule} />
       <LockButtons lock={lock} />
     </li>
   );
@@ -67,7 +69,10 @@ export function LocksPage({ search }: { search: URLSearchParams }) {
   const locks = useLocks();
   const sites = useSiteOfLock();
   const [showHidden, setShowHidden] = useState(false);
-  const visible = (locks.data ?? []).filter((lock) => showHidden || !lock.settings.hidden);
+  const [query, setQuery] = useState('');
+  const words = query.trim().toLowerCase();
+  const matches = (lock: Lock) => !words || `${lock.name} ${sites.data?.get(lock.id)?.name ?? ''}`.toLowerCase().includes(words);
+  const visible = (locks.data ?? []).filter((lock) => (showHidden || !lock.settings.hidden) && matches(lock));
   const groups = new Map<string, { title: string; locks: Lock[] }>();
   for (const lock of visible) {
     const site = sites.data?.get(lock.id);
@@ -83,6 +88,8 @@ export function LocksPage({ search }: { search: URLSearchParams }) {
       <h1>Locks</h1>
       {search.get('welcome') && <Notice>Welcome! Check your email for the verification link, then certify this browser below.</Notice>}
       <KeyPanel />
+      {(locks.data?.length ?? 0) > 1 && <Field label="Find a lock" type="search" value={query} onValue={setQuery} hint="By its name or its site's." />}
+      {words && visible.length === 0 && <p role="status">No lock matches “{query.trim()}”.</p>}
       <ErrorText error={locks.error} />
       {locks.isPending && <p role="status">Loading locks…</p>}
       {locks.data && locks.data.length === 0 && <NoLocks />}

@@ -16,6 +16,7 @@ import { auditPartiesMigration } from './0014_audit_parties.js';
 import { deletedApplicationUsersMigration } from './0015_deleted_application_users.js';
 import { lockDeviceMigration } from './0020_lock_device.js';
 import { memberSchedulesMigration } from './0040_member_schedules.js';
+import { siteOwnersMigration } from './0041_site_owners.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -39,5 +40,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0015_deleted_application_users': deletedApplicationUsersMigration(dialect),
     '0020_lock_device': lockDeviceMigration(),
     '0040_member_schedules': memberSchedulesMigration(),
+    '0041_site_owners': siteOwnersMigration(),
   };
 }

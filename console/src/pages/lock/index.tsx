@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Lock, LockChanges } from '../../api/types';
+import { YourHours } from '../../components/hours';
 import { LockButtons, StateBadges } from '../../components/lock-state';
 import { Check, ErrorText, Field, Form, Link, Notice, Section } from '../../components/ui';
 import { useLock, useUpdateLock } from '../../hooks/locks';
@@ -62,7 +63,7 @@ export function LockPage({ id, tab }: { id: string; tab: string }) {
       </nav>
       {shown === '' && (
         <>
-          <Section title="Operate"><LockButtons lock={data} /></Section>
+          <Section title="Operate"><YourHours schedule={data.schedule} /><LockButtons lock={data} /></Section>
           <Appearance lock={data} />
         </>
       )}

@@ -1,12 +1,14 @@
 import { useState } from 'preact/hooks';
 import type { Lock, Member, Role } from '../../api/types';
-import { ConfirmButton, ErrorText, Field, Form, Link, Notice, Section, Select, fromLocalInput, toLocalInput, when } from '../../components/ui';
+import { ConfirmButton, ErrorText, Field, Form, Link, Section, Select, fromLocalInput, toLocalInput, when } from '../../components/ui';
 import { useUserId } from '../../hooks/context';
+import { describeHours } from '../../components/hours';
+import { ShareForm } from '../../components/share-form';
 import { useMembers, useRemoveMember, useShare } from '../../hooks/locks';
 import { together } from '../../hooks/mutations';
 
 /** What a row shows of a member (the viewer's own row, on a lock they do not administer, has no more). */
-type ShownMember = Pick<Member, 'userId' | 'email' | 'displayName' | 'role' | 'start' | 'end' | 'orphan' | 'pending'>;
+type ShownMember = Pick<Member, 'userId' | 'email' | 'displayName' | 'role' | 'start' | 'end' | 'orphan' | 'pending' | 'schedule'>;
 
 /** Why a member cannot open the lock yet: a held share (email not verified) or an invitation nobody has taken up. */
 function memberStatus(member: ShownMember): { badge: string; note: string } | null {
@@ -49,6 +51,7 @@ function MemberRow({ lock, member, canManage, others }: { lock: Lock; member: Sh
       </div>
       {status && <div class="held-note">{status.note}</div>}
       <div class="muted">{member.start === null && member.end === null ? 'No time limit' : `From ${member.start === null ? 'now' : when(member.start)} until ${member.end === null ? 'revoked' : when(member.end)}`}</div>
+      {member.schedule && <div class="muted" data-hours="true">Hours: {describeHours(member.schedule)}</div>}
       {canManage && member.userId !== me && !editing && (
         <div class="actions">
           <button type="button" class="secondary" onClick={() => setEditing(true)} aria-label={`Change role or window of ${who}`}>Change</button>
@@ -79,18 +82,12 @@ function MemberRow({ lock, member, canManage, others }: { lock: Lock; member: Sh
 export function Members({ lock }: { lock: Lock }) {
   const me = useUserId();
   const members = useMembers(lock);
-  const share = useShare(lock.id);
-  const [email, setEmail] = useState('');
-  const [role, setRole] = useState<Role>('USER');
-  const [start, setStart] = useState('');
-  const [end, setEnd] = useState('');
-  const [shared, setShared] = useState('');
   if (lock.role !== 'ADMIN') {
     return (
       <Section title="Your access">
         <p>Only the lock's admins see its members.</p>
         <ul class="members">
-          <MemberRow lock={lock} member={{ userId: me, email: null, displayName: 'You', role: lock.role, start: lock.start, end: lock.end, orphan: false, pending: false }} canManage={false} />
+          <MemberRow lock={lock} member={{ userId: me, email: null, displayName: 'You', role: lock.role, start: lock.start, end: lock.end, orphan: false, pending: false, ...(lock.schedule ? { schedule: lock.schedule } : {}) }} canManage={false} />
         </ul>
       </Section>
     );
@@ -100,28 +97,7 @@ export function Members({ lock }: { lock: Lock }) {
       <ErrorText error={members.error} />
       <ul class="members">{(members.data ?? []).map((m) => <MemberRow key={m.userId} lock={lock} member={m} canManage others={members.data?.filter((o) => o.userId !== m.userId)} />)}</ul>
       {(members.data ?? []).some((m) => m.pending) && <p class="muted">Shares to people who have not verified their email are held until they do.</p>}
-      <Form label="Share this lock" class="inline-form" onSubmit={() => {
-        setShared('');
-        share.mutate({ email: email.trim(), role, start: fromLocalInput(start), end: fromLocalInput(end) }, {
-          // The next person shared with starts from a clean form, never with this one's role or window.
-          onSuccess: (_answer, { email: sharedWith }) => {
-            setShared(`Shared with ${sharedWith}.`);
-            setEmail('');
-            setRole('USER');
-            setStart('');
-            setEnd('');
-          },
-        });
-      }}>
-        <h3>Share</h3>
-        <Field label="Email of the person to share with" type="email" required value={email} onValue={setEmail} hint="Someone without an account is invited by email." />
-        <Select label="Role" value={role} options={[['USER', 'User'], ['ADMIN', 'Admin']]} onValue={setRole} />
-        <Field label="Starts (optional)" type="datetime-local" value={start} onValue={setStart} />
-        <Field label="Ends (optional)" type="datetime-local" value={end} onValue={setEnd} />
-        <button type="submit" disabled={share.isPending}>Share</button>
-        {shared && <Notice>{shared}</Notice>}
-        <ErrorText error={share.error} />
-      </Form>
+      <ShareForm lockIds={[lock.id]} />
     </Section>
   );
 }

@@ -1,23 +1,12 @@
 import { useState } from 'preact/hooks';
 import type { DayName, Lock } from '../../api/types';
-import { Check, ErrorText, Field, Form, Notice, Section, TimeField, dayName } from '../../components/ui';
+import { DaysField, localZone } from '../../components/hours';
+import { Check, DAY_NAMES, ErrorText, Field, Form, Notice, Section, TimeField } from '../../components/ui';
 import { useSignedSettings, useTileLink, useUpdateLock } from '../../hooks/locks';
 
-const DAYS: DayName[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+const DAYS: DayName[] = [...DAY_NAMES];
 
-const localZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 const list = (text: string) => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
-
-function Days({ days, onDays, legend }: { days: DayName[]; onDays: (days: DayName[]) => void; legend: string }) {
-  return (
-    <fieldset class="days">
-      <legend>{legend}</legend>
-      {DAYS.map((day) => (
-        <Check key={day} label={dayName(day)} checked={days.includes(day)} onValue={(on) => onDays(on ? [...days, day] : days.filter((d) => d !== day))} />
-      ))}
-    </fieldset>
-  );
-}
 
 /** Settings signed in the browser (MUTATE_SETTING): unlock duration, unlock-between window. */
 function SignedSettings({ lock }: { lock: Lock }) {
@@ -48,7 +37,7 @@ function SignedSettings({ lock }: { lock: Lock }) {
           <TimeField label="Window starts" required value={start} onValue={setStart} />
           <TimeField label="Window ends" required value={end} onValue={setEnd} />
           <Field label="Window time zone" required value={timezone} onValue={setTimezone} hint="An IANA name, e.g. Europe/London." />
-          <Days legend="Window days" days={days} onDays={setDays} />
+          <DaysField legend="Window days" days={days} onDays={setDays} />
           <Field label="Exception dates" value={exceptions} onValue={setExceptions} hint="YYYY-MM-DD, separated by commas: days the window does not apply." />
         </>
       )}
@@ -93,7 +82,7 @@ function Requirements({ lock }: { lock: Lock }) {
           <TimeField label="Allowed from" required value={tStart} onValue={setTStart} />
           <TimeField label="Allowed until" required value={tEnd} onValue={setTEnd} />
           <Field label="Requirement time zone" required value={tZone} onValue={setTZone} />
-          <Days legend="Allowed days" days={tDays} onDays={setTDays} />
+          <DaysField legend="Allowed days" days={tDays} onDays={setTDays} />
         </>
       )}
       <Check label="Only near the lock" checked={locOn} onValue={setLocOn} />
