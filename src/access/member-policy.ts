@@ -64,7 +64,7 @@ export function canUnlock(request: UnlockRequest): Decision {
   const { member, requirements, now } = request;
   const refusal = windowRefusal(member, now);
   if (refusal !== null) return refusal;
-  if (!isWithinSchedule(member, now)) return forbidden('outside your hours on this lock');
+  if (!isWithinSchedule(member, now)) return forbidden("outside the share's weekly hours");
   if (!isAddressPermitted(request.permittedAddresses ?? [], request.callerIp)) return forbidden('caller address not permitted');
   if (member.role === 'ADMIN') return ALLOWED;
   if (request.unlockDuration !== undefined && !mayUnlockFor(member, request.duration, request.unlockDuration)) {

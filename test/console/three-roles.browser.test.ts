@@ -104,7 +104,7 @@ describe('the console in three roles: a manager, a staff member invited by email
     clock.set(MONDAY_10 + 9 * 3600);
     await entrance.getByRole('button', { name: 'Unlock Main entrance' }).click();
     await entrance.getByRole('alert').waitFor();
-    await entrance.getByRole('alert').getByText(/outside your hours/).waitFor();
+    await entrance.getByRole('alert').getByText(/outside the share's weekly hours/).waitFor();
     assert.equal(devices[0]!.commands.length, 1);
     assert.match(s.page.url(), /\/console\/$/, 'still signed in');
 
@@ -112,7 +112,7 @@ describe('the console in three roles: a manager, a staff member invited by email
     await m.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'All doors' }).click();
     const feed = m.page.getByRole('table', { name: /What happened at your doors/ });
     await feed.getByText(`${staff} unlocked the door`).waitFor();
-    await feed.getByText(new RegExp(`${staff.replace(/[.+]/g, '\\$&')} tried to unlock the door: refused, outside your hours`)).waitFor();
+    await feed.getByText(new RegExp(`${staff.replace(/[.+]/g, '\\$&')} tried to unlock the door: refused, outside the share's weekly hours`)).waitFor();
     await m.page.getByRole('region', { name: 'Offline now' }).getByText(/Server room — never seen online/).waitFor();
     await m.page.getByLabel('Only refusals').check();
     await m.page.getByLabel('Person').fill('staff-');

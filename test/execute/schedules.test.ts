@@ -50,7 +50,7 @@ describe('execute: a share with its own weekly hours', () => {
     clock.set(MONDAY_10 + 9 * 3600); // Monday 19:00
     const late = await unlockAs(staff);
     assert.equal(late.status, 403, late.text);
-    assert.match(late.body.message, /outside your hours/);
+    assert.match(late.body.message, /outside the share's weekly hours/);
     const refusal = (await auditEntriesOf(t, lockId)).at(-1)!;
     assert.deepEqual([refusal.type, refusal.rejected, refusal.actor_user_id], ['DOOR_UNLOCK', 1, staff.userId]);
     assert.equal((await unlockAs(manager)).status, 200, 'the manager has no hours of their own');

@@ -34,7 +34,7 @@ interface FeedRow { lockId: string; door: string; site: string; siteId: string; 
 
 const person = (e: LockLogEntry) => e.displayName ?? e.email ?? e.issuer?.email ?? (e.type.startsWith('DEVICE_') || e.type.startsWith('DOOR_O') || e.type === 'DOOR_CLOSE' ? 'The lock' : 'Someone');
 
-/** One entry as a sentence: "Sam unlocked the door", "Sam tried to unlock the door: refused, outside your hours". */
+/** One entry as a sentence: "Sam unlocked the door", "Sam tried to unlock the door: refused, outside the share's weekly hours". */
 function sentence(e: LockLogEntry): string {
   const [done, tried] = DONE[e.type] ?? [e.type.toLowerCase().replace(/_/g, ' '), e.type.toLowerCase().replace(/_/g, ' ')];
   const subject = e.subject && e.subject.userId !== e.user ? ` (${e.subject.email ?? e.subject.displayName ?? 'someone'})` : '';
