@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { applicationBody } from '../applications/helpers.js';
 import { claimLock, createVerifiedUser, shareLock } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
-import { assertAllLabelled, assertNoSeriousAxeViolations, ensureConsoleBuilt, launchChromium, openTab, signInAs } from './browser.js';
+import { assertAllLabelled, assertNoSeriousAxeViolations, ensureConsoleBuilt, openTab, signInAs, useChromium } from './browser.js';
 
 /**
  * Every page of the console under axe-core (WCAG 2 A/AA and best practices): no serious or
@@ -16,13 +16,7 @@ ensureConsoleBuilt();
 
 describe('the console is accessible on every page', () => {
   const t = useService({ withMail: true, env: { CERT_CHECK: 'never' } });
-  let browser: Browser;
-  before(async () => {
-    browser = await launchChromium({ service: t.service });
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const chromium = useChromium(() => t.service);
 
   /** Opens `path`, waits for `ready`, then checks the page. */
   async function check(page: Page, path: string, ready: string | RegExp): Promise<void> {
@@ -41,13 +35,13 @@ describe('the console is accessible on every page', () => {
     const app = await t.api.post('/platform/application', { token: admin.authToken, body: applicationBody() });
     assert.equal(app.status, 201);
 
-    const visitor = await openTab(browser, [400, 404]);
+    const visitor = await openTab(chromium.browser, [400, 404]);
     await check(visitor.page, '/signin', 'Sign in');
     await check(visitor.page, '/register', 'Create an account');
     await check(visitor.page, '/reset', 'Reset your password');
     await check(visitor.page, '/verify?code=not-a-code', 'Email verification');
 
-    const a = await openTab(browser);
+    const a = await openTab(chromium.browser);
     await signInAs(a, t.service.url, admin.email, admin.password);
     const skip = a.page.getByRole('link', { name: 'Skip to content' });
     assert.equal(await skip.getAttribute('href'), '#content');
@@ -80,7 +74,7 @@ describe('the console is accessible on every page', () => {
     await check(a.page, `/apps/${app.body.applicationId}`, app.body.name);
     await check(a.page, '/no-such-page', 'Not found');
 
-    const u = await openTab(browser);
+    const u = await openTab(chromium.browser);
     await signInAs(u, t.service.url, staff.email, staff.password);
     await check(u.page, '/', 'Locks');
     await check(u.page, `/locks/${lock.id}`, 'Lobby');

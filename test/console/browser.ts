@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } fr
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { CONSOLE_ROOT } from '../../src/console/routes.js';
 import { TEST_BASE_URL } from '../helpers/service.js';
@@ -69,6 +70,23 @@ export function launchChromium(options: { service?: { url: string } } = {}): Pro
   const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'];
   if (options.service) args.push(`--host-resolver-rules=MAP ${new URL(TEST_BASE_URL).host} ${new URL(options.service.url).host}`);
   return chromium.launch({ executablePath: CHROMIUM, args });
+}
+
+/** Chromium for a test file's describe block, started in `before` and closed in `after` (with `service`: as launchChromium). */
+export function useChromium(service?: () => { url: string }): { readonly browser: Browser } {
+  let browser: Browser | undefined;
+  before(async () => {
+    browser = await launchChromium(service ? { service: service() } : {});
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return {
+    get browser() {
+      if (!browser) throw new Error('Chromium is started in before()');
+      return browser;
+    },
+  };
 }
 
 /** Where screenshots go: LATCHKEY_CONSOLE_SHOTS (e.g. docs/console) or a temporary folder. */

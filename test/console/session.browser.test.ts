@@ -7,7 +7,7 @@ import { useService } from '../helpers/service.js';
 import { codeIn } from '../helpers/smtp.js';
 import { connectTestLock } from '../helpers/test-lock.js';
 import { eventually } from '../helpers/wait.js';
-import { ensureConsoleBuilt, launchChromium, openTab, signInAs } from './browser.js';
+import { certifyBrowser, ensureConsoleBuilt, launchChromium, openTab, signInAs, useChromium } from './browser.js';
 
 ensureConsoleBuilt();
 
@@ -77,17 +77,11 @@ describe('the console session', () => {
  */
 describe('the console session holds', () => {
   const t = useService({ withMail: true });
-  let browser: Browser;
-  before(async () => {
-    browser = await launchChromium({ service: t.service });
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const chromium = useChromium(() => t.service);
 
   it('shows a wrong certificate code at the code, still signed in, and takes the right one', async () => {
     const user = await createVerifiedUser(t);
-    const tab = await openTab(browser, [401, 423]);
+    const tab = await openTab(chromium.browser, [401, 423]);
     const { page } = tab;
     await signInAs(tab, t.service.url, user.email, user.password);
     await page.getByRole('button', { name: 'Certify this browser' }).click();
@@ -112,16 +106,11 @@ describe('the console session holds', () => {
       const claimed = await claimLock(t, user, { name: 'Side door' });
       const device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: claimed.id, secret: claimed.secret });
       try {
-        const tab = await openTab(browser, [423]);
+        const tab = await openTab(chromium.browser, [423]);
         const { page } = tab;
         await page.clock.install({ time: Date.now() + offsetMs });
         await signInAs(tab, t.service.url, user.email, user.password);
-        await page.getByRole('button', { name: 'Certify this browser' }).click();
-        await page.getByRole('button', { name: 'Email me a code' }).click();
-        const mail = await t.sink.waitFor((m) => m.to.includes(user.email) && /\b\d{6}\b/.test(m.text));
-        await page.getByLabel('Code', { exact: true }).fill(codeIn(mail.text));
-        await page.getByRole('button', { name: 'Check code' }).click();
-        await page.getByText(/Certified until/).waitFor();
+        await certifyBrowser(tab, t.service.url, t.sink, user.email);
         await page.getByRole('button', { name: 'Unlock Side door' }).click();
         await page.getByText('Side door confirmed: unlocked.').waitFor();
         assert.equal(device.commands.length, 1);

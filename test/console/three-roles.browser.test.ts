@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { after, describe, it } from 'node:test';
 import { createTestClock } from '../helpers/clock.js';
 import { claimLock, createVerifiedUser } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
 import { connectTestLock, type TestLock } from '../helpers/test-lock.js';
-import { PASSWORD, PHONE, assertNoSeriousAxeViolations, certifyBrowser, consoleLinkIn, ensureConsoleBuilt, launchChromium, openTab, shoot, signInAs } from './browser.js';
+import { PASSWORD, PHONE, assertNoSeriousAxeViolations, certifyBrowser, consoleLinkIn, ensureConsoleBuilt, openTab, shoot, signInAs, useChromium } from './browser.js';
 
 /** Monday 30 November 2026, 10:00 in London (UTC in winter). */
 const MONDAY_10 = 1_796_032_800;
@@ -25,14 +24,10 @@ ensureConsoleBuilt();
 describe('the console in three roles: a manager, a staff member invited by email, hours kept', () => {
   const clock = createTestClock(MONDAY_10);
   const t = useService({ withMail: true, clock });
-  let browser: Browser;
+  const chromium = useChromium(() => t.service);
   const devices: TestLock[] = [];
-  before(async () => {
-    browser = await launchChromium({ service: t.service });
-  });
   after(async () => {
     for (const device of devices) await device.close();
-    await browser?.close();
   });
 
   it('site of three doors → weekday hours on two for an invited staff member → his phone unlocks inside them, is refused outside → the feed shows it', async () => {
@@ -44,7 +39,7 @@ describe('the console in three roles: a manager, a staff member invited by email
     }
 
     // The manager, at a desk: a site of three doors.
-    const m = await openTab(browser, [409, 423]);
+    const m = await openTab(chromium.browser, [409, 423]);
     await signInAs(m, base, manager.email, manager.password);
     await certifyBrowser(m, base, t.sink, manager.email);
     await m.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sites' }).click();
@@ -80,7 +75,7 @@ describe('the console in three roles: a manager, a staff member invited by email
     assert.ok(invitation.text.includes(manager.email));
     assert.match(invitation.text, /the door "(Main entrance|Staff room)"/);
     // 401: the first unlock after the service's clock jumped is signed by the clock read before, and re-signed after reading it again.
-    const s = await openTab(browser, [401, 403, 423]);
+    const s = await openTab(chromium.browser, [401, 403, 423]);
     await s.page.setViewportSize(PHONE);
     await s.page.goto(`${base}${consoleLinkIn(invitation.text, 'register')}`);
     await s.page.getByLabel('Password').fill(PASSWORD);
