@@ -3,7 +3,8 @@ import { errorResponses, NoContent } from '../http/schemas.js';
 import { addAuthKey, addCorsDomain, addIssuer, removeAuthKey, removeCorsDomain, removeIssuer } from './credentials.js';
 import type { ApplicationsPlatform } from './platform.js';
 import type { OwnedApplication, PlatformApp } from './platform-app.js';
-import { ApplicationParams, AuthKeyBody, AuthKeyParams, UrlBody } from './schemas.js';
+import { ApplicationParams, AuthKeyBody, AuthKeyParams, SenderCodeQuery, UrlBody } from './schemas.js';
+import { confirmSender, sendSenderCode } from './sender.js';
 
 const tags = ['platform'];
 
@@ -42,6 +43,21 @@ export function registerCredentialRoutes(app: PlatformApp, ctx: AppContext, plat
       },
     });
   }
+
+  app.post('/platform/application/:applicationId/sender/verify', {
+    schema: { tags, summary: "Send a code to the application's senderEmail: its branding reaches mail once the address is proved", params: ApplicationParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 429) } },
+    handler: async (request, reply) => {
+      await sendSenderCode(ctx, request.caller, application(request));
+      return reply.code(204).send(null);
+    },
+  });
+  app.put('/platform/application/:applicationId/sender/verify', {
+    schema: { tags, summary: 'Prove the sender address with the code it received', params: ApplicationParams, querystring: SenderCodeQuery, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
+    handler: async (request, reply) => {
+      await confirmSender(ctx, application(request), request.query.code);
+      return reply.code(204).send(null);
+    },
+  });
 
   app.post('/platform/application/:applicationId/cors', {
     schema: { tags, summary: 'Permit a web app origin to call the API directly', params: ApplicationParams, body: UrlBody, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409) } },

@@ -96,3 +96,5 @@ export const LogoUpload = Type.Object({
   uploadUrl: Type.String({ description: 'PUT the image bytes here with the announced Content-Type, within 15 minutes' }),
   logoUrl: Type.String({ description: 'where the image will be served; set it with POST /platform/application/{id} {logoUrl}' }),
 });
+
+export const SenderCodeQuery = Type.Object({ code: Type.String({ minLength: 1, maxLength: 256, description: 'the code the sender address received' }) });

@@ -14,6 +14,11 @@ export interface ApplicationsTable {
   encryption_public_jwk: string;
   /** Its private key, PKCS#8 sealed with the key-encryption key (context `application-key:<id>`). */
   encryption_private_sealed: string;
+  /** The sender address proved by a code (migration 0050): branding applies while it is `senderEmail`. */
+  sender_verified_email: string | null;
+  sender_code_hash: string | null;
+  sender_code_email: string | null;
+  sender_code_expires_at: number | null;
   created: number;
   updated: number;
 }

@@ -1,4 +1,5 @@
 import type { Caller } from '../accounts/caller.js';
+import { DIRECT_NAMESPACE } from '../accounts/queries.js';
 import type { AppContext } from '../context.js';
 import { renderEmail } from '../messaging/branding.js';
 
@@ -10,8 +11,10 @@ import { renderEmail } from '../messaging/branding.js';
 export function invitationSender(ctx: AppContext, inviter: Caller, email: string, door: string | null = null): () => Promise<void> {
   return async () => {
     const branding = await ctx.brandingFor(inviter.namespace);
-    // Nobody has proved this address: it gets no free text of the inviter's (their display name), only an address they proved.
-    const verifiedInviter = inviter.emailVerified && inviter.email ? inviter.email : null;
+    // Nobody has proved this address: it gets no free text of the inviter's (their display name), only
+    // an address they proved to us. An application user's "verified" email is the application's claim
+    // (any address it likes, issue 27 point 2), so only a direct user's verified email names them.
+    const verifiedInviter = inviter.namespace === DIRECT_NAMESPACE && inviter.emailVerified && inviter.email ? inviter.email : null;
     const who = verifiedInviter ?? `A ${branding.senderName} user`;
     // The door's name is the inviter's text too: only an inviter with a proved address may have it sent.
     const what = verifiedInviter !== null && door !== null ? `the door "${door}"` : 'a door';

@@ -17,6 +17,7 @@ import { deletedApplicationUsersMigration } from './0015_deleted_application_use
 import { lockDeviceMigration } from './0020_lock_device.js';
 import { memberSchedulesMigration } from './0040_member_schedules.js';
 import { siteOwnersMigration } from './0041_site_owners.js';
+import { applicationSenderMigration } from './0050_application_sender.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -41,5 +42,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0020_lock_device': lockDeviceMigration(),
     '0040_member_schedules': memberSchedulesMigration(),
     '0041_site_owners': siteOwnersMigration(),
+    '0050_application_sender': applicationSenderMigration(dialect),
   };
 }
