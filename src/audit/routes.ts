@@ -7,7 +7,7 @@ import { readLockLog, readUserLog, toPage } from './logs.js';
 import { presentLockEntryV1, presentLockEntryV2, presentUserEntry } from './presenters.js';
 import { LockIdParams, UserIdParams, pathId } from '../ids/path-ids.js';
 import { LockAuditEntry, LogQuery, UserAuditEntry } from './schemas.js';
-import { auditProofRoutes } from './routes-proofs.js';
+import { auditProofRoutes } from './proof-routes.js';
 
 /** The spec's lock audit (v1, v2) and user audit endpoints. */
 export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {

@@ -15,7 +15,7 @@ export interface RateLimits {
   invitationsPerUser: RateLimit;
   executePerUser: RateLimit;
   executePerLock: RateLimit;
-  /** Wrong device secrets per lock id at the external broker's authentication hook (src/lock-link/auth-hook.ts). */
+  /** Wrong device secrets per lock id at the external broker's authentication hook (src/lock-link/routes.ts). */
   brokerHookFailuresPerLock: RateLimit;
 }
 

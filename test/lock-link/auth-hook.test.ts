@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { mayAccess } from '../../src/lock-link/auth-hook.js';
+import { mayAccess } from '../../src/lock-link/routes.js';
 import { provisionLock } from '../helpers/locks.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
-import { pickVersion } from '../../http/negotiation.js';
-import { errorResponses, NoContent } from '../../http/schemas.js';
-import { addressKey } from '../../limits/address-key.js';
-import { bearerToken } from '../authenticate.js';
-import { login } from '../login.js';
-import { register } from '../registration.js';
-import { Credentials, isTrueFlag, Registration, RegistrationQuery, TokenPairResponse } from '../schemas.js';
-import { endSession, refreshSession } from '../sessions.js';
+import type { AppContext } from '../context.js';
+import { pickVersion } from '../http/negotiation.js';
+import { errorResponses, NoContent } from '../http/schemas.js';
+import { addressKey } from '../limits/address-key.js';
+import { bearerToken } from './authenticate.js';
+import { login } from './login.js';
+import { register } from './registration.js';
+import { Credentials, isTrueFlag, Registration, RegistrationQuery, TokenPairResponse } from './schemas.js';
+import { endSession, refreshSession } from './sessions.js';
 
 /** Registration, login, refresh and logout: the spec's "Account and authentication" token rows. */
 export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.js';
-import { errorResponses, NoContent } from '../../http/schemas.js';
-import { addressKey } from '../../limits/address-key.js';
-import { accountWithPublicKey, changePassword, resendVerification, updateDisplayName, verifyEmail } from '../account.js';
-import type { Caller } from '../caller.js';
-import { deleteAccount } from '../delete-account.js';
-import { completePasswordReset, startPasswordReset } from '../password-reset.js';
-import { presentCallerAccount } from '../presenters.js';
-import { AccountResponse, AccountUpdate, PasswordChange, PasswordResetFinish, PasswordResetStart, VerifyQuery } from '../schemas.js';
+import type { AppContext } from '../context.js';
+import { errorResponses, NoContent } from '../http/schemas.js';
+import { addressKey } from '../limits/address-key.js';
+import { accountWithPublicKey, changePassword, resendVerification, updateDisplayName, verifyEmail } from './account.js';
+import type { Caller } from './caller.js';
+import { deleteAccount } from './delete-account.js';
+import { completePasswordReset, startPasswordReset } from './password-reset.js';
+import { presentCallerAccount } from './presenters.js';
+import { AccountResponse, AccountUpdate, PasswordChange, PasswordResetFinish, PasswordResetStart, VerifyQuery } from './schemas.js';
 
 /**
  * The account of each held caller as its JSON, made once by the route's own response serializer:
