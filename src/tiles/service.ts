@@ -63,8 +63,9 @@ export const MAX_TILE_LOCKS = 1000;
 
 /**
  * PUT /tile/{id} (v2, `{siteId, devices}`): the tile opens exactly `lockIds` among the locks the
- * caller administers; links to locks they do not administer are left alone (they may not change
- * them, and learn nothing of them). Every named lock must be administered by the caller (404 for
+ * caller administers. A tile already linked to a lock they do not administer is another
+ * administrator's: 409 (tile_linked_elsewhere), their links untouched (shared decisions §8: never
+ * changed or shadowed by another's); an empty list still unlinks the caller's own. Every named lock must be administered by the caller (404 for
  * a non-member, 403 otherwise) and lie in `siteId` (400). An empty list unlinks all of theirs.
  */
 export async function setTileLocks(ctx: AppContext, caller: Caller, tileId: string, siteId: string, lockIds: readonly string[]): Promise<void> {
@@ -81,6 +82,10 @@ export async function setTileLocks(ctx: AppContext, caller: Caller, tileId: stri
     await removeTileLinks(uow.db, tileId, current.filter((id) => !wanted.includes(id)));
     if (wanted.length === 0) return;
     await ensureTile(uow.db, tileId, now);
+    // A tile linked to a lock the caller does not administer is someone else's: adding theirs would
+    // send that tile's users to the caller's door (issue 27 point 4). 409, as v1 answers.
+    const linked = await lockTileLinks(uow.db, uow.dialect, tileId);
+    if (linked.some((id) => !current.includes(id))) throw errors.tileLinkedElsewhere();
     await addTileLinks(uow.db, tileId, wanted, now);
   });
 }

@@ -86,12 +86,16 @@ describe('tiles, as the official SDK sees them', () => {
     assert.match(JSON.stringify(tile.get.responses['200']), /deviceIds/);
   });
 
-  it("leaves other administrators' links alone", async () => {
+  // Issue 27 point 4: another administrator's tile is refused (409), not joined: it used to take
+  // the link, which let a stranger's lock shadow the tile's own for members of both.
+  it("leaves other administrators' links alone: their tile is 409 to anyone else", async () => {
     const theirSite = (await createSite(t)).id;
     const theirLock = (await claimLock(t, other, { siteId: theirSite })).id;
     const tileId = randomUUID();
     assert.equal((await associate(other, tileId, [theirLock], theirSite)).status, 204);
-    assert.equal((await associate(admin, tileId, [lockA])).status, 204);
+    const refused = await associate(admin, tileId, [lockA]);
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.body.error, 'tile_linked_elsewhere');
     assert.equal((await associate(admin, tileId, [])).status, 204);
     assert.deepEqual((await locksOf(other, tileId, 3)).body, { siteId: theirSite, tileId, deviceIds: [theirLock] });
   });
