@@ -80,6 +80,16 @@ describe('execute: a share with its own weekly hours', () => {
     assert.equal((await t.api.get(`/device/${lockId}`, { token: staff.authToken })).body.schedule, undefined);
   });
 
+  it('takes hours in each share of a BATCH_ADD_USER as well', async () => {
+    clock.set(MONDAY_10 + 9 * 3600); // Monday 19:00, outside the hours
+    const [a, b] = [await certify(t, await createVerifiedUser(t)), await certify(t, await createVerifiedUser(t))];
+    const users = [{ user: a.userId, publicKey: a.key.publicKeyBase64, schedule: OFFICE_HOURS }, { user: b.userId, publicKey: b.key.publicKeyBase64 }];
+    const batch = await execute(t, manager, lockId, signed(manager, lockId, { type: 'BATCH_ADD_USER', users } as never));
+    assert.equal(batch.status, 200, batch.text);
+    assert.equal((await unlockAs(a)).status, 403, 'the share with hours');
+    assert.equal((await unlockAs(b)).status, 200, 'the share without');
+  });
+
   it('refuses malformed hours with 400 and a member changing their own hours with 403', async () => {
     for (const schedule of [[], [{ ...OFFICE_HOURS[0], timezone: 'Nowhere/Town' }], [{ ...OFFICE_HOURS[0], start: '8am' }], [{ ...OFFICE_HOURS[0], days: [] }]]) {
       const res = await share({ schedule });
