@@ -14,7 +14,6 @@ import { loadConfig } from '../../src/config/config.js';
 import { newPublicId } from '../../src/crypto/random.js';
 import { openDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
-import { provisionLock } from '../../src/locks/provision.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
@@ -53,7 +52,12 @@ describe('migration 0014 on a database that already has audit entries', () => {
     for (const user of [ann, bob]) {
       await db.kysely.insertInto('users').values({ id: user.id, namespace: 'direct', email: user.email, email_normalised: user.email, display_name: user.name, created: 0, updated: 0 } as never).execute();
     }
-    ({ id: lockId } = await provisionLock(db.kysely, { name: 'Old door' }, 1_700_000_000));
+    // The lock row as migration 0013 knew it (provisionLock writes today's columns).
+    lockId = newPublicId();
+    await db.kysely
+      .insertInto('locks')
+      .values({ id: lockId, name: 'Old door', site_id: null, registration_key_hash: 'x'.repeat(64), secret_hash: 'y'.repeat(64), owner_user_id: null, claimed_at: null, default_name: null, unlock_between: null, locked: null, door_open: null, last_operation: null, created: 1_700_000_000, updated: 1_700_000_000 } as never)
+      .execute();
     let previous = GENESIS_HASH;
     await db.kysely.transaction().execute(async (tx) => {
       for (const [i, entry] of pre.entries()) {
