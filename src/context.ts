@@ -12,6 +12,7 @@ import { ServiceTokens } from './crypto/service-tokens.js';
 import { AccountEvents } from './accounts/events.js';
 import { LiveSessions } from './accounts/live-sessions.js';
 import { auditCheckpointLag } from './audit/checkpoint-lag.js';
+import { CheckpointSigner } from './audit/checkpoint-signer.js';
 import { startSessionRevocation } from './accounts/session-revocation.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
@@ -57,6 +58,8 @@ export interface AppContext {
   broker: EmbeddedBroker | null;
   /** Prometheus metrics of this instance (GET /metrics, src/metrics). */
   metrics: Metrics;
+  /** Signs the audit log's tree head after audit commits (src/audit/checkpoint-signer.ts). */
+  checkpoints: CheckpointSigner;
   /** Resources to release on shutdown, closed in reverse order of creation. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -123,7 +126,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
       auditCheckpointLag: () => auditCheckpointLag(db.kysely, now()),
     });
     const accountEvents = new AccountEvents();
-    const ctx: AppContext = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, accountEvents, brandingFor, now, link, broker, metrics, closers };
+    const checkpoints = new CheckpointSigner({ db, box, config, logger, now });
+    // Closed before what it needs (the database): it signs what is left on shutdown.
+    closers.push(() => checkpoints.close());
+    const ctx: AppContext = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, accountEvents, brandingFor, now, link, broker, metrics, checkpoints, closers };
     // In this order inside an account's transaction: a deleted user leaves their locks before their application's tombstone is written.
     sharingFollowsAccounts(ctx);
     lockConfigsFollowAccountKeys(ctx);

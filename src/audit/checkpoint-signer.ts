@@ -1,10 +1,12 @@
 import type { AppContext } from '../context.js';
-import type { Database } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { appendCheckpointOnce } from './checkpoint-file.js';
 import { loadCheckpointKey, type CheckpointKey } from './checkpoint-key.js';
 import { signCheckpoint } from './note.js';
 import { readTreeHead, rootAt } from './tree.js';
+
+/** What the signer reads: the database, the sealed key, the checkpoint settings and the clock. */
+export type CheckpointSignerDeps = Pick<AppContext, 'db' | 'box' | 'config' | 'logger' | 'now'>;
 
 /**
  * Signs the committed tree head after audit commits: at once when none was signed in the last
@@ -14,7 +16,8 @@ import { readTreeHead, rootAt } from './tree.js';
  * database. With several instances any of them may sign: the head row is read as committed, so a
  * checkpoint of size N always has the tree's root at N, and two signing N keep one row and one
  * line (only the one whose row went in appends it). Signings in this process run one at a time,
- * and the file never gets the same checkpoint twice in a row (checkpoint-file.ts).
+ * and the file never gets the same checkpoint twice in a row (checkpoint-file.ts). One per
+ * service, built by the composition root (ctx.checkpoints) and closed with the context.
  */
 export class CheckpointSigner {
   private key: CheckpointKey | null = null;
@@ -23,10 +26,12 @@ export class CheckpointSigner {
   private signing: Promise<void> | null = null;
   private again = false;
   private closed = false;
+  /** Whether anything asked for a signature or the key: a context that never did (a CLI command) signs nothing on close. */
+  private used = false;
   /** The last signing in this process: the next one waits for it (start-up, the timer and close may overlap). */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: CheckpointSignerDeps) {}
 
   /**
    * Loads (or creates) the key and signs what was recorded while stopped: once, at start-up. The
@@ -47,6 +52,7 @@ export class CheckpointSigner {
    * the after-commit hook and its interval, whoever calls the public checkpoint routes.
    */
   async signingKey(): Promise<CheckpointKey> {
+    this.used = true;
     this.key ??= (await loadCheckpointKey(this.ctx))!;
     return this.key;
   }
@@ -54,6 +60,7 @@ export class CheckpointSigner {
   /** An audit entry committed: sign now or at the end of the interval. */
   poke(): void {
     if (this.closed) return;
+    this.used = true;
     const wait = this.lastSignedAt + this.ctx.config.auditCheckpoint.intervalMs - Date.now();
     if (this.signing || wait > 0) {
       if (this.signing) this.again = true;
@@ -77,6 +84,7 @@ export class CheckpointSigner {
 
   /** Signs the committed head unless a checkpoint covers it already; after any signing under way. */
   signNow(): Promise<void> {
+    this.used = true;
     return this.serialised(() => this.signHead());
   }
 
@@ -113,23 +121,12 @@ export class CheckpointSigner {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     await this.signing;
+    if (!this.used) return;
     await this.signNow().catch((err: unknown) => this.ctx.logger.error({ err }, 'audit checkpoint signing failed'));
   }
 }
 
-const signers = new WeakMap<Database, CheckpointSigner>();
-
-/** The signer of this service's database (one per process), created on first use and closed with the context. */
-export function checkpointSigner(ctx: AppContext): CheckpointSigner {
-  let signer = signers.get(ctx.db);
-  if (signer === undefined) {
-    signers.set(ctx.db, (signer = new CheckpointSigner(ctx)));
-    ctx.closers.push(() => signer!.close());
-  }
-  return signer;
-}
-
 /** recordAudit's after-commit hook. */
-export function afterAuditCommit(ctx: AppContext): void {
-  checkpointSigner(ctx).poke();
+export function afterAuditCommit(ctx: Pick<AppContext, 'checkpoints'>): void {
+  ctx.checkpoints.poke();
 }

@@ -5,7 +5,6 @@ import { LockIdParams, pathId } from '../ids/path-ids.js';
 import { presentCheckpoint, presentCheckpointKey, presentProvenEntry } from './presenters-proofs.js';
 import { checkpointKey, readCheckpoint, readConsistencyProof, readEntryProof, readLockLogProofs } from './proofs.js';
 import { CheckpointKeyResponse, CheckpointResponse, ConsistencyQuery, ConsistencyResponse, EntryIdParams, EntryProofResponse, LogProofQuery, LogProofResponse, MAX_PROOF_PAGE, ProofQuery } from './schemas-proofs.js';
-import { checkpointSigner } from './checkpoint-signer.js';
 
 /**
  * The transparency-log side of the audit trail (docs/audit-log.md): signed checkpoints, their key
@@ -15,7 +14,7 @@ import { checkpointSigner } from './checkpoint-signer.js';
 export function auditProofRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Loads (or creates) the signing key at start, and covers entries recorded while stopped.
-    await checkpointSigner(ctx).start();
+    await ctx.checkpoints.start();
 
     app.get('/audit/checkpoint', {
       config: { auth: 'none' },

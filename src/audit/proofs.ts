@@ -2,7 +2,6 @@ import { assertAllowed, canReadAdminData } from '../access/member-policy.js';
 import type { Caller } from '../accounts/caller.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
-import { checkpointSigner } from './checkpoint-signer.js';
 import type { CheckpointKey } from './checkpoint-key.js';
 import { findReaderEnrolment, lockLogPage, type AuditRow, type PageQuery } from './queries.js';
 import { consistencyProof, inclusionProof, readTreeHead } from './tree.js';
@@ -23,11 +22,11 @@ export async function latestCheckpoint(db: Executor): Promise<SignedCheckpoint |
 export async function readCheckpoint(ctx: AppContext): Promise<{ checkpoint: SignedCheckpoint; key: CheckpointKey }> {
   const checkpoint = await latestCheckpoint(ctx.db.kysely);
   if (!checkpoint) throw errors.notFound('checkpoint');
-  return { checkpoint, key: await checkpointSigner(ctx).signingKey() };
+  return { checkpoint, key: await ctx.checkpoints.signingKey() };
 }
 
 export function checkpointKey(ctx: AppContext): Promise<CheckpointKey> {
-  return checkpointSigner(ctx).signingKey();
+  return ctx.checkpoints.signingKey();
 }
 
 /** The consistency proof between two sizes of the tree as it stands (0 < from ≤ to ≤ its size). */

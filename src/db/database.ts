@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type QueryResult } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config/config.js';
+import { CommitGroup } from './group-commit.js';
 import type { DatabaseSchema } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -27,6 +28,8 @@ export interface Database {
    * transaction.ts run their prepared statements through it (`runDirectly`).
    */
   readonly runNow?: (sql: string, parameters: readonly unknown[]) => QueryResult<unknown>;
+  /** SQLite only: the units of work sharing a commit (group-commit.ts), one per database. */
+  readonly commitGroup?: CommitGroup;
   close(): Promise<void>;
 }
 
@@ -52,7 +55,7 @@ export function openDatabase(config: Config['database']): Database {
   sqlite.pragma('temp_store = MEMORY');
   const cached = withStatementCache(sqlite);
   const kysely = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: cached }) });
-  return {
+  const database: { -readonly [K in keyof Database]: Database[K] } = {
     kysely,
     dialect: 'sqlite',
     readRowNow: <T>(sql: string, parameters: readonly unknown[]) => (sqlite.inTransaction ? IN_TRANSACTION : (cached.prepare(sql).get(...parameters) as T | undefined)),
@@ -61,6 +64,8 @@ export function openDatabase(config: Config['database']): Database {
       await kysely.destroy();
     },
   };
+  database.commitGroup = new CommitGroup(database);
+  return database;
 }
 
 /** What Kysely's SQLite driver answers for a statement (kysely/dist/esm/dialect/sqlite/sqlite-driver.js). */

@@ -42,7 +42,7 @@ type Outcome = { ok: true; value: unknown; effects: Array<() => unknown> } | { o
 /** Thrown inside the shared transaction to roll it back when its first unit failed. */
 class FirstUnitFailed extends Error {}
 
-class CommitGroup {
+export class CommitGroup {
   private readonly waiting: Unit[] = [];
   private draining = false;
 
@@ -118,15 +118,11 @@ class CommitGroup {
   }
 }
 
-const groups = new WeakMap<Database, CommitGroup>();
-
 /**
  * Runs `work` like inTransaction, sharing the commit with units of work that run at the same time
  * on SQLite (see the top of this file); exactly inTransaction on PostgreSQL.
  */
 export function inGroupCommit<T>(database: Database, logger: Logger, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-  if (database.dialect !== 'sqlite') return inTransaction(database, logger, work);
-  let group = groups.get(database);
-  if (group === undefined) groups.set(database, (group = new CommitGroup(database)));
-  return group.run(logger, work);
+  if (database.commitGroup === undefined) return inTransaction(database, logger, work);
+  return database.commitGroup.run(logger, work);
 }

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { auditEntryHash } from '../../src/audit/chain.js';
-import { checkpointSigner } from '../../src/audit/checkpoint-signer.js';
 import { recordAuditNow } from '../../src/audit/record.js';
 import { toChainedEntry } from '../../src/audit/verify.js';
 import type { TestUser } from '../helpers/factories.js';
@@ -52,7 +51,7 @@ describe('the console: audit entries verified against signed checkpoints', () =>
     assert.deepEqual(await verdicts(page), ['pending', 'pending', 'pending']);
     await page.getByRole('cell', { name: 'not yet signed' }).first().waitFor();
 
-    await checkpointSigner(t.service.ctx).signNow();
+    await t.service.ctx.checkpoints.signNow();
     await status(page).getByText('✓ All 3 entries verified against checkpoint 3, signed by latchkey.test/audit.').waitFor();
     assert.deepEqual(await verdicts(page), ['verified', 'verified', 'verified']);
 
@@ -62,7 +61,7 @@ describe('the console: audit entries verified against signed checkpoints', () =>
     await page.locator('tr[data-type="DOOR_LOCK"][data-verified="pending"]').waitFor();
     await status(page).getByText('✓ 3 entries verified against checkpoint 3. 1 entry is not yet in a signed checkpoint; checked again in a moment.').waitFor();
     await assertAllLabelled(page);
-    await checkpointSigner(t.service.ctx).signNow();
+    await t.service.ctx.checkpoints.signNow();
     await status(page).getByText('✓ All 4 entries verified against checkpoint 4, signed by latchkey.test/audit.').waitFor();
     assert.deepEqual(tab.errors, []);
   });
