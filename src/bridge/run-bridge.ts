@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BridgeConfig, BridgedLockConfig } from '../config/bridge.js';
-import { LockEndpoint, type Bolt, type LockLog } from '../lock-edge/lock-endpoint.js';
-import type { LockEvents } from './lock-events.js';
+import { LockEndpoint, type LockLog } from '../lock-edge/lock-endpoint.js';
+import type { RealLock } from './real-lock.js';
 import { MATTER_CAPABILITIES, MatterLock } from './matter/matter-lock.js';
 import { ZwaveServerClient } from './zwave/server-client.js';
 import { ZWAVE_CAPABILITIES, ZwaveLock } from './zwave/zwave-lock.js';
@@ -40,7 +40,7 @@ export interface BridgeOptions {
 interface BridgedLock {
   id: string;
   endpoint: LockEndpoint;
-  bolt: Bolt & { readonly reachable: boolean; listen(events: LockEvents): void; stop(): void };
+  bolt: RealLock;
 }
 
 export function runBridge({ config, logger, now = () => Date.now() / 1000 }: BridgeOptions): RunningBridge {

@@ -97,7 +97,8 @@ export interface LockLink {
 type Outcome = { value: CommandResult } | { error: Error };
 
 function outcomeOf(reply: ReplyPayload, logger: Logger, lockId: string): Outcome {
-  if (!reply.ok) return { error: errors.lockRefused(safeReason(reply.error)) };
+  // Protocol 1.2: a lock that gave the command up at its deadline did nothing, as if it had not answered in time.
+  if (!reply.ok) return { error: reply.error.startsWith('deadline_passed') ? errors.lockTimeout() : errors.lockRefused(safeReason(reply.error)) };
   const { state, invalid } = replyState(reply.state);
   // The outcome stands on `id` and `ok`; a malformed state only loses the state (its report follows).
   if (invalid !== undefined) logger.warn({ lockId, commandId: reply.id, reason: invalid }, 'malformed state in a lock reply ignored');

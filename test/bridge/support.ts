@@ -9,7 +9,9 @@ import { claimLock, createVerifiedUser, type ClaimedLock } from '../helpers/lock
 import { freePort, freeUdpPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { eventually } from '../helpers/wait.js';
-import { certify, type Signer } from '../execute/support.js';
+import assert from 'node:assert/strict';
+import { revokeLock, shareLock } from '../helpers/locks.js';
+import { certify, execute, signed, unlock, type Signer } from '../execute/support.js';
 
 /** How a test's real lock is reached: what the bridge's configuration says of it. */
 export type RealLock = Pick<BridgedLockConfig, 'zwave' | 'matter'>;
@@ -58,9 +60,14 @@ export async function startBridgeRig(realLocks: RealLock[], zwaveUrl?: string): 
   };
 }
 
-/** Resolves once the lock is online to `service` and the bridge holds the config version the service has for it. */
+/**
+ * Resolves once the lock is online to `service` and the bridge holds the config version the
+ * service has for it. A Matter lock's first connection may take a while on a loaded machine:
+ * matter.js tries the operational addresses mDNS announces (link-local IPv6 first) before the
+ * known one.
+ */
 export async function ready(rig: BridgeRig, id: string, service: RunningService = rig.t.service): Promise<void> {
-  await eventually(() => service.ctx.link.isOnline(id), 'bridged lock online', 20_000);
+  await eventually(() => service.ctx.link.isOnline(id), 'bridged lock online', 60_000);
   const wanted = (await service.ctx.db.kysely.selectFrom('locks').select('config_version').where('id', '=', id).executeTakeFirstOrThrow()).config_version;
   await eventually(() => rig.bridge.status().find((s) => s.id === id)?.configVersion === wanted, 'config applied on the bridge', 10_000);
 }
@@ -68,3 +75,28 @@ export async function ready(rig: BridgeRig, id: string, service: RunningService 
 export const lockJson = async (rig: BridgeRig, id: string) => (await rig.t.api.get(`/device/${id}`, { token: rig.admin.authToken })).body;
 export const logged = (rig: BridgeRig, msg: string, lockId: string) => rig.log.lines.some((line) => line.msg === msg && line.lockId === lockId);
 export const refusedWith = (reason: RegExp) => (err: { status?: number; message?: string }) => err.status === 409 && reason.test(err.message ?? '');
+
+/**
+ * The edge refuses what the service would, with the service bypassed (the link publishes the
+ * command straight to the lock, as a stolen service credential could): a jti used once through the
+ * service, a user revoked since they signed, a user whose window has not begun.
+ */
+export async function assertRefusedAtTheEdge(rig: BridgeRig, id: string): Promise<void> {
+  const { t, admin } = rig;
+  const revoked = await certify(t, await createVerifiedUser(t));
+  const later = await certify(t, await createVerifiedUser(t));
+  await shareLock(t, id, admin, revoked.userId);
+  await shareLock(t, id, admin, later.userId, { start: Math.floor(Date.now() / 1000) + 3600 });
+  await ready(rig, id);
+
+  const token = signed(admin, id, unlock);
+  assert.equal((await execute(t, admin, id, token)).status, 200);
+  await assert.rejects(t.service.ctx.link.sendCommand(id, token, unlock), refusedWith(/replayed/));
+  const revokedToken = signed(revoked, id, unlock);
+  await revokeLock(t, id, admin, [revoked.userId]);
+  await ready(rig, id);
+  await assert.rejects(t.service.ctx.link.sendCommand(id, revokedToken, unlock), refusedWith(/not_enrolled/));
+  await assert.rejects(t.service.ctx.link.sendCommand(id, signed(later, id, unlock), unlock), refusedWith(/outside_user_window/));
+  // The service refuses that user itself too.
+  assert.equal((await execute(t, later, id, signed(later, id, unlock))).status, 403);
+}

@@ -17,22 +17,12 @@ import { BatteryCCGet, BatteryCCReport, DoorLockCCOperationReport, DoorLockCCOpe
 import { CommandClasses, Duration } from '@zwave-js/core';
 import { ZwavejsServer } from '@zwave-js/server';
 import { ccCaps, createMockZWaveRequestFrame, MockController, MockNode, type MockNodeBehavior } from '@zwave-js/testing';
+import type { NodeAction } from './zwave-stack.js';
 import { createAndStartDriverWithMockPort, createDefaultMockControllerBehaviors, createDefaultMockNodeBehaviors } from 'zwave-js/Testing';
 
 interface StackOptions { port: number; nodeIds: number[] }
 
-/** What a line on stdin may ask of node `node`. */
-type Action =
-  | { do: 'door'; open: boolean }
-  | { do: 'keypad'; slot: number; locked: boolean }
-  | { do: 'manual'; locked: boolean }
-  | { do: 'jam' }
-  | { do: 'tamper' }
-  | { do: 'battery'; level: number }
-  | { do: 'away' }
-  | { do: 'back' }
-  /** The lock acts on its next lock/unlock only after `ms` (a slow motor, a flaky radio). */
-  | { do: 'slow'; ms: number };
+type Action = NodeAction;
 
 const ACCESS_CONTROL = 0x06;
 const HOME_SECURITY = 0x07;

@@ -1,11 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PairedNode } from '@project-chip/matter.js/device';
-import type { LockConfig } from '../../device-protocol/payloads.js';
 import { DEADLINE_PASSED } from '../../lock-edge/command-check.js';
-import type { Bolt, BoltState, LockLog, Outcome } from '../../lock-edge/lock-endpoint.js';
-import { LockMechanism } from '../../lock-edge/lock-mechanism.js';
-import type { LockEvents } from '../lock-events.js';
-import { LateUnlockWatch } from '../late-unlock.js';
+import type { BoltState, LockLog, Outcome } from '../../lock-edge/lock-endpoint.js';
+import { RealLock } from '../real-lock.js';
 
 /**
  * One Matter door lock (a node paired to the bridge's controller) as a Latchkey lock's bolt: the
@@ -32,7 +29,6 @@ const ALARM_FORCED_OPEN = 4;
 const SOURCES: Record<number, string> = { 0: 'unspecified', 1: 'manual', 2: 'proprietary_remote', 3: 'keypad', 4: 'auto', 5: 'button', 6: 'schedule', 7: 'remote', 8: 'rfid', 9: 'biometric', 10: 'aliro' };
 /** How often a command's bolt is read while it has not arrived, milliseconds. */
 const POLL_MS = 100;
-const UNLOCK_SECONDS_WITHOUT_CONFIG = 5;
 
 export const MATTER_CAPABILITIES = ['keypad', 'doorSensor', 'battery', 'jamDetection'];
 
@@ -53,30 +49,17 @@ export interface MatterApi {
   isConnected(node: PairedNode): boolean;
 }
 
-export class MatterLock implements Bolt {
+export class MatterLock extends RealLock {
   private node: PairedNode | null = null;
   private api: MatterApi | null = null;
   private lockState: number | null = null;
   private doorState: number | null = null;
-  private battery: number | null = null;
-  private jammed: boolean | null = null;
-  private tamper: boolean | null = null;
   private answering = false;
   /** The highest event number taken, so events delivered again are not taken twice. */
   private lastEventNumber = -1n;
-  private readonly late: LateUnlockWatch;
-  private readonly mechanism: LockMechanism;
-  private events: LockEvents | undefined;
 
-  constructor(readonly lockId: string, private readonly now: () => number, private readonly log: LockLog) {
-    this.late = new LateUnlockWatch(now);
-    this.mechanism = new LockMechanism(now, (state, cause) => {
-      if (cause === 'auto_relock' || cause === 'unlock_window') this.moveBySchedule(state.locked, cause);
-    });
-  }
-
-  listen(events: LockEvents): void {
-    this.events = events;
+  constructor(readonly lockId: string, now: () => number, log: LockLog) {
+    super(now, log);
   }
 
   get reachable(): boolean {
@@ -84,14 +67,8 @@ export class MatterLock implements Bolt {
   }
 
   get state(): BoltState {
-    return {
-      locked: this.lockState === LOCKED,
-      ts: this.now(),
-      ...(this.doorState === DOOR_OPEN || this.doorState === DOOR_FORCED_OPEN ? { doorOpen: true } : this.doorState === DOOR_CLOSED ? { doorOpen: false } : {}),
-      ...(this.battery === null ? {} : { battery: this.battery }),
-      ...(this.jammed === null ? {} : { jammed: this.jammed }),
-      ...(this.tamper === null ? {} : { tamper: this.tamper }),
-    };
+    const door = this.doorState === DOOR_OPEN || this.doorState === DOOR_FORCED_OPEN ? true : this.doorState === DOOR_CLOSED ? false : null;
+    return this.stateOf(this.lockState === LOCKED, door);
   }
 
   /** The paired node, connected by the network; its attributes and events come here from now on. */
@@ -127,29 +104,12 @@ export class MatterLock implements Bolt {
     this.setAnswering(answered);
   }
 
-  configure(config: LockConfig | null): void {
-    this.mechanism.setWindow(config?.unlockBetween ?? null);
-  }
-
-  async mutate(operation: { locked: boolean; duration?: number }, deadline: number, config: LockConfig | null): Promise<Outcome> {
-    if (operation.locked && this.mechanism.windowOpen) return { ok: false, error: 'unlock_window_active: the unlock-between window holds the lock open' };
-    const moved = await this.move(operation.locked, deadline);
-    if (!moved.ok) return moved;
-    if (operation.locked) this.mechanism.lock();
-    else this.mechanism.unlockFor(operation.duration ?? config?.unlockDuration ?? UNLOCK_SECONDS_WITHOUT_CONFIG);
-    return moved;
-  }
-
-  stop(): void {
-    this.mechanism.stop();
-  }
-
   private client(): DoorLockClient | undefined {
     return this.node === null || this.api === null ? undefined : this.api.doorLock(this.node);
   }
 
   /** A timed invoke whose window ends at the deadline, then reads until the lock says it is there, both only until the deadline. */
-  private async move(locked: boolean, deadline: number): Promise<Outcome> {
+  protected async move(locked: boolean, deadline: number): Promise<Outcome> {
     const remainingMs = () => Math.floor((deadline - this.now()) * 1000);
     const client = this.client();
     if (client === undefined) return { ok: false, error: 'busy: the lock cannot be reached' };
@@ -169,12 +129,10 @@ export class MatterLock implements Bolt {
     } catch (err) {
       if (remainingMs() > 0) return { ok: false, error: `busy: the lock did not take the command (${err instanceof Error ? err.message : String(err)})` };
     }
-    this.late.abandoned(locked);
-    this.log('command_abandoned', { locked });
-    return { ok: false, error: DEADLINE_PASSED };
+    return this.abandon(locked);
   }
 
-  private moveBySchedule(locked: boolean, cause: string): void {
+  protected moveBySchedule(locked: boolean, cause: string): void {
     const client = this.client();
     if (client === undefined) return;
     this.log('schedule', { locked, cause });
@@ -205,10 +163,7 @@ export class MatterLock implements Bolt {
     // Not fully locked: the bolt could not reach where it was driven.
     this.jammed = value === NOT_FULLY_LOCKED;
     if (wasUnknown) this.setAnswering(true);
-    if (this.late.arrived(value === LOCKED)) {
-      this.log('late_unlock_reversed');
-      this.moveBySchedule(true, 'late_unlock');
-    }
+    this.boltReported(value === LOCKED);
     this.events?.changed();
   }
 

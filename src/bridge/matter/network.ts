@@ -123,6 +123,9 @@ export async function startMatterNetwork(options: MatterOptions): Promise<Matter
   const api = apiOf(matter);
   const nodes = new Map<string, PairedNode>();
   let closed = false;
+  // Locks are paired side by side; their pairings are written one after another (one file).
+  let saving = Promise.resolve();
+  const savePaired = (): Promise<void> => (saving = saving.catch(() => undefined).then(() => writePaired(pairedFile, paired)));
 
   const connect = async ({ config, lock }: MatterOptions['locks'][number]): Promise<void> => {
     let nodeId = paired[config.id];
@@ -137,7 +140,7 @@ export async function startMatterNetwork(options: MatterOptions): Promise<Matter
       });
       nodeId = String(paired_);
       paired[config.id] = nodeId;
-      await writePaired(pairedFile, paired);
+      await savePaired();
       logger.info({ lockId: config.id, nodeId }, 'Matter lock paired');
     }
     const node = await controller.getNode(matter.types.NodeId(BigInt(nodeId)));
@@ -165,7 +168,7 @@ export async function startMatterNetwork(options: MatterOptions): Promise<Matter
       if (nodeId === undefined) return false;
       await controller.removeNode(matter.types.NodeId(BigInt(nodeId)), true);
       delete paired[lockId];
-      await writePaired(pairedFile, paired);
+      await savePaired();
       return true;
     },
     async close() {

@@ -1,10 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LockConfig } from '../../device-protocol/payloads.js';
 import { DEADLINE_PASSED } from '../../lock-edge/command-check.js';
-import type { Bolt, BoltState, LockLog, Outcome } from '../../lock-edge/lock-endpoint.js';
-import { LockMechanism } from '../../lock-edge/lock-mechanism.js';
-import { LateUnlockWatch } from '../late-unlock.js';
-import type { LockEvents } from '../lock-events.js';
+import type { BoltState, LockLog, Outcome } from '../../lock-edge/lock-endpoint.js';
+import { RealLock } from '../real-lock.js';
 import type { ZwaveEvent, ZwaveNodeState, ZwaveServerClient, ZwaveValue } from './server-client.js';
 
 /**
@@ -37,39 +34,24 @@ const LOCK_JAMMED = 11;
 const DOOR_OPEN = 22;
 const DOOR_CLOSED = 23;
 
-const UNLOCK_SECONDS_WITHOUT_CONFIG = 5;
 /** How often a command's bolt is asked for while it has not arrived, milliseconds. */
 const POLL_MS = 200;
 
 export const ZWAVE_CAPABILITIES = ['keypad', 'doorSensor', 'battery', 'jamDetection'];
 
-export class ZwaveLock implements Bolt {
+export class ZwaveLock extends RealLock {
   private mode: number | null = null;
   private doorFromNotification: boolean | null = null;
   private doorFromDoorLock: boolean | null = null;
-  private battery: number | null = null;
-  private jammed: boolean | null = null;
-  private tamper: boolean | null = null;
   private nodeStatus: number | null = null;
-  private readonly late: LateUnlockWatch;
-  private readonly mechanism: LockMechanism;
-  private events: LockEvents | undefined;
 
   constructor(
     readonly nodeId: number,
     private readonly server: ZwaveServerClient,
-    private readonly now: () => number,
-    private readonly log: LockLog,
+    now: () => number,
+    log: LockLog,
   ) {
-    this.late = new LateUnlockWatch(now);
-    // The mechanism decides when the config wants the bolt to move by itself; commands move it here first.
-    this.mechanism = new LockMechanism(now, (state, cause) => {
-      if (cause === 'auto_relock' || cause === 'unlock_window') this.moveBySchedule(state.locked, cause);
-    });
-  }
-
-  listen(events: LockEvents): void {
-    this.events = events;
+    super(now, log);
   }
 
   get reachable(): boolean {
@@ -77,28 +59,7 @@ export class ZwaveLock implements Bolt {
   }
 
   get state(): BoltState {
-    const door = this.doorFromNotification ?? this.doorFromDoorLock;
-    return {
-      locked: this.mode === SECURED,
-      ts: this.now(),
-      ...(door === null ? {} : { doorOpen: door }),
-      ...(this.battery === null ? {} : { battery: this.battery }),
-      ...(this.jammed === null ? {} : { jammed: this.jammed }),
-      ...(this.tamper === null ? {} : { tamper: this.tamper }),
-    };
-  }
-
-  configure(config: LockConfig | null): void {
-    this.mechanism.setWindow(config?.unlockBetween ?? null);
-  }
-
-  async mutate(operation: { locked: boolean; duration?: number }, deadline: number, config: LockConfig | null): Promise<Outcome> {
-    if (operation.locked && this.mechanism.windowOpen) return { ok: false, error: 'unlock_window_active: the unlock-between window holds the lock open' };
-    const moved = await this.move(operation.locked, deadline);
-    if (!moved.ok) return moved;
-    if (operation.locked) this.mechanism.lock();
-    else this.mechanism.unlockFor(operation.duration ?? config?.unlockDuration ?? UNLOCK_SECONDS_WITHOUT_CONFIG);
-    return moved;
+    return this.stateOf(this.mode === SECURED, this.doorFromNotification ?? this.doorFromDoorLock);
   }
 
   /** The node as start_listening reports it (every (re)connection). */
@@ -141,16 +102,12 @@ export class ZwaveLock implements Bolt {
     }
   }
 
-  stop(): void {
-    this.mechanism.stop();
-  }
-
   /**
    * Sends the bolt to `locked`, then asks the lock where its bolt is until it says `locked`, both
    * only until `deadline`. Through the Door Lock CC API itself, not `set_value`: Z-Wave JS updates a
    * value set that way optimistically, before the lock has moved.
    */
-  private async move(locked: boolean, deadline: number): Promise<Outcome> {
+  protected async move(locked: boolean, deadline: number): Promise<Outcome> {
     const remainingMs = () => (deadline - this.now()) * 1000;
     const target = locked ? SECURED : UNSECURED;
     if (remainingMs() <= 0) return { ok: false, error: DEADLINE_PASSED };
@@ -171,13 +128,7 @@ export class ZwaveLock implements Bolt {
     return this.server.request('endpoint.invoke_cc_api', { nodeId: this.nodeId, endpoint: 0, commandClass: DOOR_LOCK, methodName, args }, timeoutMs);
   }
 
-  private abandon(locked: boolean): Outcome {
-    this.late.abandoned(locked);
-    this.log('command_abandoned', { node: this.nodeId, locked });
-    return { ok: false, error: DEADLINE_PASSED };
-  }
-
-  private moveBySchedule(locked: boolean, cause: string): void {
+  protected moveBySchedule(locked: boolean, cause: string): void {
     this.log('schedule', { node: this.nodeId, locked, cause });
     // Asked back afterwards: the report updates the bolt as Z-Wave JS knows it (and so the state published).
     this.invoke('set', [locked ? SECURED : UNSECURED], 30_000)
@@ -207,10 +158,7 @@ export class ZwaveLock implements Bolt {
     const wasUnknown = this.mode === null;
     this.mode = mode;
     if (wasUnknown && live) this.events?.reachable(this.reachable);
-    if (this.late.arrived(mode === SECURED)) {
-      this.log('late_unlock_reversed', { node: this.nodeId });
-      this.moveBySchedule(true, 'late_unlock');
-    }
+    this.boltReported(mode === SECURED);
   }
 
   private takeNotification(args: Record<string, unknown>): void {
