@@ -1,3 +1,5 @@
+import type { FastifyRequest } from 'fastify';
+import type { Caller } from '../accounts/caller.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
@@ -11,15 +13,19 @@ import { CheckpointKeyResponse, CheckpointResponse, ConsistencyQuery, Consistenc
  * and consistency proofs for anyone (they reveal only sizes and hashes), inclusion proofs of
  * entries for those who may read them.
  */
+/** An `auth: 'optional'` route's caller is unset when the request names none (or one that does not verify). */
+const isAnonymous = (request: FastifyRequest): boolean => (request.caller as Caller | undefined) === undefined;
+
 export function auditProofRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Loads (or creates) the signing key at start, and covers entries recorded while stopped.
     await ctx.checkpoints.start();
 
+    // Anonymous callers get the checkpoint of the last public interval (issue 27 point 8).
     app.get('/audit/checkpoint', {
-      config: { auth: 'none' },
-      schema: { tags: ['audit'], summary: 'The latest signed checkpoint of the audit log', response: { 200: CheckpointResponse, ...errorResponses(404, 406) } },
-      handler: async () => presentCheckpoint(await readCheckpoint(ctx)),
+      config: { auth: 'optional' },
+      schema: { tags: ['audit'], summary: 'The latest signed checkpoint of the audit log (anonymous callers: the newest signed by the last public interval, AUDIT_PUBLIC_CHECKPOINT_INTERVAL_S)', response: { 200: CheckpointResponse, ...errorResponses(404, 406) } },
+      handler: async (request) => presentCheckpoint(await readCheckpoint(ctx, isAnonymous(request))),
     });
 
     app.get('/audit/checkpoint/key', {
@@ -29,11 +35,11 @@ export function auditProofRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     });
 
     app.get('/audit/proof/consistency', {
-      config: { auth: 'none' },
+      config: { auth: 'optional' },
       schema: { tags: ['audit'], summary: 'Consistency proof between two sizes of the audit log (RFC 9162 §2.1.4)', querystring: ConsistencyQuery, response: { 200: ConsistencyResponse, ...errorResponses(400, 406) } },
       handler: async (request) => {
         const { from, to } = request.query;
-        const proof = await readConsistencyProof(ctx, from, to);
+        const proof = await readConsistencyProof(ctx, from, to, isAnonymous(request));
         return { from, to, proof: proof.map((h) => h.toString('base64')) };
       },
     });

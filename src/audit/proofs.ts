@@ -18,9 +18,22 @@ export async function latestCheckpoint(db: Executor): Promise<SignedCheckpoint |
   return row && { treeSize: Number(row.tree_size), rootHash: row.root_hash, note: row.note };
 }
 
-/** The latest signed checkpoint (404 before the first entry is signed) and the key that signed it. */
-export async function readCheckpoint(ctx: AppContext): Promise<{ checkpoint: SignedCheckpoint; key: CheckpointKey }> {
-  const checkpoint = await latestCheckpoint(ctx.db.kysely);
+/**
+ * The checkpoint an anonymous caller sees (issue 27 point 8): the newest signed by the last
+ * multiple of AUDIT_PUBLIC_CHECKPOINT_INTERVAL_S, so the log stays witnessable while the tree size
+ * moves for outsiders once an interval, not with every unlock. Signed-in callers see the latest.
+ */
+async function publicCheckpoint(ctx: AppContext): Promise<SignedCheckpoint | undefined> {
+  const interval = ctx.config.auditCheckpoint.publicIntervalSeconds;
+  if (interval === 0) return latestCheckpoint(ctx.db.kysely);
+  const boundary = Math.floor(ctx.now() / interval) * interval;
+  const row = await ctx.db.kysely.selectFrom('audit_checkpoints').select(['tree_size', 'root_hash', 'note']).where('signed_at', '<=', boundary).orderBy('tree_size', 'desc').limit(1).executeTakeFirst();
+  return row && { treeSize: Number(row.tree_size), rootHash: row.root_hash, note: row.note };
+}
+
+/** The latest signed checkpoint, or the public one for an anonymous caller (404 before there is one), and the key that signed it. */
+export async function readCheckpoint(ctx: AppContext, anonymous: boolean): Promise<{ checkpoint: SignedCheckpoint; key: CheckpointKey }> {
+  const checkpoint = anonymous ? await publicCheckpoint(ctx) : await latestCheckpoint(ctx.db.kysely);
   if (!checkpoint) throw errors.notFound('checkpoint');
   return { checkpoint, key: await ctx.checkpoints.signingKey() };
 }
@@ -29,10 +42,13 @@ export function checkpointKey(ctx: AppContext): Promise<CheckpointKey> {
   return ctx.checkpoints.signingKey();
 }
 
-/** The consistency proof between two sizes of the tree as it stands (0 < from ≤ to ≤ its size). */
-export async function readConsistencyProof(ctx: AppContext, from: number, to: number): Promise<Buffer[]> {
-  const head = await readTreeHead(ctx.db.kysely, ctx.db.dialect);
-  if (from < 1 || from > to || to > head.size) throw errors.badRequest(`tree sizes must satisfy 1 ≤ from ≤ to ≤ ${head.size}`);
+/**
+ * The consistency proof between two sizes of the tree as it stands (0 < from ≤ to ≤ its size); for
+ * an anonymous caller `to` goes no further than the public checkpoint, so probing sizes tells no more.
+ */
+export async function readConsistencyProof(ctx: AppContext, from: number, to: number, anonymous: boolean): Promise<Buffer[]> {
+  const size = anonymous ? ((await publicCheckpoint(ctx))?.treeSize ?? 0) : (await readTreeHead(ctx.db.kysely, ctx.db.dialect)).size;
+  if (from < 1 || from > to || to > size) throw errors.badRequest(`tree sizes must satisfy 1 ≤ from ≤ to ≤ ${size}`);
   return consistencyProof(ctx.db.kysely, from, to);
 }
 

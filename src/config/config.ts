@@ -39,7 +39,7 @@ export interface Config {
   /** GET /metrics (issue 17): on its own listener (METRICS_PORT) and/or behind a bearer token (METRICS_TOKEN); neither: not served. */
   metrics: { port: number | null; token: string | null };
   /** Signed audit checkpoints (docs/audit-log.md): at most one per `intervalMs`; each also appended to `file`. */
-  auditCheckpoint: { intervalMs: number; file: string };
+  auditCheckpoint: { intervalMs: number; file: string; publicIntervalSeconds: number };
   /** The lock link in a real deployment (issue 16): reconciliation, broker checks, device certificates, auth hook. */
   lockOps: LockOpsConfig;
 }
@@ -281,6 +281,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     auditCheckpoint: {
       intervalMs: integer(env, 'AUDIT_CHECKPOINT_INTERVAL_MS', 1000, 0, 3_600_000),
       file: resolve(dataDir, env.AUDIT_CHECKPOINT_FILE || 'audit-checkpoints'),
+      publicIntervalSeconds: integer(env, 'AUDIT_PUBLIC_CHECKPOINT_INTERVAL_S', 3600, 0, 7 * 24 * 3600),
     },
     lockOps: lockOpsConfig(env, cwd),
   };

@@ -57,6 +57,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'METRICS_TOKEN', default: '-', meaning: 'bearer token (16+ characters) for GET /metrics (Prometheus text) on the API listener' },
   { name: 'METRICS_PORT', default: '- (no metrics endpoint unless METRICS_TOKEN)', meaning: 'serve GET /metrics on a listener of its own' },
   { name: 'AUDIT_CHECKPOINT_INTERVAL_MS', default: '1000', meaning: 'at most one signed audit checkpoint per interval (0: after every commit)' },
+  { name: 'AUDIT_PUBLIC_CHECKPOINT_INTERVAL_S', default: '3600', meaning: 'anonymous callers of GET /audit/checkpoint get the newest checkpoint signed by the last multiple of this many seconds (0: the latest)' },
   { name: 'AUDIT_CHECKPOINT_FILE', default: 'DATA_DIR/audit-checkpoints', meaning: 'file outside the database to which every signed audit checkpoint is appended' },
   { name: 'RATE_INVITES_PER_USER', default: '50', meaning: 'invitations (emails to new invitees) plus directory look-ups an admin may make per day' },
   { name: 'RATE_AUTH_PER_IP', default: '300', meaning: 'requests to authentication endpoints per IP per minute' },

@@ -45,7 +45,7 @@ async function settledFile(t: TestService): Promise<string[]> {
 describe('AUDIT_CHECKPOINT_FILE never gets the same checkpoint twice in a row', () => {
   let t: TestService;
   before(async () => {
-    t = await startTestService({ AUDIT_CHECKPOINT_INTERVAL_MS: '0' });
+    t = await startTestService({ AUDIT_CHECKPOINT_INTERVAL_MS: '0', AUDIT_PUBLIC_CHECKPOINT_INTERVAL_S: '0' });
   });
   after(() => t.close());
 
@@ -78,7 +78,7 @@ describe('AUDIT_CHECKPOINT_FILE when instances stop together', () => {
   // An hour's interval: what is recorded is signed when each instance stops, by both at once.
   let t: TestService;
   before(async () => {
-    t = await startTestService({ AUDIT_CHECKPOINT_INTERVAL_MS: '3600000' });
+    t = await startTestService({ AUDIT_CHECKPOINT_INTERVAL_MS: '3600000', AUDIT_PUBLIC_CHECKPOINT_INTERVAL_S: '0' });
   });
   after(() => t.close());
 

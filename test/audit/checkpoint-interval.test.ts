@@ -9,7 +9,7 @@ import { useService } from '../helpers/service.js';
  * after-commit hook signs, at most once per AUDIT_CHECKPOINT_INTERVAL_MS, whoever asks how often.
  */
 describe('audit checkpoints: anonymous reads sign nothing', () => {
-  const t = useService({ env: { AUDIT_CHECKPOINT_INTERVAL_MS: '3600000' }, withUser: true });
+  const t = useService({ env: { AUDIT_CHECKPOINT_INTERVAL_MS: '3600000', AUDIT_PUBLIC_CHECKPOINT_INTERVAL_S: '0' }, withUser: true });
   let lockId: string;
   const checkpoints = async () => Number((await t.service.ctx.db.kysely.selectFrom('audit_checkpoints').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 

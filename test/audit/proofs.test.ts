@@ -26,7 +26,7 @@ function openNote(note: string, vkey: string): { origin: string; size: number; r
 }
 
 describe('audit checkpoints and proofs over HTTP', () => {
-  const t = useService({ env: { AUDIT_CHECKPOINT_INTERVAL_MS: '0' }, withUser: true });
+  const t = useService({ env: { AUDIT_CHECKPOINT_INTERVAL_MS: '0', AUDIT_PUBLIC_CHECKPOINT_INTERVAL_S: '0' }, withUser: true });
   let outsider: TestUser;
   let member: TestUser;
   let lockId: string;

@@ -17,7 +17,7 @@ type Json = Record<string, unknown>;
 const TABLES = ['audit_entries', 'audit_tree_nodes', 'audit_tree_head', 'audit_checkpoints'] as const;
 
 describe('latchkey audit verify against tampering done directly in the database', () => {
-  const t = useService({ env: { AUDIT_CHECKPOINT_INTERVAL_MS: '0' }, withUser: true });
+  const t = useService({ env: { AUDIT_CHECKPOINT_INTERVAL_MS: '0', AUDIT_PUBLIC_CHECKPOINT_INTERVAL_S: '0' }, withUser: true });
   let lockA: string;
   let lockB: string;
   let witnessFile: string;

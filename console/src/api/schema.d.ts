@@ -3591,7 +3591,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The latest signed checkpoint of the audit log */
+        /** The latest signed checkpoint of the audit log (anonymous callers: the newest signed by the last public interval, AUDIT_PUBLIC_CHECKPOINT_INTERVAL_S) */
         get: {
             parameters: {
                 query?: never;
