@@ -1,4 +1,5 @@
 import { authenticationPlugin } from './accounts/authentication-plugin.js';
+import { alarmRoutes } from './alarms/routes.js';
 import { accountsRoutes } from './accounts/routes.js';
 import type { ApplicationsPlatform } from './applications/platform.js';
 import { platformRoutes } from './applications/routes.js';
@@ -38,6 +39,7 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(directoryRoutes(ctx, applications.tokens));
     await api.register(cdnRoutes(ctx, applications.embedded, applications.exists));
     await api.register(auditRoutes(ctx));
+    await api.register(alarmRoutes(ctx));
     await api.register(eventRoutes(ctx, applications.tokens));
     await api.register(lockRoutes(ctx));
     await api.register(sharingRoutes(ctx));

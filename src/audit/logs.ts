@@ -6,7 +6,7 @@ import { errors } from '../errors/catalogue.js';
 import { userLogScope } from './policy.js';
 import { administeredAmong, administersLockOf, findReaderEnrolment, lockLogPage, userLogPage, type LockLogRow, type PageQuery, type UserLogRow } from './queries.js';
 import { DEFAULT_PAGE, MAX_PAGE, MAX_RANGE, type LogQuery } from './schemas.js';
-import { V1_TYPES } from './types.js';
+import { AUDIT_TYPES, V1_TYPES } from './types.js';
 
 /**
  * The page a query asks for. Without `limit`, a request naming `start` or `end` (the official SDK
@@ -30,14 +30,14 @@ function assertWholeRange<R>(page: PageQuery, rows: R[]): R[] {
 
 /**
  * A lock's trail for one of its active admins (404 for a non-member, as for a lock that does not
- * exist; 403 otherwise); v1 shows only the types v1 clients know.
+ * exist; 403 otherwise); v1 shows only the types v1 clients know, v2 the spec's (the SDK decodes no other).
  */
 export async function readLockLog(ctx: AppContext, caller: Caller, lockId: string, page: PageQuery, version: 1 | 2): Promise<LockLogRow[]> {
   const db = ctx.db.kysely;
   const member = await findReaderEnrolment(db, lockId, caller.userId);
   if (!member) throw errors.notFound('lock');
   assertAllowed(canReadAdminData(member, ctx.now()));
-  return assertWholeRange(page, await lockLogPage(db, lockId, page, version === 1 ? V1_TYPES : undefined));
+  return assertWholeRange(page, await lockLogPage(db, lockId, page, version === 1 ? V1_TYPES : AUDIT_TYPES));
 }
 
 /** A user's trail: all of it for the user, the part on their own locks for an admin. */

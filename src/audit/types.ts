@@ -13,16 +13,24 @@ export const AUDIT_TYPES = [
   'USER_DEMOTED',
 ] as const;
 
-export type AuditType = (typeof AUDIT_TYPES)[number];
+/**
+ * Latchkey's own types, beside the spec's (docs/audit-log.md): alarms a lock's reports raise and
+ * clear (src/alarms). Neither the v1 log nor the v2 log (which the official SDK decodes against
+ * the spec's types) shows them; the live stream and GET /device/{id}/alarms do.
+ */
+export const ALARM_AUDIT_TYPES = ['ALARM_RAISED', 'ALARM_CLEARED'] as const;
+
+export type SpecAuditType = (typeof AUDIT_TYPES)[number];
+export type AuditType = SpecAuditType | (typeof ALARM_AUDIT_TYPES)[number];
 
 /** The types the v1 lock log shows; v2 and the user log show all of them. */
-export const V1_TYPES: readonly AuditType[] = ['DOOR_OPEN', 'DOOR_CLOSE', 'DOOR_UNLOCK', 'DOOR_LOCK', 'OWNER_ASSIGNED', 'DEVICE_CONNECTED', 'DEVICE_DISCONNECTED'];
+export const V1_TYPES: readonly SpecAuditType[] = ['DOOR_OPEN', 'DOOR_CLOSE', 'DOOR_UNLOCK', 'DOOR_LOCK', 'OWNER_ASSIGNED', 'DEVICE_CONNECTED', 'DEVICE_DISCONNECTED'];
 
 /** Types about a member other than the actor: the user log shows their `subject`. */
 export const SUBJECT_TYPES: readonly AuditType[] = ['LOCK_SHARED', 'LOCK_REVOKED', 'USER_PROMOTED', 'USER_DEMOTED'];
 
 export function isAuditType(value: string): value is AuditType {
-  return (AUDIT_TYPES as readonly string[]).includes(value);
+  return (AUDIT_TYPES as readonly string[]).includes(value) || (ALARM_AUDIT_TYPES as readonly string[]).includes(value);
 }
 
 export function hasSubject(type: string): boolean {
@@ -45,6 +53,8 @@ const DESCRIPTIONS: Record<AuditType, string> = {
   LOCK_REVOKED: 'access revoked',
   USER_PROMOTED: 'user promoted to administrator',
   USER_DEMOTED: 'administrator demoted to user',
+  ALARM_RAISED: 'alarm raised',
+  ALARM_CLEARED: 'alarm cleared',
 };
 
 /** What was attempted, for refusals. */
@@ -60,6 +70,8 @@ const ATTEMPTS: Record<AuditType, string> = {
   LOCK_REVOKED: 'revocation',
   USER_PROMOTED: 'promotion',
   USER_DEMOTED: 'demotion',
+  ALARM_RAISED: 'alarm',
+  ALARM_CLEARED: 'alarm clearing',
 };
 
 /**

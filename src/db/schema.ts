@@ -1,3 +1,4 @@
+import type { AlarmTables } from '../alarms/tables.js';
 import type { AccountTables } from '../accounts/tables.js';
 import type { ApplicationTables } from '../applications/tables.js';
 import type { AuditTables } from '../audit/tables.js';
@@ -9,4 +10,4 @@ import type { SiteTables } from '../sites/tables.js';
 import type { TileTables } from '../tiles/tables.js';
 
 /** Every table of the service, composed from the features that own them. */
-export interface DatabaseSchema extends AccountTables, SiteTables, LockTables, TileTables, AuditTables, ApplicationTables, CertificateTables, ExecuteTables, CdnTables {}
+export interface DatabaseSchema extends AccountTables, AlarmTables, SiteTables, LockTables, TileTables, AuditTables, ApplicationTables, CertificateTables, ExecuteTables, CdnTables {}

@@ -1,3 +1,4 @@
+import { deriveAlarms } from '../alarms/service.js';
 import type { AuditType } from '../audit/types.js';
 import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
@@ -56,7 +57,7 @@ export function recordDoorEvent(ctx: AppContext, lockId: string, event: LockEven
  * A state report: stores `locked` and `doorOpen`. `locked` is decided with the command it may
  * confirm (src/locks/command-life.ts). A door change seen here first (its event lost or still
  * queued) is audited here; the event then changes nothing. The first report of a lock (value
- * unknown before) is stored, not audited.
+ * unknown before) is stored, not audited. Alarms follow the health it stores (src/alarms).
  */
 export function recordState(ctx: AppContext, lockId: string, state: LockState): Promise<AuditType[]> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
@@ -64,6 +65,7 @@ export function recordState(ctx: AppContext, lockId: string, state: LockState): 
     const lockAudit = await reportLocked(ctx, uow, lockId, state.locked, now);
     if (lockAudit === undefined) return [];
     await storeHealth(uow.db, lockId, state);
+    await deriveAlarms(ctx, uow, lockId, now);
     const audited: AuditType[] = lockAudit === null ? [] : [lockAudit];
     if (state.doorOpen !== undefined) {
       const door = await storeDoorOpen(uow.db, lockId, state.doorOpen, now);

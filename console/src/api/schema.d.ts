@@ -4343,6 +4343,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/device/{lockId}/alarms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A lock's open alarms and their history (admins) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description lock UUID */
+                    lockId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description open alarms, most recently raised first */
+                            open: {
+                                id: string;
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical";
+                                /** @description Unix seconds */
+                                raisedAt: number;
+                                /** @description Unix seconds; null while open */
+                                clearedAt: number | null;
+                            }[];
+                            /** @description the 100 most recently raised cleared alarms */
+                            history: {
+                                id: string;
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical";
+                                /** @description Unix seconds */
+                                raisedAt: number;
+                                /** @description Unix seconds; null while open */
+                                clearedAt: number | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description caller lacks permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/device/events": {
         parameters: {
             query?: never;

@@ -18,6 +18,7 @@ import { lockDeviceMigration } from './0020_lock_device.js';
 import { memberSchedulesMigration } from './0040_member_schedules.js';
 import { siteOwnersMigration } from './0041_site_owners.js';
 import { applicationSenderMigration } from './0050_application_sender.js';
+import { lockAlarmsMigration } from './0060_lock_alarms.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -43,5 +44,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0040_member_schedules': memberSchedulesMigration(),
     '0041_site_owners': siteOwnersMigration(),
     '0050_application_sender': applicationSenderMigration(dialect),
+    '0060_lock_alarms': lockAlarmsMigration(dialect),
   };
 }

@@ -1,0 +1,24 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../context.js';
+import { errorResponses } from '../http/schemas.js';
+import { LockIdParams, pathId } from '../ids/path-ids.js';
+import { presentAlarm } from './presenters.js';
+import { LockAlarms } from './schemas.js';
+import { readLockAlarms } from './service.js';
+
+export function alarmRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get('/device/:lockId/alarms', {
+      schema: {
+        tags: ['alarms'],
+        summary: "A lock's open alarms and their history (admins)",
+        params: LockIdParams,
+        response: { 200: LockAlarms, ...errorResponses(401, 403, 404) },
+      },
+      handler: async (request) => {
+        const alarms = await readLockAlarms(ctx, request.caller, pathId(request.params.lockId, 'lock'));
+        return { open: alarms.open.map(presentAlarm), history: alarms.history.map(presentAlarm) };
+      },
+    });
+  };
+}

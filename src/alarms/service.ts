@@ -1,0 +1,47 @@
+import { assertAllowed, canReadAdminData } from '../access/member-policy.js';
+import type { Caller } from '../accounts/caller.js';
+import { findReaderEnrolment } from '../audit/queries.js';
+import { recordAudit } from '../audit/record.js';
+import type { AppContext } from '../context.js';
+import { newId } from '../crypto/random.js';
+import type { UnitOfWork } from '../db/transaction.js';
+import { errors } from '../errors/catalogue.js';
+import { alarmConditions, describeAlarm, type AlarmKind } from './kinds.js';
+import { clearAlarm, clearedAlarms, openAlarm, openAlarms, readLockHealth, type AlarmRow } from './queries.js';
+
+/** How many cleared alarms GET /device/{id}/alarms lists. */
+export const HISTORY_LIMIT = 100;
+
+/**
+ * Raises and clears the lock's alarms from the health its row now holds, in the transaction that
+ * stored it: each change is conditional (src/alarms/queries.ts), so only the instance that made it
+ * audits it (ALARM_RAISED / ALARM_CLEARED, on the live stream after commit). Returns what changed.
+ */
+export async function deriveAlarms(ctx: AppContext, uow: UnitOfWork, lockId: string, at: number): Promise<Array<{ kind: AlarmKind; raised: boolean }>> {
+  const health = await readLockHealth(uow.db, lockId);
+  if (!health) return [];
+  const changed: Array<{ kind: AlarmKind; raised: boolean }> = [];
+  for (const [kind, holds] of alarmConditions(health)) {
+    const did = holds ? await openAlarm(uow.db, { id: newId(at * 1000), lockId, kind, at }) : await clearAlarm(uow.db, lockId, kind, at);
+    if (!did) continue;
+    const battery = kind.startsWith('battery') ? ` (${health.battery} %)` : '';
+    await recordAudit(ctx, uow, {
+      lockId,
+      type: holds ? 'ALARM_RAISED' : 'ALARM_CLEARED',
+      actorUserId: null,
+      message: `${holds ? 'alarm' : 'alarm cleared'}: ${describeAlarm(kind)}${battery}`,
+      details: { alarm: kind },
+    });
+    changed.push({ kind, raised: holds });
+  }
+  return changed;
+}
+
+/** A lock's open alarms and recent history, for its active admins (404 for a non-member, 403 for a user). */
+export async function readLockAlarms(ctx: AppContext, caller: Caller, lockId: string): Promise<{ open: AlarmRow[]; history: AlarmRow[] }> {
+  const db = ctx.db.kysely;
+  const member = await findReaderEnrolment(db, lockId, caller.userId);
+  if (!member) throw errors.notFound('lock');
+  assertAllowed(canReadAdminData(member, ctx.now()));
+  return { open: await openAlarms(db, lockId), history: await clearedAlarms(db, lockId, HISTORY_LIMIT) };
+}
