@@ -22,13 +22,18 @@ export interface RunningService {
  * stops in reverse: stop accepting, finish requests in flight, stop the subscribers, then
  * release the context.
  */
-export async function startService(config: Config, options: ContextOptions = {}): Promise<RunningService> {
+export interface ServiceOptions extends ContextOptions {
+  /** Tests: a reply of a status its route does not declare becomes a 500 told here (src/http/declared-statuses.ts). */
+  onUndeclaredStatus?: (what: string) => void;
+}
+
+export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
   const ctx = await createContext(config, options);
   let app: HttpApp | null = null;
   let subscribers: Subscribers | null = null;
   try {
     const applications = createApplicationsPlatform(ctx);
-    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, requestTimeoutMs: config.httpRequestTimeoutMs, corsOrigin: (origin) => applications.cors.allows(origin), corsOpenPath: isCdnPath });
+    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, requestTimeoutMs: config.httpRequestTimeoutMs, corsOrigin: (origin) => applications.cors.allows(origin), corsOpenPath: isCdnPath, ...(options.onUndeclaredStatus ? { onUndeclaredStatus: options.onUndeclaredStatus } : {}) });
     await registerRoutes(app, ctx, applications);
     subscribers = await startSubscribers(ctx);
     await startupStep('PORT / HOST', 'cannot listen', () => app!.listen({ port: config.port, host: config.host }));

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { errorResponses, NoContent } from '../http/schemas.js';
@@ -70,8 +71,9 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     // Older emails link here. Opening a link must not verify (mail scanners open links): the console's page verifies on a click, signed in.
     app.get('/account/email/verify', {
       config: { auth: 'none', anyAccept: true },
-      schema: { tags: ['account'], summary: "Old verification links: 303 to the console's verification page", security: [], querystring: VerifyQuery },
-      handler: (request, reply) => reply.code(303).header('location', `/console/verify?code=${encodeURIComponent(request.query.code)}`).send(),
+      schema: { tags: ['account'], summary: "Old verification links: 303 to the console's verification page", security: [], querystring: VerifyQuery,
+        response: { 303: Type.Null({ description: "to the console's verification page (Location)" }), ...errorResponses(400, 429) } },
+      handler: async (request, reply) => reply.code(303).header('location', `/console/verify?code=${encodeURIComponent(request.query.code)}`).send(null),
     });
 
     app.delete('/account', {

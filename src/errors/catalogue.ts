@@ -44,6 +44,8 @@ export const errors = {
   /** Another 4xx Fastify decided on before any route ran (its own message, which names no internals). */
   clientError: (status: number, message: string) => new AppError(status, 'bad_request', message),
   internal: () => new AppError(500, 'internal', 'internal server error'),
+  /** Only with the declared-status check on (tests): a route answered a status its schema does not declare. */
+  undeclaredStatus: () => new AppError(500, 'undeclared_status', 'the route answered a status it does not declare'),
   lockRefused: (reason: string) => new AppError(409, 'lock_refused', `the lock refused the operation: ${reason}`),
   lockOffline: () => new AppError(503, 'lock_offline', 'lock offline'),
   shuttingDown: () => new AppError(503, 'shutting_down', 'the service is shutting down; try again', { headers: { connection: 'close', 'retry-after': '1' } }),

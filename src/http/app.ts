@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { errors } from '../errors/catalogue.js';
 import { registerJsonParser } from './body-parsing.js';
 import { registerCors, type CorsOpenPath, type CorsOriginCheck } from './cors.js';
+import { checkDeclaredStatuses } from './declared-statuses.js';
 import { handleError } from './error-handler.js';
 import type { HttpApp } from './http-app.js';
 import { notFoundHandler } from './not-found.js';
@@ -28,6 +29,8 @@ export interface HttpAppOptions {
   corsOrigin?: CorsOriginCheck;
   /** Paths any origin may call without credentials (URLs that carry their own permission). */
   corsOpenPath?: CorsOpenPath;
+  /** Given (tests): replies of a status their route does not declare become 500s told here (./declared-statuses.ts). */
+  onUndeclaredStatus?: (what: string) => void;
 }
 
 /**
@@ -124,6 +127,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     addRouteHook(route, (request, _reply, done) => done(negotiateRequest(request, rule)));
   });
 
+  if (options.onUndeclaredStatus) checkDeclaredStatuses(app, options.onUndeclaredStatus);
   registerJsonParser(app);
   app.setErrorHandler((err, request, reply) => handleError(err, request, reply));
   app.setNotFoundHandler(notFoundHandler(app));
