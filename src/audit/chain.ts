@@ -8,7 +8,7 @@ import { GENESIS_HASH, auditEntryPreimage, type AuditHashInput } from './log-for
  */
 
 export {
-  CURRENT_HASH_VERSION, GENESIS_HASH, auditEntryPreimage, canonicalJson, type AuditHashInput, type AuditPartySnapshot,
+  CURRENT_HASH_VERSION, GENESIS_HASH, auditEntryPreimage, canonicalJson, type AuditClient, type AuditHashInput, type AuditPartySnapshot,
 } from './log-format.js';
 
 /** SHA-256 hex of the entry chained to `previousHash` (null for a lock's first entry). */

@@ -25,7 +25,11 @@
  *     "subjectUserId", "subjectEmail", "subjectDisplayName", "rejected", "message", "details" }
  *
  * and, for an entry of format 1 (recorded before migration 0014), the same object with "v": 1 and
- * without the four email and display-name members. `actorEmail`, `actorDisplayName`,
+ * without the four email and display-name members. Format 3 (every entry recorded since migration
+ * 0030) is format 2 with "v": 3 and two members more: "actorIp", the address the actor's request
+ * came from (as the service read it, honouring TRUST_PROXY; null when the actor acted through no
+ * request of theirs), and "userAgent", `{"type": <the SDK's AuditUserAgentType>, "version": <string
+ * or null>}` read from that request's User-Agent, or null. `actorEmail`, `actorDisplayName`,
  * `subjectEmail` and `subjectDisplayName` are the actor's and the subject's email address and
  * display name as their user row read when the entry was recorded (null for no actor or subject,
  * or a user without one); `actorUserId`/`subjectUserId` a string or null, `timestamp` Unix seconds
@@ -50,7 +54,7 @@
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** The format every new entry is recorded in. */
-export const CURRENT_HASH_VERSION = 2 as const;
+export const CURRENT_HASH_VERSION = 3 as const;
 
 /** The fields both formats hash (a preimage without one of them is not an entry's). */
 export const HASHED_FIELDS = ['lockId', 'timestamp', 'type', 'actorUserId', 'subjectUserId', 'rejected', 'message'] as const;
@@ -76,14 +80,26 @@ export interface AuditPartySnapshot {
   subjectDisplayName: string | null;
 }
 
-/** An entry's hashed fields in one of the two formats. */
-export type AuditHashInput = (HashedFields & { version: 1 }) | (HashedFields & AuditPartySnapshot & { version: 2 });
+/** The client an actor used (issue 28): hashed from format 3 on. */
+export interface AuditClient {
+  actorIp: string | null;
+  userAgent: { type: string; version: string | null } | null;
+}
+
+/** An entry's hashed fields in one of the three formats. */
+export type AuditHashInput =
+  | (HashedFields & { version: 1 })
+  | (HashedFields & AuditPartySnapshot & { version: 2 })
+  | (HashedFields & AuditPartySnapshot & AuditClient & { version: 3 });
 
 const SNAPSHOT_FIELDS = ['actorEmail', 'actorDisplayName', 'subjectEmail', 'subjectDisplayName'] as const;
+const CLIENT_FIELDS = ['actorIp', 'userAgent'] as const;
 
 /** Each format's preimage members, sorted once as canonicalJson sorts them (verify hashes every entry). */
 const PREIMAGE_KEYS_V1 = ['v', 'previousHash', ...HASHED_FIELDS, 'details'].sort();
 const PREIMAGE_KEYS_V2 = [...PREIMAGE_KEYS_V1, ...SNAPSHOT_FIELDS].sort();
+const PREIMAGE_KEYS_V3 = [...PREIMAGE_KEYS_V2, ...CLIENT_FIELDS].sort();
+const PREIMAGE_KEYS = { 1: PREIMAGE_KEYS_V1, 2: PREIMAGE_KEYS_V2, 3: PREIMAGE_KEYS_V3 } as const;
 
 /** RFC 8785 serialisation of a JSON value (objects, arrays, strings, finite numbers, booleans, null). */
 export function canonicalJson(value: unknown): string {
@@ -118,8 +134,11 @@ function requireField(ok: boolean, name: string): void {
 
 const nullableString = (value: unknown): boolean => value === null || typeof value === 'string';
 
+const isUserAgent = (value: unknown): boolean =>
+  value === null || (typeof value === 'object' && typeof (value as { type?: unknown }).type === 'string' && nullableString((value as { version?: unknown }).version) && Object.keys(value).length === 2);
+
 function checkEntry(entry: AuditHashInput): void {
-  requireField(entry.version === 1 || entry.version === 2, 'version');
+  requireField(entry.version === 1 || entry.version === 2 || entry.version === 3, 'version');
   requireField(typeof entry.lockId === 'string', 'lockId');
   requireField(typeof entry.timestamp === 'number' && Number.isFinite(entry.timestamp), 'timestamp');
   requireField(typeof entry.type === 'string', 'type');
@@ -130,8 +149,12 @@ function checkEntry(entry: AuditHashInput): void {
   // Format 1 hashes no snapshot: one handed in would be silently left unprotected.
   for (const field of SNAPSHOT_FIELDS) {
     const value = (entry as Partial<AuditPartySnapshot>)[field];
-    requireField(entry.version === 2 ? nullableString(value) : value === undefined, field);
+    requireField(entry.version >= 2 ? nullableString(value) : value === undefined, field);
   }
+  // Formats 1 and 2 hash no client: one handed in would be silently left unprotected.
+  const client = entry as Partial<AuditClient>;
+  requireField(entry.version === 3 ? nullableString(client.actorIp) : client.actorIp === undefined, 'actorIp');
+  requireField(entry.version === 3 ? isUserAgent(client.userAgent) : client.userAgent === undefined, 'userAgent');
 }
 
 /** The preimage of an entry's hash, as the exact string that is hashed. */
@@ -148,13 +171,17 @@ export function auditEntryPreimage(previousHash: string | null, entry: AuditHash
     rejected: entry.rejected,
     message: entry.message,
   };
-  if (entry.version === 2) {
-    for (const field of SNAPSHOT_FIELDS) preimage[field] = entry[field];
+  if (entry.version >= 2) {
+    for (const field of SNAPSHOT_FIELDS) preimage[field] = (entry as AuditPartySnapshot)[field];
+  }
+  if (entry.version === 3) {
+    preimage.actorIp = entry.actorIp;
+    preimage.userAgent = entry.userAgent === null ? null : { type: entry.userAgent.type, version: entry.userAgent.version };
   }
   if (entry.details !== undefined && entry.details !== null) {
     preimage.details = JSON.parse(JSON.stringify(entry.details)) as unknown;
   }
-  return canonicalMembers(preimage, entry.version === 2 ? PREIMAGE_KEYS_V2 : PREIMAGE_KEYS_V1);
+  return canonicalMembers(preimage, PREIMAGE_KEYS[entry.version]);
 }
 
 // ——— The Merkle tree (RFC 9162 §2.1) —————————————————————————————————————————————————————————

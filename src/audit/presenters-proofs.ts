@@ -40,6 +40,8 @@ export function presentProvenEntry({ row, leafIndex, proof }: ProvenEntry) {
     actorDisplayName: row.actor_display_name,
     subjectEmail: row.subject_email,
     subjectDisplayName: row.subject_display_name,
+    // The client is hashed from format 3 on: shown exactly when it is (so the fields shown are the hashed ones).
+    ...(row.hash_version >= 3 ? { actorIp: row.actor_ip, userAgent: row.user_agent_type === null ? null : { type: row.user_agent_type, version: row.user_agent_version } } : {}),
     rejected: row.rejected === 1,
     message: row.message,
     details: row.details === null ? null : (JSON.parse(row.details) as Record<string, unknown>),

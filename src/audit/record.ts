@@ -5,7 +5,7 @@ import type { DialectName } from '../db/database.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { prepareQuery } from '../db/prepared.js';
 import { inTransaction, type Executor, type UnitOfWork } from '../db/transaction.js';
-import { CURRENT_HASH_VERSION, GENESIS_HASH, auditEntryHash, type AuditPartySnapshot } from './chain.js';
+import { CURRENT_HASH_VERSION, GENESIS_HASH, auditEntryHash, type AuditClient, type AuditPartySnapshot } from './chain.js';
 import { afterAuditCommit } from './checkpoint-signer.js';
 import { appendLeaf, lockTreeHead } from './tree.js';
 import type { AuditEntriesTable } from './tables.js';
@@ -27,9 +27,11 @@ export interface AuditInput {
   message?: string;
   /** Structured facts (operation, reason code); JSON values only. Never secrets. */
   details?: Record<string, unknown>;
+  /** The client of the actor's request (src/audit/client.ts); absent when they acted through none (a lock's report, the CLI). */
+  client?: AuditClient;
 }
 
-export interface AuditEntry extends AuditPartySnapshot {
+export interface AuditEntry extends AuditPartySnapshot, AuditClient {
   seq: number;
   id: string;
   lockId: string;
@@ -78,6 +80,9 @@ function entryInsert(db: Kysely<DatabaseSchema>, slot: Insertable<AuditEntriesTa
       actor_display_name: slot.actor_display_name,
       subject_email: slot.subject_email,
       subject_display_name: slot.subject_display_name,
+      actor_ip: slot.actor_ip,
+      user_agent_type: slot.user_agent_type,
+      user_agent_version: slot.user_agent_version,
       rejected: slot.rejected,
       message: slot.message,
       details: slot.details,
@@ -158,6 +163,8 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     actorUserId: input.actorUserId,
     subjectUserId,
     ...parties,
+    actorIp: input.client?.actorIp ?? null,
+    userAgent: input.client?.userAgent ?? null,
     rejected,
     message: auditMessage(input.type, rejected, input.noReply === true ? undefined : input.message, input.noReply === true),
     details,
@@ -175,6 +182,9 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     actor_display_name: fields.actorDisplayName,
     subject_email: fields.subjectEmail,
     subject_display_name: fields.subjectDisplayName,
+    actor_ip: fields.actorIp,
+    user_agent_type: fields.userAgent?.type ?? null,
+    user_agent_version: fields.userAgent?.version ?? null,
     rejected: rejected ? 1 : 0,
     message: fields.message,
     details: details === null ? null : JSON.stringify(details),

@@ -38,8 +38,9 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         response: { 200: Type.Array(UserAuditEntry), ...errorResponses(400, 401, 404, 406) },
       },
       handler: async (request) => {
-        const rows = await readUserLog(ctx, request.caller, pathId(request.params.userId, 'user'), toPage(request.query));
-        return rows.map(presentUserEntry);
+        const userId = pathId(request.params.userId, 'user');
+        const rows = await readUserLog(ctx, request.caller, userId, toPage(request.query));
+        return rows.map((row) => presentUserEntry(row, userId));
       },
     });
   };

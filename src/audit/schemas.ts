@@ -26,8 +26,14 @@ export const AuditParty = Type.Object({
   userId: Type.String({ description: 'the user; the lock id for events the lock reports itself' }),
   email: NullableString,
   displayName: NullableString,
-  ip: Type.Union([Type.String(), Type.Null()], { description: 'not recorded: always null' }),
+  ip: Type.Union([Type.String(), Type.Null()], { description: "the issuer's address, as the service read it (TRUST_PROXY); null without a request of theirs, and always for a subject" }),
 });
+
+/** The SDK's BasicAuditUserAgentResponse: the official SDK named by the actor's User-Agent, else null. */
+const AuditUserAgent = Type.Union([
+  Type.Object({ type: Type.String({ description: 'the SDK\'s AuditUserAgentType, e.g. KMP_SDK_JVM' }), version: Type.Union([Type.String(), Type.Null()]) }),
+  Type.Null(),
+], { description: 'the official SDK the actor used (from its User-Agent), else null' });
 
 /**
  * Lock audit v1, or v2 with `email` and `displayName` and, for the official SDK, the user-audit
@@ -45,6 +51,7 @@ export const LockAuditEntry = Type.Object({
   subject: Type.Optional(Type.Union([AuditParty, Type.Null()], { description: 'the user acted on (sharing types), else null (v2)' })),
   rejected: Type.Optional(Type.Boolean({ description: 'v2' })),
   rejectionReason: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'why the lock or service refused, else null (v2)' })),
+  userAgent: Type.Optional(AuditUserAgent),
 });
 export type LockAuditEntry = Static<typeof LockAuditEntry>;
 
@@ -52,9 +59,10 @@ export const UserAuditEntry = Type.Object({
   deviceId: Type.String(),
   timestamp: Type.Number({ description: 'Unix seconds' }),
   type: Type.String(),
-  issuer: Type.Object({ userId: Type.String({ description: 'the actor; the lock id for events the lock reports itself' }) }),
+  issuer: Type.Object({ userId: Type.String({ description: 'the actor; the lock id for events the lock reports itself' }), ip: Type.Optional(NullableString) }),
   subject: Type.Optional(Type.Object({ userId: Type.String(), email: NullableString })),
   rejected: Type.Boolean(),
   rejectionReason: Type.Union([Type.String(), Type.Null()]),
+  userAgent: Type.Optional(AuditUserAgent),
 });
 export type UserAuditEntry = Static<typeof UserAuditEntry>;

@@ -24,6 +24,10 @@ export interface AuditEntriesTable {
   actor_display_name: string | null;
   subject_email: string | null;
   subject_display_name: string | null;
+  /** The address of the actor's request, and the SDK user agent it named (hashed from `hash_version` 3 on); null before migration 0030 or without one. */
+  actor_ip: string | null;
+  user_agent_type: string | null;
+  user_agent_version: string | null;
   rejected: Flag;
   message: string;
   /** JSON text, or null. */
@@ -31,7 +35,7 @@ export interface AuditEntriesTable {
   /** Hash of the lock's previous entry; GENESIS_HASH for its first. */
   prev_hash: string;
   hash: string;
-  /** The preimage format `hash` was computed in (chain.ts): 1 before migration 0014, 2 since. */
+  /** The preimage format `hash` was computed in (chain.ts): 1 before migration 0014, 2 before 0030, 3 since. */
   hash_version: Generated<number>;
 }
 

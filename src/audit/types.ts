@@ -1,4 +1,8 @@
-/** The audit event types of the spec's Events section, in its order. */
+/**
+ * The audit event types of the spec's Events section, in its order, then the four the official
+ * SDK's AuditEvent adds (issue 28): a setting changed, a tile linked or unlinked, a lock
+ * decommissioned.
+ */
 export const AUDIT_TYPES = [
   'DOOR_OPEN',
   'DOOR_CLOSE',
@@ -11,6 +15,10 @@ export const AUDIT_TYPES = [
   'LOCK_REVOKED',
   'USER_PROMOTED',
   'USER_DEMOTED',
+  'SETTING_CHANGED',
+  'TILE_ASSOCIATED',
+  'TILE_DISASSOCIATED',
+  'DEVICE_DECOMMISSIONED',
 ] as const;
 
 /**
@@ -53,6 +61,10 @@ const DESCRIPTIONS: Record<AuditType, string> = {
   LOCK_REVOKED: 'access revoked',
   USER_PROMOTED: 'user promoted to administrator',
   USER_DEMOTED: 'administrator demoted to user',
+  SETTING_CHANGED: 'settings changed',
+  TILE_ASSOCIATED: 'tile linked',
+  TILE_DISASSOCIATED: 'tile unlinked',
+  DEVICE_DECOMMISSIONED: 'lock decommissioned',
   ALARM_RAISED: 'alarm raised',
   ALARM_CLEARED: 'alarm cleared',
 };
@@ -70,6 +82,10 @@ const ATTEMPTS: Record<AuditType, string> = {
   LOCK_REVOKED: 'revocation',
   USER_PROMOTED: 'promotion',
   USER_DEMOTED: 'demotion',
+  SETTING_CHANGED: 'settings change',
+  TILE_ASSOCIATED: 'tile link',
+  TILE_DISASSOCIATED: 'tile unlink',
+  DEVICE_DECOMMISSIONED: 'decommissioning',
   ALARM_RAISED: 'alarm',
   ALARM_CLEARED: 'alarm clearing',
 };

@@ -90,7 +90,7 @@ class Recomputation {
         .leftJoin('audit_entries as e', 'e.seq', 'n.entry_seq')
         .select(['n.position', 'n.entry_seq'])
         .select(['e.seq', 'e.id', 'e.lock_id', 'e.timestamp', 'e.type', 'e.actor_user_id', 'e.subject_user_id', 'e.rejected', 'e.message', 'e.details', 'e.prev_hash', 'e.hash'])
-        .select(['e.actor_email', 'e.actor_display_name', 'e.subject_email', 'e.subject_display_name', 'e.hash_version'])
+        .select(['e.actor_email', 'e.actor_display_name', 'e.subject_email', 'e.subject_display_name', 'e.hash_version', 'e.actor_ip', 'e.user_agent_type', 'e.user_agent_version'])
         .where('n.position', '>=', this.tree.size)
         .where('n.position', '<', Math.min(size, LEVEL_STRIDE))
         .orderBy('n.position')

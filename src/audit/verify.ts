@@ -12,8 +12,9 @@ export type TrailVerification =
 
 /**
  * A stored row as the chain verifier reads it, in the format its `hash_version` names; null when
- * its details are not JSON. A flag other than 0/1, or a version other than 1/2, is passed on as it
- * is, which the hash refuses. A format-1 row's email and display-name columns are not hashed.
+ * its details are not JSON. A flag other than 0/1, or a version other than 1/2/3, is passed on as it
+ * is, which the hash refuses. A format-1 row's email and display-name columns are not hashed, nor
+ * a format-1 or -2 row's client columns (address, user agent).
  */
 export function toChainedEntry(row: AuditRow): ChainedAuditEntry | null {
   let details: object | null = null;
@@ -30,6 +31,14 @@ export function toChainedEntry(row: AuditRow): ChainedAuditEntry | null {
   // One literal per format, no spreading: verify reads every entry through here.
   if (version === 1) {
     return { version, id: row.id, lockId: row.lock_id, timestamp: row.timestamp, type: row.type, actorUserId: row.actor_user_id, subjectUserId: row.subject_user_id, rejected, message: row.message, details, hash: row.hash, previousHash: row.prev_hash };
+  }
+  const parties = { actorEmail: row.actor_email, actorDisplayName: row.actor_display_name, subjectEmail: row.subject_email, subjectDisplayName: row.subject_display_name };
+  if (version === 3) {
+    const userAgent = row.user_agent_type === null ? null : { type: row.user_agent_type, version: row.user_agent_version };
+    return {
+      version, id: row.id, lockId: row.lock_id, timestamp: row.timestamp, type: row.type, actorUserId: row.actor_user_id, subjectUserId: row.subject_user_id,
+      rejected, message: row.message, details, hash: row.hash, previousHash: row.prev_hash, ...parties, actorIp: row.actor_ip, userAgent,
+    };
   }
   return {
     version: version as 2,

@@ -2,6 +2,7 @@
 interface NamedMember {
   userId?: string | null;
   email?: string | null;
+  ip?: string | null;
 }
 
 /** The parts of a presented audit entry that can carry another member's email address. */
@@ -14,7 +15,7 @@ export interface EntryWithEmails {
 
 /**
  * An entry as a viewer who is not an ADMIN of its lock may see it (issue 15 §6): other members'
- * email addresses are left out, the viewer's own are kept. ADMINs see everything; they manage
+ * email addresses and network addresses (issue 28) are left out, the viewer's own are kept. ADMINs see everything; they manage
  * the members and their addresses anyway.
  */
 export function withoutOthersEmails<T extends EntryWithEmails>(entry: T, viewerId: string): T {
@@ -22,9 +23,9 @@ export function withoutOthersEmails<T extends EntryWithEmails>(entry: T, viewerI
   if (shown.email !== undefined && shown.user !== viewerId) delete shown.email;
   for (const key of ['issuer', 'subject'] as const) {
     const member = shown[key];
-    if (member && member.email !== undefined && member.userId !== viewerId) {
+    if (member && (member.email !== undefined || member.ip !== undefined) && member.userId !== viewerId) {
       const { email: _hidden, ...rest } = member;
-      shown[key] = rest as T[typeof key];
+      shown[key] = (rest.ip === undefined ? rest : { ...rest, ip: null }) as T[typeof key];
     }
   }
   return shown;

@@ -1,4 +1,5 @@
 import type { Caller } from '../accounts/caller.js';
+import type { AuditClient } from '../audit/log-format.js';
 import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import { sha256Hex } from '../crypto/random.js';
@@ -15,7 +16,7 @@ import { insertMember, loadLockForMember, type MemberLock } from './queries.js';
  * update, so of two concurrent claims exactly one wins (on PostgreSQL the loser waits for the
  * winner's row lock, then finds `claimed_at` set).
  */
-export async function claimLock(ctx: AppContext, caller: Caller, key: string, name: string): Promise<MemberLock> {
+export async function claimLock(ctx: AppContext, caller: Caller, key: string, name: string, client?: AuditClient): Promise<MemberLock> {
   const keyHash = sha256Hex(key);
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
@@ -32,7 +33,7 @@ export async function claimLock(ctx: AppContext, caller: Caller, key: string, na
     }
     const lockId = claimed.id;
     await insertMember(uow.db, { lock_id: lockId, user_id: caller.userId, role: 'ADMIN', starts_at: null, ends_at: null, alias: null, colour: null, created: now, updated: now });
-    await recordAudit(ctx, uow, { lockId, type: 'OWNER_ASSIGNED', actorUserId: caller.userId });
+    await recordAudit(ctx, uow, { lockId, type: 'OWNER_ASSIGNED', actorUserId: caller.userId, ...(client ? { client } : {}) });
     await configChanged(ctx, uow, lockId);
     const lock = await loadLockForMember(uow.db, uow.dialect, lockId, caller.userId);
     if (!lock) throw errors.internal();

@@ -9,6 +9,7 @@ import { presentLock, presentSiteLock } from './presenters.js';
 import { getLock, listLocksAsJson, listLocksWithTiles, listShareableLocks } from './reads.js';
 import { ClaimBody, LockResponse, LockUpdate, ShareableLockResponse, SiteLockResponse } from './schemas.js';
 import { updateLock } from './update.js';
+import { auditClientOf } from '../audit/client.js';
 
 /** GET/PUT/POST /device…: the caller's locks, one lock, its per-member fields and settings, claiming. */
 export function lockRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -46,7 +47,7 @@ export function lockRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) },
       },
       handler: async (request, reply) => {
-        await updateLock(ctx, request.caller, pathId(request.params.lockId, 'lock'), request.body);
+        await updateLock(ctx, request.caller, pathId(request.params.lockId, 'lock'), request.body, auditClientOf(request));
         return reply.code(204).send(null);
       },
     });
@@ -59,7 +60,7 @@ export function lockRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         response: { 200: LockResponse, ...errorResponses(400, 401, 404, 409) },
       },
       // A lock just claimed has no tiles: linking one needs its ADMIN, who did not exist before.
-      handler: async (request) => presentLock(await claimLock(ctx, request.caller, request.body.key, request.body.name), []),
+      handler: async (request) => presentLock(await claimLock(ctx, request.caller, request.body.key, request.body.name, auditClientOf(request)), []),
     });
   };
 }

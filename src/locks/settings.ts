@@ -1,6 +1,8 @@
 import { assertAllowed, canChangeSettings } from '../access/member-policy.js';
 import { validateUnlockBetween } from '../access/schemas.js';
 import type { UnlockBetweenWindow } from '../access/types.js';
+import type { AuditClient } from '../audit/log-format.js';
+import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
@@ -16,6 +18,8 @@ export interface LockSettingsInput {
   unlockDuration?: number;
   /** The unlock-between window (shown as unlockBetweenWindow); null removes it. */
   unlockBetween?: UnlockBetweenWindow | null;
+  /** The actor's client, for the SETTING_CHANGED entry. */
+  client?: AuditClient;
 }
 
 /**
@@ -50,7 +54,29 @@ export async function updateLockSettings(ctx: AppContext, uow: UnitOfWork, input
     })
     .where('id', '=', lockId)
     .execute();
+  await recordSettingChanged(ctx, uow, {
+    lockId,
+    actorUserId: input.actorUserId ?? null,
+    changed: { ...(unlockDuration !== undefined ? { unlockDuration } : {}), ...(unlockBetween !== undefined ? { unlockBetween } : {}) },
+    ...(input.client ? { client: input.client } : {}),
+  });
   await configChanged(ctx, uow, lockId);
+}
+
+/**
+ * SETTING_CHANGED (the SDK's AuditEvent): which settings changed, to what, by whom. `changed`
+ * names the settings and their new values (never secrets: settings hold none).
+ */
+export async function recordSettingChanged(ctx: AppContext, uow: UnitOfWork, change: { lockId: string; actorUserId: string | null; changed: Record<string, unknown>; client?: AuditClient }): Promise<void> {
+  const names = Object.keys(change.changed);
+  await recordAudit(ctx, uow, {
+    lockId: change.lockId,
+    type: 'SETTING_CHANGED',
+    actorUserId: change.actorUserId,
+    message: `settings changed: ${names.join(', ')}`,
+    details: { changed: change.changed },
+    ...(change.client ? { client: change.client } : {}),
+  });
 }
 
 /** Stored with its exceptions always present (the request may omit them; responses show `[]`). */

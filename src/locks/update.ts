@@ -1,12 +1,14 @@
 import type { Updateable } from 'kysely';
 import { assertAllowed } from '../access/member-policy.js';
 import type { Caller } from '../accounts/caller.js';
+import type { AuditClient } from '../audit/log-format.js';
 import type { AppContext } from '../context.js';
 import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { canUpdateLock, permittedAddressesUpdate } from './policy.js';
 import { readUsageRequirements } from './json.js';
 import { findLockForUpdate, findMembership } from './queries.js';
+import { recordSettingChanged } from './settings.js';
 import { mergeUsageRequirements } from './usage-update.js';
 import type { LockSettingsUpdate, LockUpdate } from './schemas.js';
 import type { LockMembersTable, LocksTable } from './tables.js';
@@ -45,12 +47,19 @@ export function lockSettingsChanges(settings: SettingsInput, currentRequirements
   return Object.keys(changes).length > 0 ? changes : undefined;
 }
 
+/** The lock's settings a request changes, as named and sent (`hidden` is the member's own; `permittedAddress` is spelled as shown). */
+function changedSettings(settings: SettingsInput): Record<string, unknown> {
+  const { hidden: _own, permittedAddress, ...named } = settings as SettingsInput & { permittedAddress?: unknown };
+  return { ...(permittedAddress !== undefined ? { permittedAddresses: permittedAddress } : {}), ...named };
+}
+
 /**
  * PUT /device/{id}: any member changes their own name (alias), favourite and colour; `settings`
  * need an active ADMIN (403), and the whole request is refused if they are not allowed.
- * Checked in order: membership (404), permission (403), values (400).
+ * Checked in order: membership (404), permission (403), values (400). A change of the lock's
+ * settings is audited (SETTING_CHANGED) with the client it came from.
  */
-export async function updateLock(ctx: AppContext, caller: Caller, lockId: string, update: UpdateInput): Promise<void> {
+export async function updateLock(ctx: AppContext, caller: Caller, lockId: string, update: UpdateInput, client?: AuditClient): Promise<void> {
   await inTransaction(ctx.db, ctx.logger, async (uow) => {
     const member = await findMembership(uow.db, lockId, caller.userId);
     if (!member) throw errors.notFound('lock');
@@ -62,6 +71,9 @@ export async function updateLock(ctx: AppContext, caller: Caller, lockId: string
     if (own) {
       await uow.db.updateTable('lock_members').set({ ...own, updated: now }).where('lock_id', '=', lockId).where('user_id', '=', caller.userId).execute();
     }
-    if (settings) await uow.db.updateTable('locks').set({ ...settings, updated: now }).where('id', '=', lockId).execute();
+    if (settings) {
+      await uow.db.updateTable('locks').set({ ...settings, updated: now }).where('id', '=', lockId).execute();
+      await recordSettingChanged(ctx, uow, { lockId, actorUserId: caller.userId, changed: changedSettings(update.settings!), ...(client ? { client } : {}) });
+    }
   });
 }

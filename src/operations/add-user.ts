@@ -41,7 +41,7 @@ export async function shareAll(ctx: AppContext, op: VerifiedOperation, shares: r
 
 /** The entry of a refused share: one invitee, or (refused before any was looked at) the batch. */
 function shareAudit(op: VerifiedOperation, share: ShareOperation | null): RefusalFacts {
-  return { lockId: op.lock.id, type: 'LOCK_SHARED', actorUserId: op.caller.userId, subjectUserId: share?.user ?? null, details: { role: share?.role ?? 'USER' } };
+  return { lockId: op.lock.id, type: 'LOCK_SHARED', actorUserId: op.caller.userId, subjectUserId: share?.user ?? null, details: { role: share?.role ?? 'USER' }, client: op.client };
 }
 
 /** Users of another application are invisible to this caller: the same 404 as no user at all. */
@@ -55,6 +55,7 @@ function addShare(ctx: AppContext, uow: UnitOfWork, op: VerifiedOperation, share
     lockId: op.lock.id,
     actorUserId: op.caller.userId,
     userId: share.user,
+    client: op.client,
     ...(share.role === undefined ? {} : { role: share.role }),
     ...(share.start === undefined ? {} : { start: share.start }),
     ...(share.end === undefined ? {} : { end: share.end }),

@@ -22,7 +22,7 @@ import type { VerifiedOperation } from './verify.js';
 export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operation: MutateLockOperation): Promise<OperationDecision> {
   const { lock, caller, now } = op;
   const commandId = randomUUID();
-  const facts = { lockId: lock.id, type: operation.locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK', actorUserId: caller.userId, details: { jti: op.claims.jti ?? null, commandId } } as const;
+  const facts = { lockId: lock.id, type: operation.locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK', actorUserId: caller.userId, details: { jti: op.claims.jti ?? null, commandId }, client: op.client } as const;
   const allowed = canUnlock({
     member: lock.member,
     requirements: readUsageRequirements(lock.usage_requirements),

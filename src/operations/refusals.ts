@@ -1,5 +1,6 @@
 import { refusalError, type Allowed, type Denied } from '../access/member-policy.js';
 import { recordAuditNow } from '../audit/record.js';
+import type { AuditClient } from '../audit/log-format.js';
 import type { AuditType } from '../audit/types.js';
 import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
@@ -20,12 +21,13 @@ export interface RefusalFacts {
   actorUserId: string;
   subjectUserId?: string | null;
   details?: Record<string, unknown>;
+  client?: AuditClient;
 }
 
 export interface Refusal {
   allowed: false;
   error: AppError;
-  /** The entry that records it; absent when there is nothing to audit it as (MUTATE_SETTING has no audit type). */
+  /** The entry that records it; absent when there is nothing to audit it as (an operation of no known type). */
   audit?: RefusalFacts;
   /** The lock gave no reply in time (504): the entry reads "<attempt>: no reply in time", since the lock may still act. */
   noReply?: boolean;
@@ -83,8 +85,8 @@ export async function inTransactionUnlessRefused(ctx: AppContext, decide: (uow: 
 /**
  * What an operation whose token was refused before it could be trusted (a signature that does not
  * verify, another member's token, an expired one) tried to do, read from its unverified payload
- * only to name the entry: a lock or unlock, a share or a revocation; undefined for settings
- * (no audit type) and for payloads that name no known operation. Nothing else of it is kept.
+ * only to name the entry: a lock or unlock, a share, a revocation or a settings change; undefined
+ * for payloads that name no known operation. Nothing else of it is kept.
  */
 export function attemptedType(payload: Record<string, unknown>): AuditType | undefined {
   const operation = payload.operation as { type?: unknown; locked?: unknown } | null | undefined;
@@ -92,6 +94,7 @@ export function attemptedType(payload: Record<string, unknown>): AuditType | und
     case 'MUTATE_LOCK': return operation.locked === true ? 'DOOR_LOCK' : 'DOOR_UNLOCK';
     case 'ADD_USER': case 'BATCH_ADD_USER': return 'LOCK_SHARED';
     case 'REMOVE_USER': return 'LOCK_REVOKED';
+    case 'MUTATE_SETTING': return 'SETTING_CHANGED';
     default: return undefined;
   }
 }

@@ -12,10 +12,10 @@ import type { VerifiedOperation } from './verify.js';
  */
 export async function removeUsers(ctx: AppContext, op: VerifiedOperation, operation: RemoveUserOperation): Promise<OperationDecision> {
   const only = operation.users.length === 1 ? operation.users[0]! : null;
-  const audit = { lockId: op.lock.id, type: 'LOCK_REVOKED', actorUserId: op.caller.userId, subjectUserId: only, details: { users: operation.users } } as const;
+  const audit = { lockId: op.lock.id, type: 'LOCK_REVOKED', actorUserId: op.caller.userId, subjectUserId: only, details: { users: operation.users }, client: op.client } as const;
   return inTransactionUnlessRefused(ctx, async (uow) => {
     await consumeOperationToken(uow, op);
-    const removed = await tryRemoveMembers(ctx, uow, { lockId: op.lock.id, actorUserId: op.caller.userId, userIds: operation.users });
+    const removed = await tryRemoveMembers(ctx, uow, { lockId: op.lock.id, actorUserId: op.caller.userId, userIds: operation.users, client: op.client });
     return removed.allowed ? ALLOWED : deniedBy(removed, audit);
   });
 }

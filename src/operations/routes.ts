@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
 import { LockIdParams, pathId } from '../ids/path-ids.js';
 import { cachedLegacyKeyReader } from '../crypto/operation-token.js';
+import { auditClientOf } from '../audit/client.js';
 import { MAX_EXECUTE_BODY_BYTES } from './body.js';
 import { executeOperation } from './execute.js';
 
@@ -50,6 +51,7 @@ export function operationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           body,
           contentType: request.headers['content-type'],
           callerIp: request.ip,
+          client: auditClientOf(request),
         }, readLegacyKey);
         return {};
       },

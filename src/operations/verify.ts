@@ -8,6 +8,7 @@ import { readLockForOperation, type OperationLock } from '../locks/queries.js';
 import { secondsSince } from '../metrics/registry.js';
 import { decodeOperationToken, extractCompactJws } from './body.js';
 import { readOperationClaims, replayKey, type OperationClaims } from './claims.js';
+import type { AuditClient } from '../audit/log-format.js';
 import { attemptedType, refused, type Refusal } from './refusals.js';
 
 /**
@@ -26,6 +27,8 @@ export interface ExecuteRequest {
   body: Buffer | string;
   contentType: string | undefined;
   callerIp: string;
+  /** What the entries it leads to keep of the caller's client (src/audit/client.ts). */
+  client: AuditClient;
 }
 
 /** One verified signed operation on its way to being carried out. */
@@ -40,6 +43,7 @@ export interface VerifiedOperation {
   replayKey: string;
   /** The caller's address (request.ip: honours TRUST_PROXY). */
   callerIp: string;
+  client: AuditClient;
   now: number;
 }
 
@@ -71,7 +75,7 @@ async function legacyKeyFor(ctx: AppContext, caller: Caller, decoded: DecodedOpe
 /** The refusal of a token that could not be trusted, recorded as an attempt by the caller when it names an operation to audit. */
 function untrustedToken(request: ExecuteRequest, payload: Record<string, unknown>, error: AppError): Refusal {
   const type = attemptedType(payload);
-  return refused(error, type === undefined ? undefined : { lockId: request.lockId, type, actorUserId: request.caller.userId });
+  return refused(error, type === undefined ? undefined : { lockId: request.lockId, type, actorUserId: request.caller.userId, client: request.client });
 }
 
 export async function verifyOperation(ctx: AppContext, request: ExecuteRequest, readLegacyKey: LegacyKeyReader): Promise<VerifiedOperation | Refusal> {
@@ -86,5 +90,5 @@ export async function verifyOperation(ctx: AppContext, request: ExecuteRequest, 
   const claims = readOperationClaims(decoded.payload, { lockId, callerUserId: caller.userId, now });
   if (isAppError(claims)) return untrustedToken(request, decoded.payload, claims);
   ctx.metrics.unlockPhase.observe({ phase: 'verification' }, secondsSince(verifying));
-  return { caller, lock, claims, compact, replayKey: replayKey(decoded.payload, compact, claims.iss), callerIp: request.callerIp, now };
+  return { caller, lock, claims, compact, replayKey: replayKey(decoded.payload, compact, claims.iss), callerIp: request.callerIp, client: request.client, now };
 }

@@ -3,6 +3,7 @@ import { assertAllowed, type Denied } from '../access/member-policy.js';
 import { validateSchedule } from '../access/schemas.js';
 import type { MemberRole, TimeRequirement } from '../access/types.js';
 import { findUserById } from '../accounts/queries.js';
+import type { AuditClient } from '../audit/log-format.js';
 import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { UnitOfWork } from '../db/transaction.js';
@@ -49,6 +50,8 @@ export interface AddMemberInput {
   end?: number | null;
   /** The share's own weekly hours (shared decisions §8): null clears them; absent keeps what the share had (none for a new one). */
   schedule?: TimeRequirement[] | null;
+  /** The actor's client, for the audit entry (absent: no request of theirs). */
+  client?: AuditClient;
 }
 
 export interface AddMemberResult {
@@ -66,7 +69,7 @@ export async function tryAddMember(ctx: AppContext, uow: UnitOfWork, input: AddM
   const role = input.role ?? 'USER';
   const start = input.start ?? null;
   const end = input.end ?? null;
-  const { lockId, actorUserId, userId } = input;
+  const { lockId, actorUserId, userId, client } = input;
   const { actor } = await lockAndActor(ctx, uow, lockId, actorUserId);
   const now = ctx.now();
   const allowed = canAddMember(actor, now);
@@ -79,7 +82,7 @@ export async function tryAddMember(ctx: AppContext, uow: UnitOfWork, input: AddM
 
   const existing = await findMembership(uow.db, lockId, userId);
   if (existing === undefined && shareWaitsForVerification(user)) {
-    await holdShare(ctx, uow, { lockId, actorUserId, userId, role, start, end, ...scheduleDetail(input.schedule) });
+    await holdShare(ctx, uow, { lockId, actorUserId, userId, role, start, end, ...scheduleDetail(input.schedule), ...(client ? { client } : {}) });
     return { allowed: true, change: 'LOCK_SHARED' };
   }
   const change = membershipChange(existing?.role, role);
@@ -102,6 +105,7 @@ export async function tryAddMember(ctx: AppContext, uow: UnitOfWork, input: AddM
     subjectUserId: userId,
     ...(change === 'WINDOW_UPDATED' ? { message: 'access window updated' } : {}),
     details: { role, start, end, ...scheduleDetail(input.schedule) },
+    ...(client ? { client } : {}),
   });
   await configChanged(ctx, uow, lockId);
   return { allowed: true, change };
@@ -118,6 +122,7 @@ export interface RemoveMembersInput {
   lockId: string;
   actorUserId: string;
   userIds: readonly string[];
+  client?: AuditClient;
 }
 
 export interface RemoveMembersResult {
@@ -136,6 +141,7 @@ export interface RemoveMembersResult {
  */
 export async function tryRemoveMembers(ctx: AppContext, uow: UnitOfWork, input: RemoveMembersInput): Promise<({ allowed: true } & RemoveMembersResult) | Denied> {
   const { lockId, actorUserId } = input;
+  const client = input.client ? { client: input.client } : {};
   const { lock, actor } = await lockAndActor(ctx, uow, lockId, actorUserId);
   const now = ctx.now();
   const requested = [...new Set(input.userIds)];
@@ -155,9 +161,9 @@ export async function tryRemoveMembers(ctx: AppContext, uow: UnitOfWork, input: 
   if (removed.length > 0) await uow.db.deleteFrom('lock_members').where('lock_id', '=', lockId).where('user_id', 'in', removed).execute();
   const unclaimed = decision.lockBecomesUnowned ? { message: 'the last member left: the lock is unclaimed and its registration key claims it again' } : {};
   for (const userId of removed) {
-    await recordAudit(ctx, uow, { lockId, type: 'LOCK_REVOKED', actorUserId, subjectUserId: userId, ...unclaimed, details: { role: targets.find((t) => t.userId === userId)!.role } });
+    await recordAudit(ctx, uow, { lockId, type: 'LOCK_REVOKED', actorUserId, subjectUserId: userId, ...unclaimed, details: { role: targets.find((t) => t.userId === userId)!.role }, ...client });
   }
-  for (const userId of heldRevoked) await recordAudit(ctx, uow, { lockId, type: 'LOCK_REVOKED', actorUserId, subjectUserId: userId, details: { held: true } });
+  for (const userId of heldRevoked) await recordAudit(ctx, uow, { lockId, type: 'LOCK_REVOKED', actorUserId, subjectUserId: userId, details: { held: true }, ...client });
   if (decision.lockBecomesUnowned) {
     await returnToUnclaimed(uow.db, lockId, now);
     await dropHeldShares(uow.db, lockId);

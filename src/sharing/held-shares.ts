@@ -1,4 +1,5 @@
 import type { MemberRole, TimeRequirement } from '../access/types.js';
+import type { AuditClient } from '../audit/log-format.js';
 import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import type { Executor, UnitOfWork } from '../db/transaction.js';
@@ -84,6 +85,7 @@ export interface HeldShare {
   end: number | null;
   /** The share's own weekly hours; undefined keeps a held share's. */
   schedule?: TimeRequirement[] | null;
+  client?: AuditClient;
 }
 
 /**
@@ -102,7 +104,7 @@ export async function holdShare(ctx: AppContext, uow: UnitOfWork, share: HeldSha
     await uow.db.insertInto('held_invite_shares').values({ lock_id: lockId, user_id: userId, role, starts_at: start, ends_at: end, alias: null, favourite: 0, colour: null, ...schedule, created: now, updated: now }).execute();
   }
   const message = 'held until the email is verified';
-  await recordAudit(ctx, uow, { lockId, type: 'LOCK_SHARED', actorUserId: share.actorUserId, subjectUserId: userId, message, details: { role, start, end, ...scheduleDetail(share.schedule), held: true } });
+  await recordAudit(ctx, uow, { lockId, type: 'LOCK_SHARED', actorUserId: share.actorUserId, subjectUserId: userId, message, details: { role, start, end, ...scheduleDetail(share.schedule), held: true }, ...(share.client ? { client: share.client } : {}) });
 }
 
 /** How many of the user's shares wait for their email to be verified (GET /share/waiting: a count, never which doors). */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { auditClientOf } from '../audit/client.js';
 import type { AppContext } from '../context.js';
 import { pickVersion } from '../http/negotiation.js';
 import { errorResponses, NoContent } from '../http/schemas.js';
@@ -54,7 +55,7 @@ export function tileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) },
       },
       handler: async (request, reply) => {
-        await setTileLocks(ctx, request.caller, pathId(request.params.tileId, 'tile'), request.body.siteId, request.body.devices);
+        await setTileLocks(ctx, request.caller, pathId(request.params.tileId, 'tile'), request.body.siteId, request.body.devices, auditClientOf(request));
         return reply.code(204).send(null);
       },
     });
@@ -62,7 +63,7 @@ export function tileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.put('/device/:lockId/tile/:tileId', {
       schema: { tags: ['tiles'], summary: 'Link a tile to the lock (ADMIN); 409 while it is linked to another lock', params: LockTileParams, response: { 204: NoContent, ...errorResponses(401, 403, 404, 409) } },
       handler: async (request, reply) => {
-        await linkTile(ctx, request.caller, pathId(request.params.lockId, 'lock'), pathId(request.params.tileId, 'tile'));
+        await linkTile(ctx, request.caller, pathId(request.params.lockId, 'lock'), pathId(request.params.tileId, 'tile'), auditClientOf(request));
         return reply.code(204).send(null);
       },
     });
@@ -70,7 +71,7 @@ export function tileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.delete('/device/:lockId/tile/:tileId', {
       schema: { tags: ['tiles'], summary: 'Unlink a tile from the lock (ADMIN)', params: LockTileParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
       handler: async (request, reply) => {
-        await unlinkTile(ctx, request.caller, pathId(request.params.lockId, 'lock'), pathId(request.params.tileId, 'tile'));
+        await unlinkTile(ctx, request.caller, pathId(request.params.lockId, 'lock'), pathId(request.params.tileId, 'tile'), auditClientOf(request));
         return reply.code(204).send(null);
       },
     });

@@ -1,5 +1,7 @@
 import { assertAllowed } from '../access/member-policy.js';
 import type { Caller } from '../accounts/caller.js';
+import type { AuditClient } from '../audit/log-format.js';
+import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
@@ -27,6 +29,19 @@ export async function resolveTile(ctx: AppContext, caller: Caller, tileId: strin
   return { tileId, siteId: rows[0]!.site_id ?? '', lockIds: rows.map((r) => r.lock_id) };
 }
 
+/** TILE_ASSOCIATED / TILE_DISASSOCIATED on each lock whose link to the tile the caller made or removed. */
+async function recordTileLinks(ctx: AppContext, uow: UnitOfWork, change: { caller: Caller; tileId: string; lockIds: readonly string[]; linked: boolean; client: AuditClient | undefined }): Promise<void> {
+  for (const lockId of change.lockIds) {
+    await recordAudit(ctx, uow, {
+      lockId,
+      type: change.linked ? 'TILE_ASSOCIATED' : 'TILE_DISASSOCIATED',
+      actorUserId: change.caller.userId,
+      details: { tileId: change.tileId },
+      ...(change.client ? { client: change.client } : {}),
+    });
+  }
+}
+
 /** 404 unless a member; 403 unless an active ADMIN. */
 async function requireTileManager(ctx: AppContext, uow: UnitOfWork, caller: Caller, lockId: string): Promise<void> {
   const member = await findMembership(uow.db, lockId, caller.userId);
@@ -39,7 +54,7 @@ async function requireTileManager(ctx: AppContext, uow: UnitOfWork, caller: Call
  * linking again changes nothing. The spec's rule holds here: a tile linked to another lock is 409
  * until it is unlinked there (the multi-lock tiles of PUT /tile/{id} are v2's alone).
  */
-export async function linkTile(ctx: AppContext, caller: Caller, lockId: string, tileId: string): Promise<void> {
+export async function linkTile(ctx: AppContext, caller: Caller, lockId: string, tileId: string, client?: AuditClient): Promise<void> {
   await inTransaction(ctx.db, ctx.logger, async (uow) => {
     await requireTileManager(ctx, uow, caller, lockId);
     const now = ctx.now();
@@ -48,14 +63,16 @@ export async function linkTile(ctx: AppContext, caller: Caller, lockId: string, 
     if (linked.includes(lockId)) return;
     if (linked.length > 0) throw errors.tileLinkedElsewhere();
     await addTileLinks(uow.db, tileId, [lockId], now);
+    await recordTileLinks(ctx, uow, { caller, tileId, lockIds: [lockId], linked: true, client });
   });
 }
 
 /** DELETE /device/{id}/tile/{tileId}: 404 when the tile is not linked to this lock. */
-export async function unlinkTile(ctx: AppContext, caller: Caller, lockId: string, tileId: string): Promise<void> {
+export async function unlinkTile(ctx: AppContext, caller: Caller, lockId: string, tileId: string, client?: AuditClient): Promise<void> {
   await inTransaction(ctx.db, ctx.logger, async (uow) => {
     await requireTileManager(ctx, uow, caller, lockId);
     if ((await removeTileLinks(uow.db, tileId, [lockId])) !== 1) throw errors.notFound('tile');
+    await recordTileLinks(ctx, uow, { caller, tileId, lockIds: [lockId], linked: false, client });
   });
 }
 
@@ -68,7 +85,7 @@ export const MAX_TILE_LOCKS = 1000;
  * changed or shadowed by another's); an empty list still unlinks the caller's own. Every named lock must be administered by the caller (404 for
  * a non-member, 403 otherwise) and lie in `siteId` (400). An empty list unlinks all of theirs.
  */
-export async function setTileLocks(ctx: AppContext, caller: Caller, tileId: string, siteId: string, lockIds: readonly string[]): Promise<void> {
+export async function setTileLocks(ctx: AppContext, caller: Caller, tileId: string, siteId: string, lockIds: readonly string[], client?: AuditClient): Promise<void> {
   const wanted = [...new Set(lockIds.map((id) => pathId(id, 'lock')))];
   if (wanted.length > MAX_TILE_LOCKS) throw errors.validation(`devices: at most ${MAX_TILE_LOCKS} locks`);
   await inTransaction(ctx.db, ctx.logger, async (uow) => {
@@ -79,7 +96,9 @@ export async function setTileLocks(ctx: AppContext, caller: Caller, tileId: stri
     }
     const now = ctx.now();
     const current = await tileLocksAdministeredBy(uow.db, tileId, caller.userId, now);
-    await removeTileLinks(uow.db, tileId, current.filter((id) => !wanted.includes(id)));
+    const unlinked = current.filter((id) => !wanted.includes(id));
+    await removeTileLinks(uow.db, tileId, unlinked);
+    await recordTileLinks(ctx, uow, { caller, tileId, lockIds: unlinked, linked: false, client });
     if (wanted.length === 0) return;
     await ensureTile(uow.db, tileId, now);
     // A tile linked to a lock the caller does not administer is someone else's: adding theirs would
@@ -87,5 +106,6 @@ export async function setTileLocks(ctx: AppContext, caller: Caller, tileId: stri
     const linked = await lockTileLinks(uow.db, uow.dialect, tileId);
     if (linked.some((id) => !current.includes(id))) throw errors.tileLinkedElsewhere();
     await addTileLinks(uow.db, tileId, wanted, now);
+    await recordTileLinks(ctx, uow, { caller, tileId, lockIds: wanted.filter((id) => !current.includes(id)), linked: true, client });
   });
 }

@@ -126,7 +126,7 @@ describe('auditEntryHash, format 2 (who the actor and subject were)', () => {
     const { subjectDisplayName: _left, ...missing } = entryV2();
     assert.throws(() => auditEntryHash(null, missing as unknown as AuditHashInput), /subjectDisplayName/);
     assert.throws(() => auditEntryHash(null, entryV2({ actorEmail: 5 as unknown as string })), /actorEmail/);
-    assert.throws(() => auditEntryHash(null, { ...entryV2(), version: 3 } as unknown as AuditHashInput), /version/);
+    assert.throws(() => auditEntryHash(null, { ...entryV2(), version: 4 } as unknown as AuditHashInput), /version/);
   });
 });
 

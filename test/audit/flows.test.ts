@@ -46,7 +46,7 @@ describe('audit of a lock’s membership changes', () => {
       assert.deepEqual(res.body.map((e: { type: string }) => e.type), expected);
       for (const entry of res.body) {
         assert.equal(entry.deviceId, lockId);
-        assert.deepEqual(entry.issuer, { userId: owner.userId });
+        assert.deepEqual(entry.issuer, { userId: owner.userId, ip: null }, "the owner's address is not the member's to see");
         assert.deepEqual(entry.subject, { userId: member.userId, email: member.email });
         assert.equal(entry.rejected, false);
       }

@@ -67,10 +67,11 @@ describe('GET /device/{lockId}/log', () => {
       subject: { userId: member.userId, email: member.email, displayName: member.displayName, ip: null },
       rejected: false,
       rejectionReason: null,
+      userAgent: null,
     });
     assert.deepEqual(res.body[4], {
       timestamp: 1002, type: 'DEVICE_CONNECTED', user: null, email: null, displayName: null, message: 'lock connected',
-      deviceId: lockId, issuer: { userId: lockId, email: null, displayName: null, ip: null }, subject: null, rejected: false, rejectionReason: null,
+      deviceId: lockId, issuer: { userId: lockId, email: null, displayName: null, ip: null }, subject: null, rejected: false, rejectionReason: null, userAgent: null,
     });
   });
 

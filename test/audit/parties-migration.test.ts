@@ -118,7 +118,7 @@ describe('migration 0014 on a database that already has audit entries', () => {
         ['OWNER_ASSIGNED', ann.email, 'Ann'],
       ].map(([type, email, name], i) => [type, email, name, i === 3 ? bob.email : null]),
     );
-    assert.equal((await stored()).at(-1)!.hash_version, 2);
+    assert.equal((await stored()).at(-1)!.hash_version, 3);
 
     assert.deepEqual(await verifyAuditTrail(service.ctx.db.kysely, { lockId }), { ok: true, locks: 1, entries: 5 });
     const verifier = await checkpointVerifier(service.ctx.config, service.ctx.db, undefined);

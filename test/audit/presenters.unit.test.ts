@@ -8,6 +8,7 @@ const base = {
   seq: 7, id: 'e7', lock_id: 'lock-1', timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', actor_user_id: 'admin-1', subject_user_id: 'user-2',
   rejected: 0 as const, message: 'access shared', details: '{"role":"USER"}', prev_hash: '0'.repeat(64), hash: 'a'.repeat(64), hash_version: 2,
   actor_email: 'admin@example.com', actor_display_name: 'Admin', subject_email: 'user@example.com', subject_display_name: null,
+  actor_ip: null, user_agent_type: null, user_agent_version: null,
 };
 
 describe('lock log presenters', () => {
@@ -25,7 +26,13 @@ describe('lock log presenters', () => {
       subject: { userId: 'user-2', email: 'user@example.com', displayName: null, ip: null },
       rejected: false,
       rejectionReason: null,
+      userAgent: null,
     });
+    // The client the actor used (format 3): the issuer's address and the SDK named by their User-Agent; never the subject's.
+    const withClient = presentLockEntryV2({ ...row, actor_ip: '203.0.113.9', user_agent_type: 'KMP_SDK_JVM', user_agent_version: '1.2.3' });
+    assert.equal(withClient.issuer?.ip, '203.0.113.9');
+    assert.equal(withClient.subject?.ip, null);
+    assert.deepEqual(withClient.userAgent, { type: 'KMP_SDK_JVM', version: '1.2.3' });
   });
 
   it('v2 names the lock as issuer of an event it reports itself, and gives a refusal its reason', () => {
@@ -40,15 +47,17 @@ describe('lock log presenters', () => {
 describe('user log presenter', () => {
   it('names issuer and subject for a type with a subject', () => {
     const row: UserLogRow = { ...base, rejected: 1 };
-    assert.deepEqual(presentUserEntry(row), {
-      deviceId: 'lock-1', timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', issuer: { userId: 'admin-1' }, subject: { userId: 'user-2', email: 'user@example.com' }, rejected: true,
-      rejectionReason: 'access shared',
+    assert.deepEqual(presentUserEntry({ ...row, actor_ip: '203.0.113.9' }, 'user-2'), {
+      deviceId: 'lock-1', timestamp: 1_700_000_000.5, type: 'LOCK_SHARED', issuer: { userId: 'admin-1', ip: null }, subject: { userId: 'user-2', email: 'user@example.com' }, rejected: true,
+      rejectionReason: 'access shared', userAgent: null,
     });
+    // The log's own user's actions show their address; another's (an admin's) never do.
+    assert.equal(presentUserEntry({ ...row, actor_ip: '203.0.113.9' }, 'admin-1').issuer.ip, '203.0.113.9');
   });
 
   it('leaves the subject out for other types', () => {
     const row: UserLogRow = { ...base, type: 'DOOR_UNLOCK', subject_user_id: null, subject_email: null, subject_display_name: null };
-    assert.deepEqual(presentUserEntry(row), { deviceId: 'lock-1', timestamp: 1_700_000_000.5, type: 'DOOR_UNLOCK', issuer: { userId: 'admin-1' }, rejected: false, rejectionReason: null });
+    assert.deepEqual(presentUserEntry(row, 'admin-1'), { deviceId: 'lock-1', timestamp: 1_700_000_000.5, type: 'DOOR_UNLOCK', issuer: { userId: 'admin-1', ip: null }, rejected: false, rejectionReason: null, userAgent: null });
   });
 });
 

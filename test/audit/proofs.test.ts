@@ -79,7 +79,7 @@ describe('audit checkpoints and proofs over HTTP', () => {
     for (const entry of res.body.entries) {
       assert.equal(entry.lockId, lockId);
       // The entry carries every field its hash covers, in the format it names (docs/audit-log.md).
-      assert.equal(entry.hashVersion, 2);
+      assert.equal(entry.hashVersion, 3);
       const { id: _id, leafIndex: _leaf, proof: _proof, hash, previousHash, hashVersion, ...fields } = entry;
       assert.equal(auditEntryHash(previousHash, { ...fields, version: hashVersion }), hash, `entry ${entry.id} recomputed from its response`);
       const proof = (entry.proof as string[]).map((h) => Buffer.from(h, 'base64'));

@@ -76,7 +76,7 @@ describe('audit entries keep who acted as they were then', () => {
     const [, toAnn, toBob, toCat] = entries as [LockEntry, LockEntry, LockEntry, LockEntry];
     assert.deepEqual(toAnn.subject, { userId: ann.userId, email: ann.email, displayName: 'Ann Before', ip: null });
     assert.deepEqual([toBob.email, toBob.displayName], [ann.email, 'Ann Before']);
-    assert.deepEqual(toBob.issuer, { userId: ann.userId, email: ann.email, displayName: 'Ann Before', ip: null });
+    assert.deepEqual(toBob.issuer, { userId: ann.userId, email: ann.email, displayName: 'Ann Before', ip: '127.0.0.1' }, 'the address her request came from');
     assert.deepEqual(toBob.subject, { userId: bob.userId, email: bob.email, displayName: 'Bob Before', ip: null });
     assert.deepEqual([toCat.email, toCat.displayName, toCat.issuer.displayName], [ann.email, 'Ann After', 'Ann After']);
 
@@ -138,11 +138,11 @@ describe('audit entries keep who acted as they were then', () => {
     assert.deepEqual(ownersLog.at(-1)!.subject, { userId: dan.userId, email: dan.email });
   });
 
-  it('keeps the recorded names on the entry itself, in hash format 2, whatever the users table holds today', async () => {
+  it('keeps the recorded names on the entry itself, in hash format 3, whatever the users table holds today', async () => {
     const lock = await claimLock(t, owner);
     const db = t.service.ctx.db.kysely;
     const stored = await db.selectFrom('audit_entries').select(['hash_version', 'actor_email', 'actor_display_name', 'subject_email']).where('lock_id', '=', lock.id).executeTakeFirstOrThrow();
-    assert.deepEqual(stored, { hash_version: 2, actor_email: owner.email, actor_display_name: 'Olive Owner', subject_email: null });
+    assert.deepEqual(stored, { hash_version: 3, actor_email: owner.email, actor_display_name: 'Olive Owner', subject_email: null });
     // Even a change made behind the service's back (no API call) does not reach the log.
     await db.updateTable('users').set({ display_name: 'Changed Directly' }).where('id', '=', owner.userId).execute();
     try {

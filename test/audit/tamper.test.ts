@@ -99,7 +99,8 @@ describe('latchkey audit verify against tampering done directly in the database'
   before(async () => {
     ({ id: lockA } = await claimLock(t, t.user));
     ({ id: lockB } = await claimLock(t, t.user));
-    for (let i = 0; i < 8; i++) await recordAuditNow(t.service.ctx, { lockId: i % 2 ? lockB : lockA, type: 'DOOR_UNLOCK', actorUserId: t.user.userId, details: { i } });
+    const client = { actorIp: '203.0.113.7', userAgent: { type: 'KMP_SDK_JVM', version: '1.2.3' } };
+    for (let i = 0; i < 8; i++) await recordAuditNow(t.service.ctx, { lockId: i % 2 ? lockB : lockA, type: 'DOOR_UNLOCK', actorUserId: t.user.userId, details: { i }, client });
     await signedUpTo((await entries()).length);
     witnessFile = join(t.dataDir, 'witness-checkpoints');
     const witnessed = await cli('checkpoint', '--url', t.service.url, '--save', witnessFile);
@@ -128,11 +129,16 @@ describe('latchkey audit verify against tampering done directly in the database'
     );
   });
 
-  it("fails on an actor's recorded email or display name edited, even with the entry passed off as format 1", async () => {
+  it("fails on an actor's recorded email, display name, address or user agent edited, even with the entry passed off as an older format", async () => {
     const target = (await entries(lockA))[3];
-    assert.equal(target.hash_version, 2);
+    assert.equal(target.hash_version, 3);
     assert.equal(target.actor_email, t.user.email);
-    for (const change of [{ actor_email: 'someone-else@example.com' }, { actor_display_name: 'Someone Else' }, { actor_email: 'someone-else@example.com', hash_version: 1 }]) {
+    assert.deepEqual([target.actor_ip, target.user_agent_type, target.user_agent_version], ['203.0.113.7', 'KMP_SDK_JVM', '1.2.3']);
+    const changes = [
+      { actor_email: 'someone-else@example.com' }, { actor_display_name: 'Someone Else' }, { actor_email: 'someone-else@example.com', hash_version: 1 },
+      { actor_ip: '198.51.100.1' }, { user_agent_type: 'KMP_SDK_ANDROID', user_agent_version: '9.9.9' }, { actor_ip: null, hash_version: 2 },
+    ];
+    for (const change of changes) {
       await whileTampered(
         () => db().updateTable('audit_entries').set(change).where('seq', '=', target.seq).execute(),
         async () => {

@@ -3,10 +3,11 @@ import { describe, it } from 'node:test';
 import { AUDIT_TYPES, MAX_MESSAGE_LENGTH, SUBJECT_TYPES, V1_TYPES, auditMessage, hasSubject, isAuditType } from '../../src/audit/types.js';
 
 describe('audit types', () => {
-  it('lists the spec’s eleven types, seven of them in v1', () => {
-    assert.equal(AUDIT_TYPES.length, 11);
+  it('lists the spec’s eleven types and the SDK’s four more, seven of them in v1', () => {
+    assert.equal(AUDIT_TYPES.length, 15);
+    assert.deepEqual(AUDIT_TYPES.slice(11), ['SETTING_CHANGED', 'TILE_ASSOCIATED', 'TILE_DISASSOCIATED', 'DEVICE_DECOMMISSIONED']);
     assert.deepEqual([...V1_TYPES], ['DOOR_OPEN', 'DOOR_CLOSE', 'DOOR_UNLOCK', 'DOOR_LOCK', 'OWNER_ASSIGNED', 'DEVICE_CONNECTED', 'DEVICE_DISCONNECTED']);
-    assert.deepEqual(AUDIT_TYPES.filter((t) => !V1_TYPES.includes(t)), ['LOCK_SHARED', 'LOCK_REVOKED', 'USER_PROMOTED', 'USER_DEMOTED']);
+    assert.deepEqual(AUDIT_TYPES.filter((t) => !V1_TYPES.includes(t)), ['LOCK_SHARED', 'LOCK_REVOKED', 'USER_PROMOTED', 'USER_DEMOTED', 'SETTING_CHANGED', 'TILE_ASSOCIATED', 'TILE_DISASSOCIATED', 'DEVICE_DECOMMISSIONED']);
   });
 
   it('knows which types have a subject', () => {

@@ -51,9 +51,9 @@ describe('GET /user/{userId}/log', () => {
     const res = await log(user.userId, user.authToken);
     assert.equal(res.status, 200);
     assert.deepEqual(stamps(res.body), [2004, 2003, 2002, 2001, 2000]);
-    assert.deepEqual(res.body[1], { deviceId: lockOne, timestamp: 2003, type: 'DOOR_UNLOCK', issuer: { userId: user.userId }, rejected: true, rejectionReason: 'unlock refused: outside permitted times' });
+    assert.deepEqual(res.body[1], { deviceId: lockOne, timestamp: 2003, type: 'DOOR_UNLOCK', issuer: { userId: user.userId, ip: null }, rejected: true, rejectionReason: 'unlock refused: outside permitted times', userAgent: null });
     assert.deepEqual(res.body[3], {
-      deviceId: lockTwo, timestamp: 2001, type: 'LOCK_SHARED', issuer: { userId: bob.userId }, subject: { userId: user.userId, email: user.email }, rejected: false, rejectionReason: null,
+      deviceId: lockTwo, timestamp: 2001, type: 'LOCK_SHARED', issuer: { userId: bob.userId, ip: null }, subject: { userId: user.userId, email: user.email }, rejected: false, rejectionReason: null, userAgent: null,
     });
   });
 

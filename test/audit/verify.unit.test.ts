@@ -15,7 +15,8 @@ function storedRow(overrides: Partial<AuditRow> = {}): AuditRow {
   return {
     seq: 1, id: 'entry-1', lock_id: fields.lockId, timestamp: fields.timestamp, type: fields.type, actor_user_id: fields.actorUserId,
     subject_user_id: null, actor_email: fields.actorEmail, actor_display_name: fields.actorDisplayName, subject_email: null, subject_display_name: null,
-    rejected: 1, message: fields.message, details: JSON.stringify(fields.details), prev_hash: GENESIS_HASH, hash, hash_version: 2, ...overrides,
+    rejected: 1, message: fields.message, details: JSON.stringify(fields.details), prev_hash: GENESIS_HASH, hash, hash_version: 2,
+    actor_ip: null, user_agent_type: null, user_agent_version: null, ...overrides,
   };
 }
 

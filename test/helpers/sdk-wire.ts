@@ -37,11 +37,13 @@ export interface SdkRequestOptions {
   jwt?: string;
   /** The SDK's User-Agent (`installUserAgent`), e.g. `KMP SDK JVM - v1.2.3`; `Ktor client` when not given. */
   userAgent?: string;
+  /** Headers a proxy in front of the service adds (X-Forwarded-For), never the SDK's own. */
+  proxyHeaders?: Record<string, string>;
 }
 
 /** Sends one request with the SDK's headers and body encoding. */
 export function sdkRequest<T = any>(api: Api, method: string, path: string, options: SdkRequestOptions = {}): Promise<ApiResponse<T>> {
-  const headers: Record<string, string> = { accept: sdkAccept(options.version), 'user-agent': options.userAgent ?? 'Ktor client' };
+  const headers: Record<string, string> = { accept: sdkAccept(options.version), 'user-agent': options.userAgent ?? 'Ktor client', ...options.proxyHeaders };
   return api.request<T>(method, path, {
     token: options.token,
     headers,
@@ -83,8 +85,8 @@ export function sdkShareJson(share: { user: string; publicKey: string; role?: 'A
 }
 
 /** POST /device/{id}/execute as the SDK sends it (`addRequestHeaders(true)`). */
-export function sdkExecute(api: Api, authToken: string, lockId: string, compact: string, userAgent?: string): Promise<ApiResponse> {
-  return sdkRequest(api, 'POST', `/device/${lockId}/execute`, { token: authToken, jwt: compact, ...(userAgent === undefined ? {} : { userAgent }) });
+export function sdkExecute(api: Api, authToken: string, lockId: string, compact: string, options: Pick<SdkRequestOptions, 'userAgent' | 'proxyHeaders'> = {}): Promise<ApiResponse> {
+  return sdkRequest(api, 'POST', `/device/${lockId}/execute`, { token: authToken, jwt: compact, ...options });
 }
 
 /**

@@ -3872,6 +3872,13 @@ export interface paths {
                                 subjectEmail: string | null;
                                 /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
                                 subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
                                 rejected: boolean;
                                 message: string;
                                 details: {
@@ -3881,7 +3888,7 @@ export interface paths {
                                 previousHash: string;
                                 /** @description hex chain hash of this entry: the leaf data */
                                 hash: string;
-                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 since (docs/audit-log.md) */
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
                                 hashVersion: number;
                                 /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
                                 proof: string[] | null;
@@ -4019,6 +4026,13 @@ export interface paths {
                                 subjectEmail: string | null;
                                 /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
                                 subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
                                 rejected: boolean;
                                 message: string;
                                 details: {
@@ -4028,7 +4042,7 @@ export interface paths {
                                 previousHash: string;
                                 /** @description hex chain hash of this entry: the leaf data */
                                 hash: string;
-                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 since (docs/audit-log.md) */
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
                                 hashVersion: number;
                                 /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
                                 proof: string[] | null;
@@ -4155,7 +4169,7 @@ export interface paths {
                                 userId: string;
                                 email: string | null;
                                 displayName: string | null;
-                                /** @description not recorded: always null */
+                                /** @description the issuer's address, as the service read it (TRUST_PROXY); null without a request of theirs, and always for a subject */
                                 ip: string | null;
                             };
                             /** @description the user acted on (sharing types), else null (v2) */
@@ -4164,13 +4178,19 @@ export interface paths {
                                 userId: string;
                                 email: string | null;
                                 displayName: string | null;
-                                /** @description not recorded: always null */
+                                /** @description the issuer's address, as the service read it (TRUST_PROXY); null without a request of theirs, and always for a subject */
                                 ip: string | null;
                             } | null;
                             /** @description v2 */
                             rejected?: boolean;
                             /** @description why the lock or service refused, else null (v2) */
                             rejectionReason?: string | null;
+                            /** @description the official SDK the actor used (from its User-Agent), else null */
+                            userAgent?: {
+                                /** @description the SDK's AuditUserAgentType, e.g. KMP_SDK_JVM */
+                                type: string;
+                                version: string | null;
+                            } | null;
                         }[];
                     };
                 };
@@ -4295,6 +4315,7 @@ export interface paths {
                             issuer: {
                                 /** @description the actor; the lock id for events the lock reports itself */
                                 userId: string;
+                                ip?: string | null;
                             };
                             subject?: {
                                 userId: string;
@@ -4302,6 +4323,12 @@ export interface paths {
                             };
                             rejected: boolean;
                             rejectionReason: string | null;
+                            /** @description the official SDK the actor used (from its User-Agent), else null */
+                            userAgent?: {
+                                /** @description the SDK's AuditUserAgentType, e.g. KMP_SDK_JVM */
+                                type: string;
+                                version: string | null;
+                            } | null;
                         }[];
                     };
                 };

@@ -15,6 +15,7 @@ import { cdnObjectsMigration } from './0013_cdn_objects.js';
 import { auditPartiesMigration } from './0014_audit_parties.js';
 import { deletedApplicationUsersMigration } from './0015_deleted_application_users.js';
 import { lockDeviceMigration } from './0020_lock_device.js';
+import { auditClientsMigration } from './0030_audit_clients.js';
 import { memberSchedulesMigration } from './0040_member_schedules.js';
 import { siteOwnersMigration } from './0041_site_owners.js';
 import { applicationSenderMigration } from './0050_application_sender.js';
@@ -41,6 +42,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0014_audit_parties': auditPartiesMigration(),
     '0015_deleted_application_users': deletedApplicationUsersMigration(dialect),
     '0020_lock_device': lockDeviceMigration(),
+    '0030_audit_clients': auditClientsMigration(),
     '0040_member_schedules': memberSchedulesMigration(),
     '0041_site_owners': siteOwnersMigration(),
     '0050_application_sender': applicationSenderMigration(dialect),
