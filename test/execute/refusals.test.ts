@@ -146,7 +146,8 @@ describe('execute: refusals', () => {
     assert.equal((await execute(t, member, fresh.id, signed(member, fresh.id, settingDuration(5)))).status, 403);
     assert.equal((await execute(t, member, fresh.id, signed(member, fresh.id, { type: 'REMOVE_USER', users: [admin.userId] }))).status, 403);
     const refused = (await auditEntriesOf(t, fresh.id)).filter((e) => e.rejected === 1);
-    assert.deepEqual(refused.map((e) => [e.type, e.actor_user_id]), [['LOCK_SHARED', member.userId], ['LOCK_REVOKED', member.userId]]);
+    // MUTATE_SETTING's refusal has a type of its own since issue 28 (SETTING_CHANGED, the SDK's AuditEvent).
+    assert.deepEqual(refused.map((e) => [e.type, e.actor_user_id]), [['LOCK_SHARED', member.userId], ['SETTING_CHANGED', member.userId], ['LOCK_REVOKED', member.userId]]);
   });
 
   it('refuses MUTATE_LOCK outside the member window, the time requirement or the permitted addresses (403)', async () => {
