@@ -76,7 +76,8 @@ function device(j: JsonSql): string {
 
 /** A stored JSON setting: as it is when it is the default, else marked and tagged with its kind. */
 function storedSetting(j: JsonSql, column: string, kind: string, fallback: string): string {
-  const marked = `${j.mark} || '${kind}' || ${column} || ${j.mark}`;
+  // `kind` is one letter, or an SQL expression choosing one (in parentheses).
+  const marked = `${j.mark} || ${kind.startsWith('(') ? kind : `'${kind}'`} || ${column} || ${j.mark}`;
   return fallback === 'null' ? `case when ${column} is null then 'null' else ${marked} end` : `case when ${column} = '${fallback}' then '${fallback}' else ${marked} end`;
 }
 
@@ -94,7 +95,7 @@ function listSql(j: JsonSql): string {
     [',"proximityUnlock":%s', bool('l.proximity_unlock')],
     [',"permittedAddresses":%s', storedSetting(j, 'l.permitted_addresses', 'a', '[]')],
     [',"defaultName":%s', j.string('coalesce(l.default_name, l.name)')],
-    [',"usageRequirements":%s', storedSetting(j, 'l.usage_requirements', 'u', '{}')],
+    [',"usageRequirements":%s', storedSetting(j, 'l.usage_requirements', "(case when m.role = 'ADMIN' then 'u' else 'v' end)", '{}')],
     [',"delay":%s', 'l.delay'],
     [',"unlockBetweenWindow":%s', storedSetting(j, 'l.unlock_between', 'w', 'null')],
     [',"tiles":%s', j.tileIds('l.id')],
@@ -127,7 +128,9 @@ const STATEMENTS: Record<DialectName, string> = { sqlite: listSql(SQLITE), postg
 
 const RENDERERS: Record<string, (text: string) => string> = {
   a: ((serialise) => (text: string) => serialise(readPermittedAddresses(text)))(build(LockSettingsResponse.properties.permittedAddresses)),
-  u: ((serialise) => (text: string) => serialise(presentUsageRequirements(text)))(build(LockSettingsResponse.properties.usageRequirements)),
+  u: ((serialise) => (text: string) => serialise(presentUsageRequirements(text, 'ADMIN')))(build(LockSettingsResponse.properties.usageRequirements)),
+  // A USER's view: whether a location rule applies, not where (presentUsageRequirements).
+  v: ((serialise) => (text: string) => serialise(presentUsageRequirements(text, 'USER')))(build(LockSettingsResponse.properties.usageRequirements)),
   w: ((serialise) => (text: string) => serialise(readUnlockBetween(text)))(build(LockSettingsResponse.properties.unlockBetweenWindow)),
   s: ((serialise) => (text: string) => serialise(readSchedule(text)))(build(LockResponse.properties.schedule)),
 };

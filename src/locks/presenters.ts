@@ -48,13 +48,19 @@ function wholeMetres(value: number | undefined, fallback: number): number {
   return value === undefined ? fallback : Math.max(1, Math.round(value));
 }
 
-/** Stored requirements with a location's defaults written out (`enabled` absent means enabled). */
-export function presentUsageRequirements(text: string): UsageRequirementsResponse {
+/**
+ * Stored requirements with a location's defaults written out (`enabled` absent means enabled). A
+ * USER is told whether a location rule applies (`locationRequired`), never where its centre is
+ * (issue 27 point 11): the rule is attested by the client, and the centre is the admin's to know.
+ */
+export function presentUsageRequirements(text: string, role: MemberLock['member']['role']): UsageRequirementsResponse {
   const stored: UsageRequirements = readUsageRequirements(text);
   if (stored.location === undefined) return stored as UsageRequirementsResponse;
   const { latitude, longitude, enabled, radius, accuracy } = stored.location;
+  const time = stored.time !== undefined ? { time: stored.time } : {};
+  if (role !== 'ADMIN') return { ...time, locationRequired: enabled ?? true };
   return {
-    ...(stored.time !== undefined ? { time: stored.time } : {}),
+    ...time,
     location: { latitude, longitude, enabled: enabled ?? true, radius: wholeMetres(radius, DEFAULT_LOCATION_RADIUS), accuracy: wholeMetres(accuracy, DEFAULT_LOCATION_ACCURACY) },
   };
 }
@@ -75,7 +81,7 @@ export function presentLock(lock: MemberLock, tiles: readonly string[]): LockRes
       proximityUnlock: lock.proximity_unlock === 1,
       permittedAddresses: readPermittedAddresses(lock.permitted_addresses),
       defaultName: defaultName(lock),
-      usageRequirements: presentUsageRequirements(lock.usage_requirements),
+      usageRequirements: presentUsageRequirements(lock.usage_requirements, lock.member.role),
       delay: lock.delay,
       unlockBetweenWindow: readUnlockBetween(lock.unlock_between),
       tiles: [...tiles],
@@ -107,7 +113,7 @@ export function presentSiteLock(lock: MemberLock, tiles: readonly string[]): Sit
       unlockTime: lock.unlock_time,
       permittedAddresses: readPermittedAddresses(lock.permitted_addresses),
       defaultName: defaultName(lock),
-      usageRequirements: presentUsageRequirements(lock.usage_requirements),
+      usageRequirements: presentUsageRequirements(lock.usage_requirements, lock.member.role),
       unlockBetweenWindow: readUnlockBetween(lock.unlock_between),
       tiles: [...tiles],
       hidden: lock.member.hidden,

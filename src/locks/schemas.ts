@@ -31,6 +31,7 @@ const LocationRequirementResponse = Type.Object({
 const UsageRequirementsResponse = Type.Object({
   time: Type.Optional(Type.Array(Type.Unsafe<TimeRequirement>((UsageRequirementsRule.properties.time as { items: object }).items))),
   location: Type.Optional(LocationRequirementResponse),
+  locationRequired: Type.Optional(Type.Boolean({ description: "shown to USERs instead of `location`: a location rule applies (its centre is shown to ADMINs only)" })),
 });
 export type UsageRequirementsResponse = Static<typeof UsageRequirementsResponse>;
 const UnlockBetweenWindowSchema = Type.Unsafe<UnlockBetweenWindow>(UnlockBetweenWindowRule);

@@ -89,7 +89,7 @@ describe('locks and lock users, as the official SDK sees them', () => {
     const location = usageBody(`{"type":"${sdkType('UpdateLockSettingLocationUsageRequirementRequest')}","location":{"latitude":51.5007,"longitude":-0.1246,"enabled":true,"radius":75,"accuracy":30}}`);
     assert.equal((await sdkPut(admin, time)).status, 204);
     assert.equal((await sdkPut(admin, location)).status, 204);
-    let requirements = (await sdkGetLock(member)).settings.usageRequirements;
+    let requirements = (await sdkGetLock(admin)).settings.usageRequirements;
     assert.deepEqual(requirements, {
       time: [{ start: '08:00', end: '18:30', timezone: 'Europe/London', days: ['MONDAY', 'FRIDAY'] }],
       location: { latitude: 51.5007, longitude: -0.1246, enabled: true, radius: 75, accuracy: 30 },
@@ -115,9 +115,9 @@ describe('locks and lock users, as the official SDK sees them', () => {
     // The spec's own form: enabled, radius and accuracy may be left out, or be fractional.
     const spec = await t.api.put(`/device/${lockId}`, { token: admin.authToken, body: { settings: { usageRequirements: { location: { latitude: 10.25, longitude: 20.5 } } } } });
     assert.equal(spec.status, 204, spec.text);
-    assert.deepEqual((await sdkGetLock(member)).settings.usageRequirements.location, { latitude: 10.25, longitude: 20.5, enabled: true, radius: 100, accuracy: 200 });
+    assert.deepEqual((await sdkGetLock(admin)).settings.usageRequirements.location, { latitude: 10.25, longitude: 20.5, enabled: true, radius: 100, accuracy: 200 });
     await t.api.put(`/device/${lockId}`, { token: admin.authToken, body: { settings: { usageRequirements: { location: { latitude: 1, longitude: 2, enabled: false, radius: 12.6, accuracy: 0.2 } } } } });
-    assert.deepEqual((await sdkGetLock(member)).settings.usageRequirements.location, { latitude: 1, longitude: 2, enabled: false, radius: 13, accuracy: 1 });
+    assert.deepEqual((await sdkGetLock(admin)).settings.usageRequirements.location, { latitude: 1, longitude: 2, enabled: false, radius: 13, accuracy: 1 });
     await t.api.put(`/device/${lockId}`, { token: admin.authToken, body: { settings: { usageRequirements: null } } });
   });
 

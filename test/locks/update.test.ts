@@ -49,7 +49,7 @@ describe('PUT /device/{id}', () => {
       settings: { defaultName: 'Head office', permittedAddress: ['203.0.113.7', '2001:db8::/32'], usageRequirements: officeHours, txBeaconRssi: -40, rxBeaconRssi: -70, proximityUnlock: true, delay: 250 },
     });
     assert.equal(res.status, 204);
-    const lock = await get(member);
+    const lock = await get(admin); // the location rule's centre is shown to ADMINs only (issue 27 point 11)
     assert.equal(lock.name, 'Head office');
     assert.deepEqual(lock.settings, {
       txBeaconRssi: -40,

@@ -4702,6 +4702,8 @@ export interface paths {
                                         /** @description metres (default 200) */
                                         accuracy: number;
                                     };
+                                    /** @description shown to USERs instead of `location`: a location rule applies (its centre is shown to ADMINs only) */
+                                    locationRequired?: boolean;
                                 };
                                 /** @description milliseconds; deprecated */
                                 delay: number;
@@ -4867,6 +4869,8 @@ export interface paths {
                                         /** @description metres (default 200) */
                                         accuracy: number;
                                     };
+                                    /** @description shown to USERs instead of `location`: a location rule applies (its centre is shown to ADMINs only) */
+                                    locationRequired?: boolean;
                                 };
                                 /** @description milliseconds; deprecated */
                                 delay: number;
@@ -5055,6 +5059,8 @@ export interface paths {
                                         /** @description metres (default 200) */
                                         accuracy: number;
                                     };
+                                    /** @description shown to USERs instead of `location`: a location rule applies (its centre is shown to ADMINs only) */
+                                    locationRequired?: boolean;
                                 };
                                 unlockBetweenWindow: {
                                     /** @description local time HH:mm, 00:00 to 23:59 */
@@ -5260,6 +5266,8 @@ export interface paths {
                                         /** @description metres (default 200) */
                                         accuracy: number;
                                     };
+                                    /** @description shown to USERs instead of `location`: a location rule applies (its centre is shown to ADMINs only) */
+                                    locationRequired?: boolean;
                                 };
                                 /** @description milliseconds; deprecated */
                                 delay: number;
@@ -6595,6 +6603,8 @@ export interface paths {
                                         /** @description metres (default 200) */
                                         accuracy: number;
                                     };
+                                    /** @description shown to USERs instead of `location`: a location rule applies (its centre is shown to ADMINs only) */
+                                    locationRequired?: boolean;
                                 };
                                 unlockBetweenWindow: {
                                     /** @description local time HH:mm, 00:00 to 23:59 */
