@@ -52,7 +52,7 @@ export function tileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         summary: 'Set the locks (all in one site, all administered by the caller) a tile opens',
         params: TileParams,
         body: TileLocksBody,
-        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) },
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409) },
       },
       handler: async (request, reply) => {
         await setTileLocks(ctx, request.caller, pathId(request.params.tileId, 'tile'), request.body.siteId, request.body.devices, auditClientOf(request));
