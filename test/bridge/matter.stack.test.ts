@@ -34,14 +34,14 @@ describe('latchkey bridge with a Matter lock', () => {
     const unlocked = await eventually(async () => {
       const lock = await lockJson(rig, id);
       return lock.state.locked === false ? lock : undefined;
-    }, 'unlocked, as the lock reports it');
+    }, 'unlocked, as the lock reports it', 15_000);
     assert.deepEqual(unlocked.device, { kind: 'matter', capabilities: ['keypad', 'doorSensor', 'battery', 'jamDetection'] });
     assert.equal(unlocked.state.doorOpen, false);
     assert.equal((await execute(t, admin, id, signed(admin, id, lockOp))).status, 200);
     await device.act({ do: 'door', open: true });
-    await eventually(async () => ((await lockJson(rig, id)).state.doorOpen === true ? true : undefined), 'door open shown');
+    await eventually(async () => ((await lockJson(rig, id)).state.doorOpen === true ? true : undefined), 'door open shown', 15_000);
     // The lock's LockOperation events: taken once each, by event number.
-    await eventually(() => rig.log.lines.filter((line) => line.msg === 'operation' && line.lockId === id && line.source === 'remote').length === 2 || undefined, 'two remote operations');
+    await eventually(() => rig.log.lines.filter((line) => line.msg === 'operation' && line.lockId === id && line.source === 'remote').length === 2 || undefined, 'two remote operations', 15_000);
   });
 
   it('refuses at the edge, with the service bypassed: a replayed jti, a revoked user, a user outside their window', () => assertRefusedAtTheEdge(rig, id));
@@ -53,7 +53,7 @@ describe('latchkey bridge with a Matter lock', () => {
     await device.act({ do: 'slow', ms: 2500 });
     assert.equal((await execute(t, admin, id, signed(admin, id, unlock))).status, 504);
     await eventually(() => logged(rig, 'late_unlock_reversed', id), 'the late unlock reversed', 10_000);
-    await eventually(async () => ((await lockJson(rig, id)).state.locked === true ? true : undefined), 'locked again');
+    await eventually(async () => ((await lockJson(rig, id)).state.locked === true ? true : undefined), 'locked again', 15_000);
 
     await device.stop();
     await eventually(() => !t.service.ctx.link.isOnline(id), 'the away lock offline to the service', 15_000);

@@ -45,7 +45,7 @@ describe('latchkey bridge with Z-Wave JS', () => {
     const unlocked = await eventually(async () => {
       const lock = await lockJson(rig, id);
       return lock.state.locked === false && lock.device !== undefined ? lock : undefined;
-    }, 'unlocked, as the lock reports it');
+    }, 'unlocked, as the lock reports it', 15_000);
     assert.deepEqual(unlocked.device, { kind: 'zwave', capabilities: ['keypad', 'doorSensor', 'battery', 'jamDetection'] });
     assert.equal(unlocked.state.battery, 90);
 
@@ -56,14 +56,15 @@ describe('latchkey bridge with Z-Wave JS', () => {
     await eventually(async () => {
       const { state } = await lockJson(rig, id);
       return state.battery === 41 && state.doorOpen === false && state.locked === false ? true : undefined;
-    }, 'door, battery and keypad unlock shown');
-    assert.ok(rig.log.lines.some((line) => line.msg === 'operation' && line.lockId === id && line.source === 'keypad' && line.slot === 3));
+    }, 'door, battery and keypad unlock shown', 15_000);
+    // The lock sends its bolt report before the notification naming the keypad and slot: wait for that too.
+    await eventually(() => rig.log.lines.some((line) => line.msg === 'operation' && line.lockId === id && line.source === 'keypad' && line.slot === 3), 'the keypad operation with its slot', 15_000);
     await stack.act(2, { do: 'jam' });
     await stack.act(2, { do: 'tamper' });
     await eventually(async () => {
       const { state } = await lockJson(rig, id);
       return state.jammed === true && state.tamper === true ? true : undefined;
-    }, 'jam and tamper shown');
+    }, 'jam and tamper shown', 15_000);
     const requested = (await auditEntriesOf(t, id)).filter((e) => e.rejected === 0 && e.actor_user_id === admin.userId && (e.type === 'DOOR_UNLOCK' || e.type === 'DOOR_LOCK'));
     assert.deepEqual(requested.map((e) => e.type), ['DOOR_UNLOCK', 'DOOR_LOCK']);
   });
@@ -86,7 +87,7 @@ describe('latchkey bridge with Z-Wave JS', () => {
     await stack.act(4, { do: 'slow', ms: 2500 });
     assert.equal((await execute(t, admin, id, signed(admin, id, unlock))).status, 504);
     await eventually(() => logged(rig, 'late_unlock_reversed', id), 'the late unlock reversed', 10_000);
-    await eventually(async () => ((await lockJson(rig, id)).state.locked === true ? true : undefined), 'locked again');
+    await eventually(async () => ((await lockJson(rig, id)).state.locked === true ? true : undefined), 'locked again', 15_000);
   });
 });
 
