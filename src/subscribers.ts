@@ -1,6 +1,7 @@
 import { startupStep } from './config/startup-step.js';
 import type { AppContext } from './context.js';
 import { startLockLinkSubscribers } from './lock-link/subscribers.js';
+import { QueueDelivery } from './operations/queue-delivery.js';
 
 /** What `startSubscribers` started; `stop` ends it before the context closes. */
 export interface Subscribers {
@@ -11,11 +12,21 @@ export interface Subscribers {
 
 /**
  * Starts every feature's background subscribers on the finished context, beside the routes:
- * today the lock link's (lock reports → database and audit; lock configs → broker).
+ * the lock link's (lock reports → database and audit; lock configs → broker) and the delivery of
+ * queued operations (src/operations/queue-delivery.ts), which a lock coming online sets off.
  */
 export async function startSubscribers(ctx: AppContext): Promise<Subscribers> {
   const setting = ctx.config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST';
-  const lockLink = await startupStep(setting, 'cannot start the lock link', () => startLockLinkSubscribers(ctx));
+  const delivery = new QueueDelivery(ctx);
+  let lockLink;
+  try {
+    lockLink = await startupStep(setting, 'cannot start the lock link', () => startLockLinkSubscribers(ctx, { onLockOnline: (lockId) => delivery.lockOnline(lockId) }));
+  } catch (err) {
+    await delivery.stop();
+    throw err;
+  }
+  const link = lockLink;
   let stopping: Promise<void> | undefined;
-  return { stop: () => (stopping ??= lockLink.stop()), lockReportsRecorded: () => lockLink.recorded() };
+  // Deliveries first: they wait on the link's replies.
+  return { stop: () => (stopping ??= delivery.stop().then(() => link.stop())), lockReportsRecorded: () => link.recorded() };
 }

@@ -49,6 +49,8 @@ export interface LockOpsConfig {
   republishPerSecond: number;
   /** Seconds between sweeps republishing every config; 0 = none (MQTT_CONFIG_SWEEP_SECONDS). */
   sweepSeconds: number;
+  /** Seconds between sweeps of the operation queue: expired operations dropped, waiting ones of online locks delivered; 0 = none (OPERATION_QUEUE_SWEEP_SECONDS). */
+  queueSweepSeconds: number;
   /** Start even when an external broker accepts anonymous clients or a wrong lock password (MQTT_ALLOW_INSECURE_BROKER). */
   allowInsecureBroker: boolean;
   /** A device secret for `latchkey lock simulate` (LOCK_SECRET): off the command line, where `ps` shows it to everyone. */
@@ -295,6 +297,7 @@ function lockOpsConfig(env: Env, cwd: string): LockOpsConfig {
   return {
     republishPerSecond: integer(env, 'MQTT_CONFIG_REPUBLISH_PER_SECOND', 2000, 1, 1_000_000),
     sweepSeconds: integer(env, 'MQTT_CONFIG_SWEEP_SECONDS', 3600, 0, 7 * 24 * 3600),
+    queueSweepSeconds: integer(env, 'OPERATION_QUEUE_SWEEP_SECONDS', 60, 0, 24 * 3600),
     allowInsecureBroker: insecure === 'true',
     deviceSecret: env.LOCK_SECRET || null,
     tlsClientCaFile: env.MQTT_TLS_CLIENT_CA_FILE ? resolve(cwd, env.MQTT_TLS_CLIENT_CA_FILE) : null,

@@ -14,7 +14,13 @@ import { recordAllDisconnected, recordDevice, recordDoorEvent, recordPresence, r
  * broker.
  */
 
-function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle, reconciler: ConfigReconciler): LockLinkHandlers {
+/** What other features hear of the link (the composition's subscribers pass them in). */
+export interface LockLinkHooks {
+  /** A lock came online as this instance sees it (src/operations/queue-delivery.ts delivers what waits for it). */
+  onLockOnline?(lockId: string): void;
+}
+
+function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle, reconciler: ConfigReconciler, hooks: LockLinkHooks): LockLinkHandlers {
   const record = (lockId: string, what: string, task: () => Promise<unknown>) => (): void => {
     queue.run(lockId, task).catch((err: unknown) => {
       if (err instanceof QueueFullError) ctx.logger.warn({ lockId }, `lock ${what} dropped: the lock reports faster than they can be recorded`);
@@ -22,7 +28,10 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
     });
   };
   return {
-    onPresence: (lockId, online) => throttle.latest(lockId, 'presence', record(lockId, 'presence', () => recordPresence(ctx, lockId, online))),
+    onPresence: (lockId, online) => {
+      throttle.latest(lockId, 'presence', record(lockId, 'presence', () => recordPresence(ctx, lockId, online)));
+      if (online) hooks.onLockOnline?.(lockId);
+    },
     onState: (lockId, state) => throttle.latest(lockId, 'state', record(lockId, 'state', () => recordState(ctx, lockId, state))),
     onEvent: (lockId, event) => throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event))),
     // Not throttled: the link hands on only a change of what the lock says it is.
@@ -47,7 +56,7 @@ export interface LockLinkSubscribers {
 }
 
 /** Makes the link listen: reports are recorded and configs follow the database. */
-export async function startLockLinkSubscribers(ctx: AppContext): Promise<LockLinkSubscribers> {
+export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkHooks = {}): Promise<LockLinkSubscribers> {
   const { config, link, broker } = ctx;
   // Nothing survives a restart of the embedded broker: locks the database still shows connected
   // are not (those connected since will be heard again from their retained `online`).
@@ -64,7 +73,7 @@ export async function startLockLinkSubscribers(ctx: AppContext): Promise<LockLin
     sweepSeconds: config.lockOps.sweepSeconds,
   });
   try {
-    await link.listen(reportHandlers(ctx, queue, throttle, reconciler));
+    await link.listen(reportHandlers(ctx, queue, throttle, reconciler, hooks));
   } catch (err) {
     throttle.close();
     throw err;

@@ -34,8 +34,12 @@ export interface OperationClaims {
 }
 
 export const DEFAULT_TOLERANCE_SECONDS = 30;
-/** Longest `exp − iat` of a MUTATE_LOCK (plus the tolerance); lock and unlock tokens are short-lived. */
-export const MUTATE_LOCK_MAX_LIFETIME_SECONDS = 60;
+/**
+ * Longest `exp − iat` of a MUTATE_LOCK (plus the tolerance). Lock and unlock tokens are short-lived:
+ * within a minute they are carried out at once (the spec's Limits); one whose `exp` is further away
+ * is queued for the lock (issue 28 point 4, src/operations/queue.ts), for an hour at most.
+ */
+export const MUTATE_LOCK_MAX_LIFETIME_SECONDS = 3600;
 /** Longest `exp − iat` of any other operation. */
 export const MAX_OPERATION_LIFETIME_SECONDS = 30 * 24 * 3600;
 const MAX_ID_BYTES = 1024;
@@ -73,7 +77,7 @@ export interface ClaimsOptions {
  * Validates the payload of a signed operation for lock `lockId` at `now` (Unix seconds):
  * `iss` a string (and the caller, when `callerUserId` is given), `sub` the lock, `exp` > now,
  * `nbf` (optional) and `iat` no later than now + tolerance, `exp − iat` (and `exp − now`) at most
- * 60 s + tolerance for MUTATE_LOCK and 30 days otherwise, and a valid `operation`. Ids compare case-insensitively
+ * an hour + tolerance for MUTATE_LOCK and 30 days otherwise, and a valid `operation`. Ids compare case-insensitively
  * (they are UUIDs). The claims, or the refusal (401, 403) of a token that cannot be trusted; a
  * malformed request (400) throws. See the top of this file.
  */

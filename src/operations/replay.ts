@@ -38,8 +38,12 @@ export async function consumeReplayKey(db: Executor, dialect: DialectName, token
   }
 }
 
-/** Consumes a verified operation's token in the unit of work that acts on it (409 `jti_reused` when it was used). */
-export function consumeOperationToken(uow: Pick<UnitOfWork, 'db' | 'dialect'>, op: Pick<VerifiedOperation, 'lock' | 'replayKey' | 'claims' | 'now'>): Promise<void> {
+/**
+ * Consumes a verified operation's token in the unit of work that acts on it (409 `jti_reused` when
+ * it was used). A queued operation's was consumed when it was queued (src/operations/queue.ts).
+ */
+export async function consumeOperationToken(uow: Pick<UnitOfWork, 'db' | 'dialect'>, op: Pick<VerifiedOperation, 'lock' | 'replayKey' | 'claims' | 'now' | 'queued'>): Promise<void> {
+  if (op.queued !== undefined) return;
   return consumeReplayKey(uow.db, uow.dialect, { lockId: op.lock.id, replayKey: op.replayKey, expiresAt: op.claims.exp, now: op.now });
 }
 

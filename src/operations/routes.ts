@@ -7,6 +7,7 @@ import { cachedLegacyKeyReader } from '../crypto/operation-token.js';
 import { auditClientOf } from '../audit/client.js';
 import { MAX_EXECUTE_BODY_BYTES } from './body.js';
 import { executeOperation } from './execute.js';
+import { QueuedOperationSchema, readQueuedOperation } from './queue.js';
 
 /** Bodies a little over the token limit still reach extractCompactJws, which answers 400 rather than 413. */
 const EXECUTE_BODY_LIMIT = 4 * MAX_EXECUTE_BODY_BYTES;
@@ -31,6 +32,8 @@ const COMPACT_JWS_JSON = { ...CompactJws, description: `${CompactJws.description
 export function operationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const readLegacyKey = cachedLegacyKeyReader();
   return async (app) => {
+    // Bodiless: the parsers removed below do not concern it.
+    await app.register(queuedOperationRoutes(ctx));
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: EXECUTE_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
@@ -41,11 +44,15 @@ export function operationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         summary: 'Carry out a signed operation (compact JWT body): lock/unlock, share, revoke, settings',
         params: LockIdParams,
         body: { content: { 'application/jwt': { schema: CompactJws }, 'text/plain': { schema: CompactJws }, 'application/json': { schema: COMPACT_JWS_JSON } } },
-        response: { 200: Type.Object({}, { description: 'the operation was carried out (for MUTATE_LOCK: confirmed by the lock)' }), ...errorResponses(400, 401, 403, 404, 409, 415, 429, 503, 504) },
+        response: {
+          200: Type.Object({}, { description: 'the operation was carried out (for MUTATE_LOCK: confirmed by the lock)' }),
+          202: { ...QueuedOperationSchema, description: 'the operation expires more than 60 s from now: queued for the lock, carried out when it is online (Location: its status)' },
+          ...errorResponses(400, 401, 403, 404, 409, 415, 429, 503, 504),
+        },
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        await executeOperation(ctx, {
+        const queued = await executeOperation(ctx, {
           caller: request.caller,
           lockId: pathId(request.params.lockId, 'lock'),
           body,
@@ -53,8 +60,24 @@ export function operationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           callerIp: request.ip,
           client: auditClientOf(request),
         }, readLegacyKey);
-        return {};
+        if (queued === undefined) return {};
+        return reply.code(202).header('location', `/device/${queued.lockId}/operations/${queued.id}`).send(queued);
       },
+    });
+  };
+}
+
+/** GET /device/{lockId}/operations/{operationId}: the status of a queued operation (served beyond the spec; docs/decisions.md). */
+function queuedOperationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get('/device/:lockId/operations/:operationId', {
+      schema: {
+        tags: ['locks'],
+        summary: 'The status of a signed operation queued for the lock (POST /device/{id}/execute answered 202): for its sender and the lock\'s admins',
+        params: Type.Object({ lockId: Type.String({ description: 'lock UUID' }), operationId: Type.String({ description: 'queued operation UUID' }) }),
+        response: { 200: QueuedOperationSchema, ...errorResponses(401, 404) },
+      },
+      handler: async (request) => readQueuedOperation(ctx, request.caller, pathId(request.params.lockId, 'lock'), pathId(request.params.operationId, 'operation')),
     });
   };
 }

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Signed operations already acted on (decisions §4 replay), kept until they expire. */
 export interface UsedOperationTokensTable {
   lock_id: string;
@@ -8,6 +10,35 @@ export interface UsedOperationTokensTable {
   expires_at: number;
 }
 
+/** A signed operation queued for its lock (migration 0080, src/operations/queue.ts). */
+export interface QueuedOperationsTable {
+  seq: Generated<number>;
+  /** Public (UUID v4): the caller reads the status with it. */
+  id: string;
+  lock_id: string;
+  /** The caller who sent it (the token's `iss`). */
+  user_id: string;
+  /** The operation's type (MUTATE_LOCK, ADD_USER, …), for its status. */
+  operation_type: string;
+  /** The compact token exactly as received: verified again, and carried out, on delivery. */
+  token: string;
+  caller_ip: string;
+  /** JSON of the caller's AuditClient userAgent, or null. */
+  user_agent: string | null;
+  /** A QueuedState. */
+  state: string;
+  created: number;
+  /** The token's exp: past it the operation is dropped (EXPIRED). */
+  expires_at: number;
+  /** While DELIVERING: the claim of one instance ends then (another may take it over). */
+  lease_until: number | null;
+  finished_at: number | null;
+  /** Of a REFUSED or EXPIRED operation: the error code and message the caller would have been answered. */
+  error: string | null;
+  error_message: string | null;
+}
+
 export interface ExecuteTables {
   used_operation_tokens: UsedOperationTokensTable;
+  queued_operations: QueuedOperationsTable;
 }

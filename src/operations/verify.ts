@@ -45,6 +45,13 @@ export interface VerifiedOperation {
   callerIp: string;
   client: AuditClient;
   now: number;
+  /** Set when it comes out of the lock's queue: its token was consumed when it was queued. */
+  queued?: QueuedMark;
+}
+
+/** Which queued operation is being delivered. */
+export interface QueuedMark {
+  id: string;
 }
 
 /**
@@ -72,23 +79,44 @@ async function legacyKeyFor(ctx: AppContext, caller: Caller, decoded: DecodedOpe
   return (stored && readKey(stored)) || undefined;
 }
 
+/** A signed operation of a caller on a lock they are a member of, its compact token extracted from the body. */
+export interface SentOperation {
+  caller: Caller;
+  lock: OperationLock;
+  compact: string;
+  callerIp: string;
+  client: AuditClient;
+}
+
 /** The refusal of a token that could not be trusted, recorded as an attempt by the caller when it names an operation to audit. */
-function untrustedToken(request: ExecuteRequest, payload: Record<string, unknown>, error: AppError): Refusal {
+function untrustedToken(sent: SentOperation, payload: Record<string, unknown>, error: AppError): Refusal {
   const type = attemptedType(payload);
-  return refused(error, type === undefined ? undefined : { lockId: request.lockId, type, actorUserId: request.caller.userId, client: request.client });
+  return refused(error, type === undefined ? undefined : { lockId: sent.lock.id, type, actorUserId: sent.caller.userId, client: sent.client });
 }
 
 export async function verifyOperation(ctx: AppContext, request: ExecuteRequest, readLegacyKey: LegacyKeyReader): Promise<VerifiedOperation | Refusal> {
   const { caller, lockId } = request;
   const lock = await admit(ctx, caller, lockId);
   const compact = extractCompactJws(request.body, request.contentType);
+  return verifyCompact(ctx, { caller, lock, compact, callerIp: request.callerIp, client: request.client }, readLegacyKey);
+}
+
+/**
+ * The token's own checks (decode, signature, claims) at the service's time now: those of a request
+ * once admitted, and those of a queued operation again when it is delivered (src/operations/queue.ts).
+ */
+export async function verifyCompact(ctx: AppContext, sent: SentOperation, readLegacyKey: LegacyKeyReader, queued?: QueuedMark): Promise<VerifiedOperation | Refusal> {
+  const { caller, lock, compact } = sent;
   const decoded = decodeOperationToken(compact);
   const now = ctx.now();
   const verifying = process.hrtime.bigint();
   const signer = await checkOperationSignature(decoded, { legacyPublicKey: await legacyKeyFor(ctx, caller, decoded, readLegacyKey), trustedRoot: ctx.pki.anchor, now });
-  if (isAppError(signer)) return untrustedToken(request, decoded.payload, signer);
-  const claims = readOperationClaims(decoded.payload, { lockId, callerUserId: caller.userId, now });
-  if (isAppError(claims)) return untrustedToken(request, decoded.payload, claims);
+  if (isAppError(signer)) return untrustedToken(sent, decoded.payload, signer);
+  const claims = readOperationClaims(decoded.payload, { lockId: lock.id, callerUserId: caller.userId, now });
+  if (isAppError(claims)) return untrustedToken(sent, decoded.payload, claims);
   ctx.metrics.unlockPhase.observe({ phase: 'verification' }, secondsSince(verifying));
-  return { caller, lock, claims, compact, replayKey: replayKey(decoded.payload, compact, claims.iss), callerIp: request.callerIp, client: request.client, now };
+  return {
+    caller, lock, claims, compact, replayKey: replayKey(decoded.payload, compact, claims.iss), callerIp: sent.callerIp, client: sent.client, now,
+    ...(queued === undefined ? {} : { queued }),
+  };
 }

@@ -7418,6 +7418,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/device/{lockId}/operations/{operationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The status of a signed operation queued for the lock (POST /device/{id}/execute answered 202): for its sender and the lock's admins */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description lock UUID */
+                    lockId: string;
+                    /** @description queued operation UUID */
+                    operationId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A signed operation queued for its lock */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the queued operation's id (UUID) */
+                            id: string;
+                            lockId: string;
+                            /** @description the signed operation's type: MUTATE_LOCK, ADD_USER, BATCH_ADD_USER, REMOVE_USER, MUTATE_SETTING */
+                            operation: string;
+                            /** @description QUEUED until the lock is online; DELIVERING while it is carried out; then DELIVERED, REFUSED (see error) or EXPIRED (its exp passed first) */
+                            status: "QUEUED" | "DELIVERING" | "DELIVERED" | "REFUSED" | "EXPIRED";
+                            /** @description Unix seconds */
+                            created: number;
+                            /** @description Unix seconds: the token's exp */
+                            expires: number;
+                            /** @description Unix seconds; null until it is delivered, refused or expired */
+                            finished: number | null;
+                            /** @description why it was refused or dropped, as an immediate request would have been answered */
+                            error: {
+                                error: string;
+                                message: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/device/{lockId}/execute": {
         parameters: {
             query?: never;
@@ -7456,6 +7544,34 @@ export interface paths {
                     };
                     content: {
                         "application/json": Record<string, never>;
+                    };
+                };
+                /** @description the operation expires more than 60 s from now: queued for the lock, carried out when it is online (Location: its status) */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the queued operation's id (UUID) */
+                            id: string;
+                            lockId: string;
+                            /** @description the signed operation's type: MUTATE_LOCK, ADD_USER, BATCH_ADD_USER, REMOVE_USER, MUTATE_SETTING */
+                            operation: string;
+                            /** @description QUEUED until the lock is online; DELIVERING while it is carried out; then DELIVERED, REFUSED (see error) or EXPIRED (its exp passed first) */
+                            status: "QUEUED" | "DELIVERING" | "DELIVERED" | "REFUSED" | "EXPIRED";
+                            /** @description Unix seconds */
+                            created: number;
+                            /** @description Unix seconds: the token's exp */
+                            expires: number;
+                            /** @description Unix seconds; null until it is delivered, refused or expired */
+                            finished: number | null;
+                            /** @description why it was refused or dropped, as an immediate request would have been answered */
+                            error: {
+                                error: string;
+                                message: string;
+                            } | null;
+                        };
                     };
                 };
                 /** @description malformed request */

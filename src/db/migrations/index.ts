@@ -20,6 +20,7 @@ import { memberSchedulesMigration } from './0040_member_schedules.js';
 import { siteOwnersMigration } from './0041_site_owners.js';
 import { applicationSenderMigration } from './0050_application_sender.js';
 import { lockAlarmsMigration } from './0060_lock_alarms.js';
+import { queuedOperationsMigration } from './0080_queued_operations.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -47,5 +48,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0041_site_owners': siteOwnersMigration(),
     '0050_application_sender': applicationSenderMigration(dialect),
     '0060_lock_alarms': lockAlarmsMigration(dialect),
+    '0080_queued_operations': queuedOperationsMigration(dialect),
   };
 }
