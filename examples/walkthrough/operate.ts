@@ -15,7 +15,7 @@ const privateKey = createPrivateKey({ key: Buffer.from(alice.pkcs8, 'base64'), f
 const key = { privateKey, publicKey: createPublicKey(privateKey), publicKeyBase64: alice.publicKeyBase64 };
 
 const share = signOperation({
-  key, certificateChain: alice.chain, userId: subject(ALICE_TOKEN), lockId: LOCK_ID, lifetimeSeconds: 300,
+  key, certificateChain: alice.chain, userId: subject(ALICE_TOKEN), lockId: LOCK_ID, lifetimeSeconds: 60,
   operation: { type: 'ADD_USER', user: subject(BOB_TOKEN), publicKey: bob.publicKey },
 });
 await executeOperation(BASE_URL, ALICE_TOKEN, LOCK_ID, share);
