@@ -13,6 +13,7 @@ import { directoryRoutes } from './directory/routes.js';
 import { eventRoutes } from './events/routes.js';
 import type { HttpApp } from './http/app.js';
 import { brokerAuthRoutes } from './lock-link/routes.js';
+import { keypadCodeRoutes } from './keypad-codes/routes.js';
 import { lockRoutes } from './locks/routes.js';
 import { observeHttp, serveMetrics } from './metrics/serve.js';
 import { operationRoutes } from './operations/routes.js';
@@ -43,6 +44,7 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(eventRoutes(ctx, applications.tokens));
     await api.register(lockRoutes(ctx));
     await api.register(sharingRoutes(ctx));
+    await api.register(keypadCodeRoutes(ctx));
     await api.register(siteRoutes(ctx));
     await api.register(tileRoutes(ctx));
     await api.register(certificateRoutes(ctx));

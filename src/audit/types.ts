@@ -28,8 +28,14 @@ export const AUDIT_TYPES = [
  */
 export const ALARM_AUDIT_TYPES = ['ALARM_RAISED', 'ALARM_CLEARED'] as const;
 
+/**
+ * Keypad codes granted, changed and removed (src/keypad-codes), Latchkey's own like the alarms:
+ * only the live stream and the codes API show them; their details name the code, never its digits.
+ */
+export const CODE_AUDIT_TYPES = ['CODE_ADDED', 'CODE_CHANGED', 'CODE_REMOVED'] as const;
+
 export type SpecAuditType = (typeof AUDIT_TYPES)[number];
-export type AuditType = SpecAuditType | (typeof ALARM_AUDIT_TYPES)[number];
+export type AuditType = SpecAuditType | (typeof ALARM_AUDIT_TYPES)[number] | (typeof CODE_AUDIT_TYPES)[number];
 
 /** The types the v1 lock log shows; v2 and the user log show all of them. */
 export const V1_TYPES: readonly SpecAuditType[] = ['DOOR_OPEN', 'DOOR_CLOSE', 'DOOR_UNLOCK', 'DOOR_LOCK', 'OWNER_ASSIGNED', 'DEVICE_CONNECTED', 'DEVICE_DISCONNECTED'];
@@ -38,7 +44,7 @@ export const V1_TYPES: readonly SpecAuditType[] = ['DOOR_OPEN', 'DOOR_CLOSE', 'D
 export const SUBJECT_TYPES: readonly AuditType[] = ['LOCK_SHARED', 'LOCK_REVOKED', 'USER_PROMOTED', 'USER_DEMOTED'];
 
 export function isAuditType(value: string): value is AuditType {
-  return (AUDIT_TYPES as readonly string[]).includes(value) || (ALARM_AUDIT_TYPES as readonly string[]).includes(value);
+  return [AUDIT_TYPES, ALARM_AUDIT_TYPES, CODE_AUDIT_TYPES].some((types) => (types as readonly string[]).includes(value));
 }
 
 export function hasSubject(type: string): boolean {
@@ -67,6 +73,9 @@ const DESCRIPTIONS: Record<AuditType, string> = {
   DEVICE_DECOMMISSIONED: 'lock decommissioned',
   ALARM_RAISED: 'alarm raised',
   ALARM_CLEARED: 'alarm cleared',
+  CODE_ADDED: 'keypad code added',
+  CODE_CHANGED: 'keypad code changed',
+  CODE_REMOVED: 'keypad code removed',
 };
 
 /** What was attempted, for refusals. */
@@ -88,6 +97,9 @@ const ATTEMPTS: Record<AuditType, string> = {
   DEVICE_DECOMMISSIONED: 'decommissioning',
   ALARM_RAISED: 'alarm',
   ALARM_CLEARED: 'alarm clearing',
+  CODE_ADDED: 'keypad code grant',
+  CODE_CHANGED: 'keypad code change',
+  CODE_REMOVED: 'keypad code removal',
 };
 
 /**

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -9,6 +9,12 @@ import { join } from 'node:path';
 export interface SecretBox {
   seal(plaintext: Buffer | string, context: string): string;
   open(sealed: string, context: string): Buffer;
+  /**
+   * A keyed digest (HMAC-SHA256, Base64url) of `value` under a key derived from the
+   * key-encryption key for `context`: equal values compare equal without being stored, and a
+   * short secret (a keypad code) cannot be found from its digest without the key.
+   */
+  digest(value: string, context: string): string;
 }
 
 const FORMAT = 'v1';
@@ -16,7 +22,12 @@ const TAG_BYTES = 16;
 
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length !== 32) throw new Error('key-encryption key must be 32 bytes');
+  // Never the sealing key itself: a key of its own for digests.
+  const digestKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'latchkey secret-box digest v1', 32));
   return {
+    digest(value, context) {
+      return createHmac('sha256', digestKey).update(`${context}\u0000${value}`).digest('base64url');
+    },
     seal(plaintext, context) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);

@@ -20,7 +20,7 @@ import { parseOperation, type Operation } from './parse-operation.js';
  * values (the execute endpoint audits them), checkOperationClaims throws them.
  */
 
-export interface OperationClaims {
+export interface OperationClaims<O = Operation> {
   /** The signing user's id. */
   iss: string;
   /** The lock's id. */
@@ -30,7 +30,7 @@ export interface OperationClaims {
   exp: number;
   nbf?: number;
   jti?: string;
-  operation: Operation;
+  operation: O;
 }
 
 export const DEFAULT_TOLERANCE_SECONDS = 30;
@@ -81,14 +81,17 @@ export interface ClaimsOptions {
  * (they are UUIDs). The claims, or the refusal (401, 403) of a token that cannot be trusted; a
  * malformed request (400) throws. See the top of this file.
  */
-export function readOperationClaims(payload: Record<string, unknown>, options: ClaimsOptions): OperationClaims | AppError {
+export function readOperationClaims(payload: Record<string, unknown>, options: ClaimsOptions): OperationClaims | AppError;
+/** With `parse`, the operation of another family (keypad codes: src/operations/code-operations.ts). */
+export function readOperationClaims<O extends { type: string }>(payload: Record<string, unknown>, options: ClaimsOptions, parse: (value: unknown) => O): OperationClaims<O> | AppError;
+export function readOperationClaims(payload: Record<string, unknown>, options: ClaimsOptions, parse: (value: unknown) => { type: string } = parseOperation): OperationClaims<{ type: string }> | AppError {
   const { now } = options;
   assertUnixSeconds(now);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const { iss, sub, exp, iat, nbf, jti } = registeredClaims(payload);
   if (options.callerUserId !== undefined && !sameId(iss, options.callerUserId)) return errors.forbidden('iss must be the authenticated user');
   if (!sameId(sub, options.lockId)) throw errors.badRequest('sub must be the id of the lock in the path');
-  const operation = parseOperation(payload.operation);
+  const operation = parse(payload.operation);
 
   if (exp <= now) return errors.tokenExpired('operation token expired');
   if (nbf !== undefined && nbf > now + tolerance) return errors.tokenNotYetValid('operation token not yet valid (nbf)');
@@ -104,8 +107,10 @@ export function readOperationClaims(payload: Record<string, unknown>, options: C
 }
 
 /** readOperationClaims, throwing a refusal (401, 403) too. */
-export function checkOperationClaims(payload: Record<string, unknown>, options: ClaimsOptions): OperationClaims {
-  const claims = readOperationClaims(payload, options);
+export function checkOperationClaims(payload: Record<string, unknown>, options: ClaimsOptions): OperationClaims;
+export function checkOperationClaims<O extends { type: string }>(payload: Record<string, unknown>, options: ClaimsOptions, parse: (value: unknown) => O): OperationClaims<O>;
+export function checkOperationClaims(payload: Record<string, unknown>, options: ClaimsOptions, parse: (value: unknown) => { type: string } = parseOperation): OperationClaims<{ type: string }> {
+  const claims = readOperationClaims(payload, options, parse);
   if (isAppError(claims)) throw claims;
   return claims;
 }

@@ -49,7 +49,7 @@ function message(error: ValueError): string {
 }
 
 /** A compiled check of one operation type: the known members of `value`, or a 400. */
-function checker<S extends TSchema>(schema: S) {
+export function checker<S extends TSchema>(schema: S) {
   const check: TypeCheck<S> = TypeCompiler.Compile(schema);
   return (value: unknown) => {
     const known = knownMembers(schema, value);

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { after, before } from 'node:test';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/server.js';
@@ -26,6 +27,8 @@ export interface TestService {
 export interface TestServiceOptions {
   /** The service's time (ctx.now) comes from this clock instead of the system's. */
   clock?: TestClock;
+  /** The service logs here (e.g. capturingLogger() of ./mqtt.ts, to look through every line). */
+  logger?: Logger;
 }
 
 /**
@@ -45,7 +48,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     LOG_LEVEL: process.env.LATCHKEY_TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const service = await startService(config, options.clock ? { now: options.clock.now } : {});
+  const service = await startService(config, { ...(options.clock ? { now: options.clock.now } : {}), ...(options.logger ? { logger: options.logger } : {}) });
   let closed = false;
   return {
     api: new Api(service.url),

@@ -6014,6 +6014,762 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/lock-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The keypad codes of the locks the caller administers (or of one of them), never their digits */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only the codes of this lock (one the caller administers) */
+                    lockId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            holder: {
+                                kind: "member" | "guest";
+                                /** @description the member's user id; null for a guest */
+                                userId: string | null;
+                                /** @description the guest's name, or the member's display name or email */
+                                name: string | null;
+                            };
+                            /** @description how many digits (the digits themselves are shown once, when generated) */
+                            length: number;
+                            /** @description Unix seconds; null: from its creation */
+                            start: number | null;
+                            /** @description Unix seconds; null: until revoked (a member's code also ends with their access) */
+                            end: number | null;
+                            schedule: {
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                start: string;
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                end: string;
+                                /** @description IANA timezone name, e.g. Europe/London */
+                                timezone: string;
+                                /** @description an array of one to seven distinct day names, MONDAY to SUNDAY */
+                                days: ("MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY")[];
+                            }[] | null;
+                            /** @description uses allowed across its locks; 1 = one-time; null: unlimited */
+                            maxUses: number | null;
+                            /** @description uses across every lock of the code */
+                            uses: number;
+                            createdAt: number;
+                            createdBy: string;
+                            /** @description the locks of the code the caller administers */
+                            locks: {
+                                lockId: string;
+                                /** @description active; scheduled (its window has not begun); expired; used_up; revoked; holder_access_ended (the member's access to the lock ended) */
+                                status: "active" | "scheduled" | "expired" | "used_up" | "revoked" | "holder_access_ended";
+                                /** @description uses on this lock */
+                                uses: number;
+                                /** @description Unix seconds of its last use here; null: never */
+                                lastUsedAt: number | null;
+                                sync: {
+                                    /** @description whether the lock holds the last change of the code */
+                                    state: "pending" | "applied" | "failed";
+                                    /** @description the lock's config version that carries the last change */
+                                    version: number;
+                                    /** @description why the lock refused the code (failed) */
+                                    error: string | null;
+                                };
+                            }[];
+                        }[];
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description caller lacks permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a keypad code on one lock or a set of locks (a signed ADD_CODE per lock); a generated code is shown this once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description one signed ADD_CODE (all naming the same code, holder, window, schedule and maximum uses) per lock, at most 50, each signed by the caller, an administrator of that lock */
+                        tokens: string[];
+                        /** @description the code, typed: 4 to 8 digits; absent: generated */
+                        digits?: string;
+                        /** @description digits of a generated code (default 6) */
+                        length?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: {
+                                id: string;
+                                holder: {
+                                    kind: "member" | "guest";
+                                    /** @description the member's user id; null for a guest */
+                                    userId: string | null;
+                                    /** @description the guest's name, or the member's display name or email */
+                                    name: string | null;
+                                };
+                                /** @description how many digits (the digits themselves are shown once, when generated) */
+                                length: number;
+                                /** @description Unix seconds; null: from its creation */
+                                start: number | null;
+                                /** @description Unix seconds; null: until revoked (a member's code also ends with their access) */
+                                end: number | null;
+                                schedule: {
+                                    /** @description local time HH:mm, 00:00 to 23:59 */
+                                    start: string;
+                                    /** @description local time HH:mm, 00:00 to 23:59 */
+                                    end: string;
+                                    /** @description IANA timezone name, e.g. Europe/London */
+                                    timezone: string;
+                                    /** @description an array of one to seven distinct day names, MONDAY to SUNDAY */
+                                    days: ("MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY")[];
+                                }[] | null;
+                                /** @description uses allowed across its locks; 1 = one-time; null: unlimited */
+                                maxUses: number | null;
+                                /** @description uses across every lock of the code */
+                                uses: number;
+                                createdAt: number;
+                                createdBy: string;
+                                /** @description the locks of the code the caller administers */
+                                locks: {
+                                    lockId: string;
+                                    /** @description active; scheduled (its window has not begun); expired; used_up; revoked; holder_access_ended (the member's access to the lock ended) */
+                                    status: "active" | "scheduled" | "expired" | "used_up" | "revoked" | "holder_access_ended";
+                                    /** @description uses on this lock */
+                                    uses: number;
+                                    /** @description Unix seconds of its last use here; null: never */
+                                    lastUsedAt: number | null;
+                                    sync: {
+                                        /** @description whether the lock holds the last change of the code */
+                                        state: "pending" | "applied" | "failed";
+                                        /** @description the lock's config version that carries the last change */
+                                        version: number;
+                                        /** @description why the lock refused the code (failed) */
+                                        error: string | null;
+                                    };
+                                }[];
+                            };
+                            /** @description the generated code, shown this once */
+                            digits?: string;
+                        };
+                    };
+                };
+                /** @description malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description caller lacks permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lock-codes/{codeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One keypad code, with its state on each lock the caller administers */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description code UUID */
+                    codeId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            holder: {
+                                kind: "member" | "guest";
+                                /** @description the member's user id; null for a guest */
+                                userId: string | null;
+                                /** @description the guest's name, or the member's display name or email */
+                                name: string | null;
+                            };
+                            /** @description how many digits (the digits themselves are shown once, when generated) */
+                            length: number;
+                            /** @description Unix seconds; null: from its creation */
+                            start: number | null;
+                            /** @description Unix seconds; null: until revoked (a member's code also ends with their access) */
+                            end: number | null;
+                            schedule: {
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                start: string;
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                end: string;
+                                /** @description IANA timezone name, e.g. Europe/London */
+                                timezone: string;
+                                /** @description an array of one to seven distinct day names, MONDAY to SUNDAY */
+                                days: ("MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY")[];
+                            }[] | null;
+                            /** @description uses allowed across its locks; 1 = one-time; null: unlimited */
+                            maxUses: number | null;
+                            /** @description uses across every lock of the code */
+                            uses: number;
+                            createdAt: number;
+                            createdBy: string;
+                            /** @description the locks of the code the caller administers */
+                            locks: {
+                                lockId: string;
+                                /** @description active; scheduled (its window has not begun); expired; used_up; revoked; holder_access_ended (the member's access to the lock ended) */
+                                status: "active" | "scheduled" | "expired" | "used_up" | "revoked" | "holder_access_ended";
+                                /** @description uses on this lock */
+                                uses: number;
+                                /** @description Unix seconds of its last use here; null: never */
+                                lastUsedAt: number | null;
+                                sync: {
+                                    /** @description whether the lock holds the last change of the code */
+                                    state: "pending" | "applied" | "failed";
+                                    /** @description the lock's config version that carries the last change */
+                                    version: number;
+                                    /** @description why the lock refused the code (failed) */
+                                    error: string | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /** Change a code's window, schedule or maximum uses (an ADD_CODE for each of its locks), or put it on more locks */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description code UUID */
+                    codeId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description one signed ADD_CODE naming this code per lock, at most 50, each signed by the caller, an administrator of that lock */
+                        tokens: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            holder: {
+                                kind: "member" | "guest";
+                                /** @description the member's user id; null for a guest */
+                                userId: string | null;
+                                /** @description the guest's name, or the member's display name or email */
+                                name: string | null;
+                            };
+                            /** @description how many digits (the digits themselves are shown once, when generated) */
+                            length: number;
+                            /** @description Unix seconds; null: from its creation */
+                            start: number | null;
+                            /** @description Unix seconds; null: until revoked (a member's code also ends with their access) */
+                            end: number | null;
+                            schedule: {
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                start: string;
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                end: string;
+                                /** @description IANA timezone name, e.g. Europe/London */
+                                timezone: string;
+                                /** @description an array of one to seven distinct day names, MONDAY to SUNDAY */
+                                days: ("MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY")[];
+                            }[] | null;
+                            /** @description uses allowed across its locks; 1 = one-time; null: unlimited */
+                            maxUses: number | null;
+                            /** @description uses across every lock of the code */
+                            uses: number;
+                            createdAt: number;
+                            createdBy: string;
+                            /** @description the locks of the code the caller administers */
+                            locks: {
+                                lockId: string;
+                                /** @description active; scheduled (its window has not begun); expired; used_up; revoked; holder_access_ended (the member's access to the lock ended) */
+                                status: "active" | "scheduled" | "expired" | "used_up" | "revoked" | "holder_access_ended";
+                                /** @description uses on this lock */
+                                uses: number;
+                                /** @description Unix seconds of its last use here; null: never */
+                                lastUsedAt: number | null;
+                                sync: {
+                                    /** @description whether the lock holds the last change of the code */
+                                    state: "pending" | "applied" | "failed";
+                                    /** @description the lock's config version that carries the last change */
+                                    version: number;
+                                    /** @description why the lock refused the code (failed) */
+                                    error: string | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description caller lacks permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lock-codes/{codeId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take a code off locks (a signed REMOVE_CODE per lock) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description code UUID */
+                    codeId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description one signed REMOVE_CODE naming this code per lock, at most 50, each signed by the caller, an administrator of that lock */
+                        tokens: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            holder: {
+                                kind: "member" | "guest";
+                                /** @description the member's user id; null for a guest */
+                                userId: string | null;
+                                /** @description the guest's name, or the member's display name or email */
+                                name: string | null;
+                            };
+                            /** @description how many digits (the digits themselves are shown once, when generated) */
+                            length: number;
+                            /** @description Unix seconds; null: from its creation */
+                            start: number | null;
+                            /** @description Unix seconds; null: until revoked (a member's code also ends with their access) */
+                            end: number | null;
+                            schedule: {
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                start: string;
+                                /** @description local time HH:mm, 00:00 to 23:59 */
+                                end: string;
+                                /** @description IANA timezone name, e.g. Europe/London */
+                                timezone: string;
+                                /** @description an array of one to seven distinct day names, MONDAY to SUNDAY */
+                                days: ("MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY")[];
+                            }[] | null;
+                            /** @description uses allowed across its locks; 1 = one-time; null: unlimited */
+                            maxUses: number | null;
+                            /** @description uses across every lock of the code */
+                            uses: number;
+                            createdAt: number;
+                            createdBy: string;
+                            /** @description the locks of the code the caller administers */
+                            locks: {
+                                lockId: string;
+                                /** @description active; scheduled (its window has not begun); expired; used_up; revoked; holder_access_ended (the member's access to the lock ended) */
+                                status: "active" | "scheduled" | "expired" | "used_up" | "revoked" | "holder_access_ended";
+                                /** @description uses on this lock */
+                                uses: number;
+                                /** @description Unix seconds of its last use here; null: never */
+                                lastUsedAt: number | null;
+                                sync: {
+                                    /** @description whether the lock holds the last change of the code */
+                                    state: "pending" | "applied" | "failed";
+                                    /** @description the lock's config version that carries the last change */
+                                    version: number;
+                                    /** @description why the lock refused the code (failed) */
+                                    error: string | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description caller lacks permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/site": {
         parameters: {
             query?: never;
