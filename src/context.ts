@@ -12,6 +12,7 @@ import { ServiceTokens } from './crypto/service-tokens.js';
 import { AccountEvents } from './accounts/events.js';
 import { LiveSessions } from './accounts/live-sessions.js';
 import { auditCheckpointLag } from './audit/checkpoint-lag.js';
+import { AuditListeners } from './audit/listeners.js';
 import { CheckpointSigner } from './audit/checkpoint-signer.js';
 import { startSessionRevocation } from './accounts/session-revocation.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -27,6 +28,7 @@ import { createMailer, type Mailer } from './messaging/mailer.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
 import { createTextSender, type TextSender } from './messaging/sms.js';
 import { sharingFollowsAccounts } from './sharing/account-events.js';
+import { webhooksFollowAudit } from './webhooks/outbox.js';
 
 /** Everything a request or command needs, built once by the composition root and passed down. */
 export interface AppContext {
@@ -48,6 +50,8 @@ export interface AppContext {
   bus: EventBus;
   /** What happens to accounts, told to other features inside the transaction that does it (src/accounts/events.ts). */
   accountEvents: AccountEvents;
+  /** Told of each audit entry inside its transaction (src/audit/listeners.ts): the webhooks' outbox. */
+  auditListeners: AuditListeners;
   /** The look of messages to a user of `namespace` ('direct' or an application id). */
   brandingFor: (namespace: string) => Promise<Branding>;
   /** Unix seconds with fraction; injectable for tests. */
@@ -126,14 +130,16 @@ export async function createContext(config: Config, options: ContextOptions = {}
       auditCheckpointLag: () => auditCheckpointLag(db.kysely, now()),
     });
     const accountEvents = new AccountEvents();
+    const auditListeners = new AuditListeners();
     const checkpoints = new CheckpointSigner({ db, box, config, logger, now });
     // Closed before what it needs (the database): it signs what is left on shutdown.
     closers.push(() => checkpoints.close());
-    const ctx: AppContext = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, accountEvents, brandingFor, now, link, broker, metrics, checkpoints, closers };
+    const ctx: AppContext = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, accountEvents, auditListeners, brandingFor, now, link, broker, metrics, checkpoints, closers };
     // In this order inside an account's transaction: a deleted user leaves their locks before their application's tombstone is written.
     sharingFollowsAccounts(ctx);
     lockConfigsFollowAccountKeys(ctx);
     applicationsFollowAccountDeletions(ctx);
+    webhooksFollowAudit(ctx);
     return ctx;
   } catch (err) {
     await closeAll(closers);

@@ -21,6 +21,7 @@ import { sharingRoutes } from './sharing/routes.js';
 import { siteRoutes } from './sites/routes.js';
 import { probeRoutes, systemRoutes } from './system/routes.js';
 import { tileRoutes } from './tiles/routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 /**
  * Every route of the service. The probes, the metrics scrape and the console's files come first,
@@ -47,6 +48,7 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(keypadCodeRoutes(ctx));
     await api.register(siteRoutes(ctx));
     await api.register(tileRoutes(ctx));
+    await api.register(webhookRoutes(ctx));
     await api.register(certificateRoutes(ctx));
     await api.register(operationRoutes(ctx));
     await api.register(brokerAuthRoutes(ctx));

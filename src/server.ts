@@ -6,6 +6,7 @@ import { closeContext, createContext, type AppContext, type ContextOptions } fro
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { registerRoutes } from './routes.js';
 import { startSubscribers, type Subscribers } from './subscribers.js';
+import { openApiWebhooks } from './webhooks/schemas.js';
 
 export interface RunningService {
   ctx: AppContext;
@@ -33,7 +34,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let subscribers: Subscribers | null = null;
   try {
     const applications = createApplicationsPlatform(ctx);
-    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, requestTimeoutMs: config.httpRequestTimeoutMs, corsOrigin: (origin) => applications.cors.allows(origin), corsOpenPath: isCdnPath, ...(options.onUndeclaredStatus ? { onUndeclaredStatus: options.onUndeclaredStatus } : {}) });
+    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, requestTimeoutMs: config.httpRequestTimeoutMs, corsOrigin: (origin) => applications.cors.allows(origin), corsOpenPath: isCdnPath, openApiWebhooks: openApiWebhooks(), ...(options.onUndeclaredStatus ? { onUndeclaredStatus: options.onUndeclaredStatus } : {}) });
     await registerRoutes(app, ctx, applications);
     subscribers = await startSubscribers(ctx);
     await startupStep('PORT / HOST', 'cannot listen', () => app!.listen({ port: config.port, host: config.host }));

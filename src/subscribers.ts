@@ -2,6 +2,7 @@ import { startupStep } from './config/startup-step.js';
 import type { AppContext } from './context.js';
 import { startLockLinkSubscribers } from './lock-link/subscribers.js';
 import { QueueDelivery } from './operations/queue-delivery.js';
+import { WebhookWorker } from './webhooks/worker.js';
 
 /** What `startSubscribers` started; `stop` ends it before the context closes. */
 export interface Subscribers {
@@ -12,8 +13,9 @@ export interface Subscribers {
 
 /**
  * Starts every feature's background subscribers on the finished context, beside the routes:
- * the lock link's (lock reports → database and audit; lock configs → broker) and the delivery of
- * queued operations (src/operations/queue-delivery.ts), which a lock coming online sets off.
+ * the lock link's (lock reports → database and audit; lock configs → broker), the delivery of
+ * queued operations (src/operations/queue-delivery.ts), which a lock coming online sets off, and
+ * the webhook worker (outbox → deliveries → receivers).
  */
 export async function startSubscribers(ctx: AppContext): Promise<Subscribers> {
   const setting = ctx.config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST';
@@ -26,7 +28,12 @@ export async function startSubscribers(ctx: AppContext): Promise<Subscribers> {
     throw err;
   }
   const link = lockLink;
+  const webhooks = new WebhookWorker(ctx);
+  webhooks.start();
   let stopping: Promise<void> | undefined;
   // Deliveries first: they wait on the link's replies.
-  return { stop: () => (stopping ??= delivery.stop().then(() => link.stop())), lockReportsRecorded: () => link.recorded() };
+  return {
+    stop: () => (stopping ??= Promise.all([webhooks.stop(), delivery.stop().then(() => link.stop())]).then(() => undefined)),
+    lockReportsRecorded: () => link.recorded(),
+  };
 }

@@ -114,3 +114,17 @@ export async function readEntryProof(ctx: AppContext, caller: Caller, entryId: s
   const treeSize = await proofTreeSize(ctx, asked);
   return { treeSize, entry: (await prove(ctx, [row], treeSize))[0]! };
 }
+
+/**
+ * The entry of `seq` with its inclusion proof in the tree of the latest signed checkpoint, for a
+ * webhook delivery (src/webhooks): 'uncovered' while no checkpoint covers it yet, null when there
+ * is no such entry.
+ */
+export async function entryUnderLatestCheckpoint(db: Executor, seq: number): Promise<{ entry: ProvenEntry; checkpoint: SignedCheckpoint } | 'uncovered' | null> {
+  const row = await db.selectFrom('audit_entries').selectAll().where('seq', '=', seq).executeTakeFirst();
+  if (!row) return null;
+  const leafIndex = (await leafIndexes(db, [row.seq])).get(row.seq);
+  const checkpoint = await latestCheckpoint(db);
+  if (leafIndex === undefined || !checkpoint || leafIndex >= checkpoint.treeSize) return 'uncovered';
+  return { entry: { row, leafIndex, proof: await inclusionProof(db, leafIndex, checkpoint.treeSize) }, checkpoint };
+}

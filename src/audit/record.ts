@@ -141,7 +141,8 @@ async function partiesOf(uow: UnitOfWork, actorUserId: string | null, subjectUse
  * previous entry, appends it to the Merkle tree over the whole log (tree.ts), announces it on
  * the bus once committed and lets the checkpoint signer know. On PostgreSQL the tree head's row
  * lock, taken first, makes every audit writer take turns (so leaves follow commit order); the
- * advisory lock per lock id after it keeps the chain's own guarantee explicit. The reads after
+ * advisory lock per lock id after it keeps the chain's own guarantee explicit. The listeners
+ * (ctx.auditListeners: the webhooks' outbox) write what they keep of the entry in its transaction. The reads after
  * them see the last committed entry under the default READ COMMITTED isolation; SQLite runs one
  * write transaction at a time.
  */
@@ -193,9 +194,11 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     hash_version: fields.version,
   });
   await appendLeaf(uow.db, uow.dialect, tree, { seq, hash });
+  const entry: AuditEntry = { seq, id, ...fields, previousHash, hash };
+  await ctx.auditListeners.recorded(uow, entry);
   uow.onCommit(() => ctx.bus.publish(AUDIT_CHANNEL, { seq, lockId: fields.lockId }));
   uow.onCommit(() => afterAuditCommit(ctx));
-  return { seq, id, ...fields, previousHash, hash };
+  return entry;
 }
 
 /** `recordAudit` in a transaction of its own: for refusals, whose other changes were rolled back or never made. */

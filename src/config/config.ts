@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { isValidTopicPrefix } from '../mqtt/topic-names.js';
+import { webhookConfig, type WebhookConfig } from './webhooks.js';
 
 /** Configuration of one Latchkey process, read once from the environment at start-up. */
 export interface Config {
@@ -42,6 +43,8 @@ export interface Config {
   auditCheckpoint: { intervalMs: number; file: string; publicIntervalSeconds: number };
   /** The lock link in a real deployment (issue 16): reconciliation, broker checks, device certificates, auth hook. */
   lockOps: LockOpsConfig;
+  /** Webhook deliveries (issue 32): where they may go, how long they are retried, when an endpoint is disabled. */
+  webhooks: WebhookConfig;
 }
 
 export interface LockOpsConfig {
@@ -286,6 +289,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       publicIntervalSeconds: integer(env, 'AUDIT_PUBLIC_CHECKPOINT_INTERVAL_S', 3600, 0, 7 * 24 * 3600),
     },
     lockOps: lockOpsConfig(env, cwd),
+    webhooks: webhookConfig(env, integer),
   };
 }
 

@@ -31,6 +31,8 @@ export interface HttpAppOptions {
   corsOpenPath?: CorsOpenPath;
   /** Given (tests): replies of a status their route does not declare become 500s told here (./declared-statuses.ts). */
   onUndeclaredStatus?: (what: string) => void;
+  /** The OpenAPI document's `webhooks` section: the requests the service makes (src/webhooks/schemas.ts). */
+  openApiWebhooks?: Record<string, unknown>;
 }
 
 /**
@@ -139,6 +141,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       servers: [{ url: options.baseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
+      ...(options.openApiWebhooks ? { webhooks: options.openApiWebhooks } : {}),
     },
   });
   // In a context of its own, so the docs' headers reach only the docs' routes.

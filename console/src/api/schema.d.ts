@@ -7891,6 +7891,797 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your webhook endpoints and those of the applications you own */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            endpoints: {
+                                id: string;
+                                url: string;
+                                description: string | null;
+                                /** @description the application that owns the endpoint (its owners manage it); null for a user's own endpoint */
+                                applicationId: string | null;
+                                /** @description the user whose endpoint it is (events of the locks they administer); null for an application's */
+                                ownerUserId: string | null;
+                                /** @description the events sent; null: every type, those added later included */
+                                eventTypes: ("door.unlocked" | "door.locked" | "door.opened" | "door.closed" | "access.refused" | "access.shared" | "access.revoked" | "member.promoted" | "member.demoted" | "lock.online" | "lock.offline" | "lock.claimed" | "lock.settings_changed" | "lock.decommissioned" | "tile.linked" | "tile.unlinked" | "alarm.raised" | "alarm.cleared" | "code.added" | "code.changed" | "code.removed")[] | null;
+                                /** @description only these locks (with siteIds: either); null: every lock in scope */
+                                lockIds: string[] | null;
+                                /** @description only the locks of these sites (with lockIds: either); null: every lock in scope */
+                                siteIds: string[] | null;
+                                enabled: boolean;
+                                /** @description why the service disabled it (a long failing streak); null otherwise */
+                                disabledReason: string | null;
+                                /** @description Unix seconds until which the secret before the last rotation still signs, beside the new one */
+                                previousSecretValidUntil: number | null;
+                                /** @description failed attempts in a row */
+                                failureStreak: number;
+                                created: number;
+                                updated: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a webhook endpoint: yours (the locks you administer) or an application's you own; its secret is shown once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description http:// or https:// URL the events are POSTed to; https strongly advised */
+                        url: string;
+                        description?: string;
+                        eventTypes?: ("door.unlocked" | "door.locked" | "door.opened" | "door.closed" | "access.refused" | "access.shared" | "access.revoked" | "member.promoted" | "member.demoted" | "lock.online" | "lock.offline" | "lock.claimed" | "lock.settings_changed" | "lock.decommissioned" | "tile.linked" | "tile.unlinked" | "alarm.raised" | "alarm.cleared" | "code.added" | "code.changed" | "code.removed")[];
+                        /** @description lock UUIDs */
+                        lockIds?: string[];
+                        /** @description site UUIDs */
+                        siteIds?: string[];
+                        enabled?: boolean;
+                        /** @description make it an endpoint of this application, which the caller owns (events of the locks its users administer) */
+                        applicationId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            url: string;
+                            description: string | null;
+                            /** @description the application that owns the endpoint (its owners manage it); null for a user's own endpoint */
+                            applicationId: string | null;
+                            /** @description the user whose endpoint it is (events of the locks they administer); null for an application's */
+                            ownerUserId: string | null;
+                            /** @description the events sent; null: every type, those added later included */
+                            eventTypes: ("door.unlocked" | "door.locked" | "door.opened" | "door.closed" | "access.refused" | "access.shared" | "access.revoked" | "member.promoted" | "member.demoted" | "lock.online" | "lock.offline" | "lock.claimed" | "lock.settings_changed" | "lock.decommissioned" | "tile.linked" | "tile.unlinked" | "alarm.raised" | "alarm.cleared" | "code.added" | "code.changed" | "code.removed")[] | null;
+                            /** @description only these locks (with siteIds: either); null: every lock in scope */
+                            lockIds: string[] | null;
+                            /** @description only the locks of these sites (with lockIds: either); null: every lock in scope */
+                            siteIds: string[] | null;
+                            enabled: boolean;
+                            /** @description why the service disabled it (a long failing streak); null otherwise */
+                            disabledReason: string | null;
+                            /** @description Unix seconds until which the secret before the last rotation still signs, beside the new one */
+                            previousSecretValidUntil: number | null;
+                            /** @description failed attempts in a row */
+                            failureStreak: number;
+                            created: number;
+                            updated: number;
+                            /** @description the signing secret (whsec_…): shown this once, keep it */
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description caller lacks permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook endpoint */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description webhook endpoint UUID */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            url: string;
+                            description: string | null;
+                            /** @description the application that owns the endpoint (its owners manage it); null for a user's own endpoint */
+                            applicationId: string | null;
+                            /** @description the user whose endpoint it is (events of the locks they administer); null for an application's */
+                            ownerUserId: string | null;
+                            /** @description the events sent; null: every type, those added later included */
+                            eventTypes: ("door.unlocked" | "door.locked" | "door.opened" | "door.closed" | "access.refused" | "access.shared" | "access.revoked" | "member.promoted" | "member.demoted" | "lock.online" | "lock.offline" | "lock.claimed" | "lock.settings_changed" | "lock.decommissioned" | "tile.linked" | "tile.unlinked" | "alarm.raised" | "alarm.cleared" | "code.added" | "code.changed" | "code.removed")[] | null;
+                            /** @description only these locks (with siteIds: either); null: every lock in scope */
+                            lockIds: string[] | null;
+                            /** @description only the locks of these sites (with lockIds: either); null: every lock in scope */
+                            siteIds: string[] | null;
+                            enabled: boolean;
+                            /** @description why the service disabled it (a long failing streak); null otherwise */
+                            disabledReason: string | null;
+                            /** @description Unix seconds until which the secret before the last rotation still signs, beside the new one */
+                            previousSecretValidUntil: number | null;
+                            /** @description failed attempts in a row */
+                            failureStreak: number;
+                            created: number;
+                            updated: number;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /** Change a webhook endpoint (the fields given) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description webhook endpoint UUID */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description http:// or https:// URL the events are POSTed to; https strongly advised */
+                        url?: string;
+                        description?: string | null;
+                        eventTypes?: ("door.unlocked" | "door.locked" | "door.opened" | "door.closed" | "access.refused" | "access.shared" | "access.revoked" | "member.promoted" | "member.demoted" | "lock.online" | "lock.offline" | "lock.claimed" | "lock.settings_changed" | "lock.decommissioned" | "tile.linked" | "tile.unlinked" | "alarm.raised" | "alarm.cleared" | "code.added" | "code.changed" | "code.removed")[] | null;
+                        lockIds?: string[] | null;
+                        siteIds?: string[] | null;
+                        /** @description true also ends an automatic disabling and its failing streak */
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            url: string;
+                            description: string | null;
+                            /** @description the application that owns the endpoint (its owners manage it); null for a user's own endpoint */
+                            applicationId: string | null;
+                            /** @description the user whose endpoint it is (events of the locks they administer); null for an application's */
+                            ownerUserId: string | null;
+                            /** @description the events sent; null: every type, those added later included */
+                            eventTypes: ("door.unlocked" | "door.locked" | "door.opened" | "door.closed" | "access.refused" | "access.shared" | "access.revoked" | "member.promoted" | "member.demoted" | "lock.online" | "lock.offline" | "lock.claimed" | "lock.settings_changed" | "lock.decommissioned" | "tile.linked" | "tile.unlinked" | "alarm.raised" | "alarm.cleared" | "code.added" | "code.changed" | "code.removed")[] | null;
+                            /** @description only these locks (with siteIds: either); null: every lock in scope */
+                            lockIds: string[] | null;
+                            /** @description only the locks of these sites (with lockIds: either); null: every lock in scope */
+                            siteIds: string[] | null;
+                            enabled: boolean;
+                            /** @description why the service disabled it (a long failing streak); null otherwise */
+                            disabledReason: string | null;
+                            /** @description Unix seconds until which the secret before the last rotation still signs, beside the new one */
+                            previousSecretValidUntil: number | null;
+                            /** @description failed attempts in a row */
+                            failureStreak: number;
+                            created: number;
+                            updated: number;
+                        };
+                    };
+                };
+                /** @description malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a webhook endpoint and its delivery log */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description webhook endpoint UUID */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/{webhookId}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the signing secret: the new one is shown once; the old one keeps signing beside it for a while */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description webhook endpoint UUID */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the new signing secret (whsec_…): shown this once */
+                            secret: string;
+                            /** @description Unix seconds until which the old secret still signs too */
+                            previousSecretValidUntil: number;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log: deliveries newest first, each with its attempts (status, latency, start of the answer) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description deliveries per page (default 50) */
+                    limit?: number;
+                    /** @description the `next` of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description webhook endpoint UUID */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description newest first */
+                            deliveries: {
+                                /** @description also the webhook-id header */
+                                id: string;
+                                eventType: string;
+                                lockId: string | null;
+                                state: "pending" | "delivered" | "failed";
+                                attempts: number;
+                                /** @description Unix seconds; null once delivered or given up */
+                                nextAttemptAt: number | null;
+                                created: number;
+                                deliveredAt: number | null;
+                                /** @description its attempts, newest first (the last 20) */
+                                log: {
+                                    /** @description Unix seconds */
+                                    at: number;
+                                    /** @description the receiver's HTTP status; null when none came */
+                                    status: number | null;
+                                    latencyMs: number;
+                                    /** @description the start of the receiver's answer */
+                                    responseExcerpt: string | null;
+                                    /** @description what went wrong, when no status came or the address was refused */
+                                    error: string | null;
+                                }[];
+                            }[];
+                            /** @description the cursor of the next (older) page; null at the end */
+                            next: string | null;
+                        };
+                    };
+                };
+                /** @description malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again, at once, with a new retry window */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhookId: string;
+                    deliveryId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description also the webhook-id header */
+                            id: string;
+                            eventType: string;
+                            lockId: string | null;
+                            state: "pending" | "delivered" | "failed";
+                            attempts: number;
+                            /** @description Unix seconds; null once delivered or given up */
+                            nextAttemptAt: number | null;
+                            created: number;
+                            deliveredAt: number | null;
+                            /** @description its attempts, newest first (the last 20) */
+                            log: {
+                                /** @description Unix seconds */
+                                at: number;
+                                /** @description the receiver's HTTP status; null when none came */
+                                status: number | null;
+                                latencyMs: number;
+                                /** @description the start of the receiver's answer */
+                                responseExcerpt: string | null;
+                                /** @description what went wrong, when no status came or the address was refused */
+                                error: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test event to the endpoint */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description webhook endpoint UUID */
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveryId: string;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/certificate": {
         parameters: {
             query?: never;
@@ -8465,7 +9256,2291 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "door.unlocked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * door.unlocked
+         * @description the lock unlocked (DOOR_UNLOCK)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "door.unlocked";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "door.locked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * door.locked
+         * @description the lock locked (DOOR_LOCK)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "door.locked";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "door.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * door.opened
+         * @description the door opened (DOOR_OPEN)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "door.opened";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "door.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * door.closed
+         * @description the door closed (DOOR_CLOSE)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "door.closed";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access.refused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * access.refused
+         * @description an attempt was refused or got no reply in time (any entry with rejected = true; its type says what was attempted)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "access.refused";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access.shared": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * access.shared
+         * @description a member was given access (LOCK_SHARED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "access.shared";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * access.revoked
+         * @description a member's access was revoked (LOCK_REVOKED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "access.revoked";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.promoted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.promoted
+         * @description a member became an administrator (USER_PROMOTED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "member.promoted";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.demoted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.demoted
+         * @description an administrator became a user (USER_DEMOTED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "member.demoted";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lock.online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lock.online
+         * @description the lock connected (DEVICE_CONNECTED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "lock.online";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lock.offline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lock.offline
+         * @description the lock disconnected (DEVICE_DISCONNECTED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "lock.offline";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lock.claimed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lock.claimed
+         * @description the lock was claimed by its owner (OWNER_ASSIGNED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "lock.claimed";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lock.settings_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lock.settings_changed
+         * @description the lock's settings changed (SETTING_CHANGED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "lock.settings_changed";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lock.decommissioned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lock.decommissioned
+         * @description the lock was decommissioned (DEVICE_DECOMMISSIONED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "lock.decommissioned";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tile.linked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tile.linked
+         * @description a tile was linked to the lock (TILE_ASSOCIATED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "tile.linked";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tile.unlinked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tile.unlinked
+         * @description a tile was unlinked from the lock (TILE_DISASSOCIATED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "tile.unlinked";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alarm.raised": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alarm.raised
+         * @description an alarm was raised: jammed, tampered, battery low or critical (ALARM_RAISED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "alarm.raised";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alarm.cleared": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alarm.cleared
+         * @description an alarm was cleared (ALARM_CLEARED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "alarm.cleared";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "code.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * code.added
+         * @description a keypad code was granted on the lock (CODE_ADDED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "code.added";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "code.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * code.changed
+         * @description a keypad code was changed (CODE_CHANGED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "code.changed";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "code.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * code.removed
+         * @description a keypad code was removed (CODE_REMOVED)
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "code.removed";
+                        /**
+                         * Format: date-time
+                         * @description when the entry was recorded
+                         */
+                        timestamp: string;
+                        data: {
+                            lockId: string;
+                            /** @description the audit entry with its leaf index and inclusion proof in the tree of checkpoint.treeSize (docs/audit-log.md) */
+                            entry: {
+                                id: string;
+                                leafIndex: number | null;
+                                lockId: string;
+                                timestamp: number;
+                                type: string;
+                                actorUserId: string | null;
+                                subjectUserId: string | null;
+                                /** @description the actor's email as recorded (hashed when hashVersion is 2) */
+                                actorEmail: string | null;
+                                /** @description the actor's display name as recorded (hashed when hashVersion is 2) */
+                                actorDisplayName: string | null;
+                                /** @description the subject's email as recorded (hashed when hashVersion is 2) */
+                                subjectEmail: string | null;
+                                /** @description the subject's display name as recorded (hashed when hashVersion is 2) */
+                                subjectDisplayName: string | null;
+                                /** @description the address of the actor's request (hashVersion 3 only) */
+                                actorIp?: string | null;
+                                /** @description the official SDK the actor used (hashVersion 3 only) */
+                                userAgent?: {
+                                    type: string;
+                                    version: string | null;
+                                } | null;
+                                rejected: boolean;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description hex chain hash of the lock's previous entry */
+                                previousHash: string;
+                                /** @description hex chain hash of this entry: the leaf data */
+                                hash: string;
+                                /** @description the preimage format of `hash` ("v"): 1 for entries recorded before actor snapshots, 2 before client fields, 3 since (docs/audit-log.md) */
+                                hashVersion: number;
+                                /** @description RFC 9162 §2.1.3 inclusion proof; null when the entry is not in the tree of treeSize */
+                                proof: string[] | null;
+                                /** @description the exact text whose SHA-256 is `hash` (RFC 8785 JSON of the hashed fields, format version `v`), rebuilt from the stored row; null when the row cannot be read. Hash it and compare the fields you show with it */
+                                preimage: string | null;
+                            };
+                            checkpoint: {
+                                /** @description the latest signed checkpoint (C2SP signed note) covering the entry; check it with the log's verifier key (GET /audit/checkpoint/key) */
+                                checkpoint: string;
+                                treeSize: number;
+                                /** @description Base64 */
+                                rootHash: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description a test event, sent on request
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the delivery id: the same on every retry (deduplicate on it) */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt */
+                    "webhook-timestamp": string;
+                    /** @description space-separated v1,<Base64 HMAC-SHA256 of "id.timestamp.body">, one per secret in force */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "webhook.test";
+                        /** Format: date-time */
+                        timestamp: string;
+                        data: {
+                            endpointId: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description received; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried with back-off */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: never;
     responses: never;

@@ -1,0 +1,107 @@
+import { sql } from 'kysely';
+import type { AppContext } from '../context.js';
+import { newId } from '../crypto/random.js';
+import { prepareQuery } from '../db/prepared.js';
+import { inTransaction, type Executor } from '../db/transaction.js';
+import { eventTypeOf } from './event-types.js';
+import { deleteOutbox, enabledEndpoints, insertDeliveries, lockScope, oldestOutbox, type FanOutEndpoint } from './queries.js';
+
+/**
+ * The webhooks' outbox (issue 32 point 3): each audit entry leaves a row here in its own
+ * transaction (so an entry committed is an event that will be delivered, whatever happens to the
+ * process next), and the worker fans the rows out, oldest first, into one delivery per endpoint
+ * the entry concerns, deleting them in the same transaction.
+ */
+
+// Prepared (src/db/prepared.ts): every lock and unlock writes one.
+const insertOutbox = prepareQuery<{ seq: number; created: number }>((db, slot) => db.insertInto('webhook_outbox').values({ audit_seq: slot.seq, created: slot.created }));
+
+/** Wires the outbox to the audit (src/audit/listeners.ts); the composition root calls it once. */
+export function webhooksFollowAudit(ctx: Pick<AppContext, 'auditListeners'>): void {
+  ctx.auditListeners.on(async (uow, entry) => {
+    await insertOutbox.execute(uow.db, uow.dialect, { seq: entry.seq, created: entry.timestamp });
+  });
+}
+
+/** The bus channel told when a delivery is due at once (a redelivery, a test event): every instance's worker looks. */
+export const WEBHOOK_CHANNEL = 'webhooks';
+
+/** Arbitrary constant: the advisory lock that makes one instance at a time fan out (PostgreSQL). */
+const FAN_OUT_LOCK = 0x5748_4f4b; // "WHOK"
+
+/** Entries fanned out per transaction. */
+const FAN_OUT_BATCH = 200;
+
+function parseList(text: string | null): string[] | null {
+  return text === null ? null : (JSON.parse(text) as string[]);
+}
+
+/** Whether an endpoint takes an entry of `lockId` (on `siteId`, administered by `admins`) and `eventType`. */
+export function endpointTakes(
+  endpoint: FanOutEndpoint,
+  event: { eventType: string; lockId: string; siteId: string | null; admins: ReadonlyArray<{ userId: string; namespace: string }> },
+): boolean {
+  const types = parseList(endpoint.event_types);
+  if (types !== null && !types.includes(event.eventType)) return false;
+  const locks = parseList(endpoint.lock_ids);
+  const sites = parseList(endpoint.site_ids);
+  if (locks !== null || sites !== null) {
+    const named = (locks?.includes(event.lockId) ?? false) || (event.siteId !== null && (sites?.includes(event.siteId) ?? false));
+    if (!named) return false;
+  }
+  // Scope, as it stands when fanned out: the user administers the lock, or one of the application's users does.
+  if (endpoint.owner_user_id !== null) return event.admins.some((a) => a.userId === endpoint.owner_user_id);
+  return event.admins.some((a) => a.namespace === endpoint.application_id);
+}
+
+async function fanOutBatch(ctx: AppContext, db: Executor, seqs: number[]): Promise<void> {
+  const now = ctx.now();
+  const endpoints = await enabledEndpoints(db);
+  if (endpoints.length > 0) {
+    const entries = await db.selectFrom('audit_entries').select(['seq', 'lock_id', 'type', 'rejected', 'timestamp']).where('seq', 'in', seqs).orderBy('seq').execute();
+    const scopes = new Map<string, Awaited<ReturnType<typeof lockScope>>>();
+    for (const entry of entries) {
+      const eventType = eventTypeOf({ type: entry.type, rejected: entry.rejected === 1 });
+      if (eventType === null) continue;
+      if (!scopes.has(entry.lock_id)) scopes.set(entry.lock_id, await lockScope(db, entry.lock_id, now));
+      const scope = scopes.get(entry.lock_id);
+      if (!scope) continue;
+      const rows = endpoints
+        .filter((endpoint) => endpointTakes(endpoint, { eventType, lockId: entry.lock_id, siteId: scope.siteId, admins: scope.admins }))
+        .map((endpoint) => ({
+          id: newId(),
+          endpoint_id: endpoint.id,
+          event_type: eventType,
+          audit_seq: Number(entry.seq),
+          lock_id: entry.lock_id,
+          payload: null,
+          state: 'pending',
+          next_attempt_at: now,
+          window_start: now,
+          delivered_at: null,
+          created: now,
+        }));
+      await insertDeliveries(db, rows);
+    }
+  }
+  await deleteOutbox(db, seqs);
+}
+
+/**
+ * Fans out what the outbox holds, a batch per transaction, oldest first; answers how many entries
+ * it took. One instance at a time (an advisory lock on PostgreSQL; SQLite has one), so the
+ * deliveries of a lock are written in the order of its entries.
+ */
+export async function fanOut(ctx: AppContext): Promise<number> {
+  let taken = 0;
+  for (;;) {
+    const batch = await inTransaction(ctx.db, ctx.logger, async (uow) => {
+      if (uow.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${FAN_OUT_LOCK}::int4, 0)`.execute(uow.db);
+      const seqs = await oldestOutbox(uow.db, FAN_OUT_BATCH);
+      if (seqs.length > 0) await fanOutBatch(ctx, uow.db, seqs);
+      return seqs.length;
+    });
+    taken += batch;
+    if (batch < FAN_OUT_BATCH) return taken;
+  }
+}
