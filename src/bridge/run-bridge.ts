@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { BridgeConfig, BridgedLockConfig } from '../config/bridge.js';
 import { LockEndpoint, type LockLog } from '../lock-edge/lock-endpoint.js';
 import type { RealLock } from './real-lock.js';
+import type { Unpairing } from './matter/network.js';
 import { MATTER_CAPABILITIES, MatterLock } from './matter/matter-lock.js';
 import { ZwaveServerClient } from './zwave/server-client.js';
 import { ZWAVE_CAPABILITIES, ZwaveLock } from './zwave/zwave-lock.js';
@@ -25,8 +26,8 @@ export interface RunningBridge {
   status(): Array<{ id: string; reachable: boolean; connected: boolean; configVersion: number | null }>;
   /** Resolves once the Matter controller has started (at once without Matter locks); rejects when it cannot. */
   matterStarted: Promise<void>;
-  /** Decommissions a Matter lock and forgets it (`latchkey bridge unpair`). */
-  unpair(lockId: string): Promise<boolean>;
+  /** Decommissions a Matter lock and forgets it; it is offline to the service from then on. */
+  unpair(lockId: string): Promise<Unpairing>;
   close(): Promise<void>;
 }
 
@@ -127,7 +128,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
     matterStarted: matter.then(() => undefined),
     async unpair(lockId) {
       const network = await matter;
-      return network === null ? false : network.unpair(lockId);
+      return network === null ? { unpaired: false, decommissioned: false } : network.unpair(lockId);
     },
     close: () => (closing ??= (async () => {
       clearInterval(pinger);

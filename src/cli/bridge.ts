@@ -34,8 +34,8 @@ export const bridgeUnpairCommand: Command = {
     const logger = pino({ level: config.logLevel });
     const network = await startMatterNetwork({ dataDir: config.dataDir, port: config.matter.port, pingSeconds: config.matter.pingSeconds, logger, locks: [] });
     try {
-      const unpaired = await network.unpair(lockId);
-      console.log(JSON.stringify({ lockId, unpaired }));
+      const { unpaired, decommissioned } = await network.unpair(lockId);
+      console.log(JSON.stringify({ lockId, unpaired, decommissioned }));
       return unpaired ? 0 : 1;
     } finally {
       await network.close();

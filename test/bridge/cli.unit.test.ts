@@ -48,7 +48,7 @@ describe('latchkey bridge configuration', () => {
     const path = await configFile({ locks: [], matter: { port: 0 } });
     const unpair = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'bridge', 'unpair', '--lock', LOCK, '--config', path], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
     assert.equal(unpair.status, 1, unpair.stderr);
-    assert.deepEqual(JSON.parse(unpair.stdout), { lockId: LOCK, unpaired: false });
+    assert.deepEqual(JSON.parse(unpair.stdout), { lockId: LOCK, unpaired: false, decommissioned: false });
   });
 
   it('shuts down cleanly on SIGTERM', async () => {

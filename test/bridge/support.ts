@@ -21,6 +21,8 @@ export interface BridgeRig {
   bridge: RunningBridge;
   admin: Signer;
   log: ReturnType<typeof capturingLogger>;
+  /** The configuration the bridge runs with (its dataDir holds the Matter pairings, matter/paired.json). */
+  config: BridgeConfig;
   /** The Latchkey lock claimed for each real lock, in order. */
   locks: ClaimedLock[];
   close(): Promise<void>;
@@ -51,7 +53,7 @@ export async function startBridgeRig(realLocks: RealLock[], zwaveUrl?: string): 
   const log = capturingLogger();
   const bridge = runBridge({ config, logger: log.logger });
   return {
-    t, bridge, admin, log, locks,
+    t, bridge, admin, log, config, locks,
     async close() {
       await bridge.close();
       await t.close();
@@ -67,9 +69,17 @@ export async function startBridgeRig(realLocks: RealLock[], zwaveUrl?: string): 
  * known one.
  */
 export async function ready(rig: BridgeRig, id: string, service: RunningService = rig.t.service): Promise<void> {
-  await eventually(() => service.ctx.link.isOnline(id), 'bridged lock online', 60_000);
+  await eventually(() => service.ctx.link.isOnline(id), 'bridged lock online', 60_000).catch((err: Error) => {
+    throw new Error(`${err.message}; the bridge's last words on it: ${lastWords(rig, id)}`);
+  });
   const wanted = (await service.ctx.db.kysely.selectFrom('locks').select('config_version').where('id', '=', id).executeTakeFirstOrThrow()).config_version;
   await eventually(() => rig.bridge.status().find((s) => s.id === id)?.configVersion === wanted, 'config applied on the bridge', 10_000);
+}
+
+/** The bridge's last log lines about the lock (and its controller's), for a failure message. */
+function lastWords(rig: BridgeRig, id: string): string {
+  const about = rig.log.lines.filter((line) => line.lockId === id || line.lockId === undefined).slice(-12);
+  return JSON.stringify(about.map(({ time, msg, err, state, retryInSeconds }) => ({ time, msg, err, state, retryInSeconds })));
 }
 
 export const lockJson = async (rig: BridgeRig, id: string) => (await rig.t.api.get(`/device/${id}`, { token: rig.admin.authToken })).body;

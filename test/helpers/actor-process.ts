@@ -5,12 +5,14 @@ import { createInterface } from 'node:readline';
  * A third party's stack run in a process of its own for a test (Z-Wave JS with its mock nodes,
  * matter.js's virtual lock): started with one JSON argument, ready when it prints a line with
  * `ready: true`, acted on with JSON lines on stdin (each answered `{"done":seq}` or
- * `{"failed":seq,"message"}`), stopped with SIGTERM and started again with the same argument.
+ * `{"failed":seq,"message"}`; `{"done":seq,"value":…}` when the request asks for something), stopped
+ * with SIGTERM and started again with the same argument.
  */
 export interface ActorProcess {
   /** The ready line of the latest start. */
   ready: Record<string, unknown>;
-  act(request: object): Promise<void>;
+  /** Resolves with the answer's `value` (undefined when it has none). */
+  act(request: object): Promise<unknown>;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -18,7 +20,7 @@ export interface ActorProcess {
 export async function startActorProcess(script: string, argument: object): Promise<ActorProcess> {
   let child: ChildProcess | null = null;
   let seq = 0;
-  const waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
   const actor: ActorProcess = {
     ready: {},
     async start() {
@@ -28,7 +30,7 @@ export async function startActorProcess(script: string, argument: object): Promi
       await new Promise<void>((resolve, reject) => {
         started.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
         lines.on('line', (line) => {
-          const message = JSON.parse(line) as { ready?: boolean; done?: number; failed?: number; message?: string };
+          const message = JSON.parse(line) as { ready?: boolean; done?: number; failed?: number; message?: string; value?: unknown };
           if (message.ready) {
             actor.ready = message;
             resolve();
@@ -38,7 +40,7 @@ export async function startActorProcess(script: string, argument: object): Promi
           const waiter = waiting.get(settled);
           waiting.delete(settled);
           if (message.failed !== undefined) waiter?.reject(new Error(message.message));
-          else waiter?.resolve();
+          else waiter?.resolve(message.value);
         });
       });
     },

@@ -1,11 +1,17 @@
 /**
- * matter.js's own virtual door lock, for the bridge's tests: a ServerNode with a DoorLockDevice
- * (DoorLockServer with the door position sensor) on 127.0.0.1, commissionable with a known setup
- * code, in a process of its own (test/helpers/matter-lock.ts starts it) so a test can take it away
- * and bring it back with its storage (it keeps its fabrics). argv[2]: JSON `{ port, storage,
- * passcode, discriminator }`. Prints `{"ready":true,"manualPairingCode":…}` once announced; reads
- * JSON lines on stdin (`{"do":"door","open":true}`, `{"do":"slow","ms":N}`) and answers
- * `{"done":seq}`.
+ * matter.js's own virtual door locks, for the bridge's tests and benchmarks: ServerNodes, each
+ * with a DoorLockDevice (DoorLockServer with the door position sensor) on 127.0.0.1,
+ * commissionable with a known setup code, all in one process of their own (one matter.js
+ * environment; each node its own UDP port and its own storage under `storage`), so a test can
+ * take them away and bring them back with their storage (they keep their fabrics), and a
+ * benchmark can run fifty without fifty processes. test/helpers/matter-lock.ts starts it.
+ *
+ * argv[2]: JSON `{ storage, locks: [{ port, passcode, discriminator }] }`, or one lock as
+ * `{ port, storage, passcode, discriminator }`. Prints `{"ready":true,"locks":[{port,
+ * manualPairingCode, qrPairingCode}], …the first lock's codes}` once every lock is announced;
+ * reads JSON lines on stdin (`{"do":"door","open":true}`, `{"do":"slow","ms":N}`,
+ * `{"do":"fabrics"}`, each with `"lock": index`, default 0) and answers `{"done":seq}` (with
+ * `"value"` for `fabrics`: how many fabrics the lock belongs to).
  */
 import type { DoorLock as DoorLockCluster } from '@matter/main/clusters';
 import { config } from '@matter/nodejs/config';
@@ -20,65 +26,90 @@ const { DoorLockDevice } = await import('@matter/main/devices');
 const { DoorLockServer } = await import('@matter/main/behaviors');
 const { DoorLock } = await import('@matter/main/clusters');
 
-interface Options { port: number; storage: string; passcode: number; discriminator: number }
+interface LockSpec { port: number; passcode: number; discriminator: number }
+type Options = { storage: string; locks: LockSpec[] } | (LockSpec & { storage: string });
+type Request = { seq: number; lock?: number } & ({ do: 'door'; open: boolean } | { do: 'slow'; ms: number } | { do: 'fabrics' });
+
 const options = JSON.parse(process.argv[2] ?? '{}') as Options;
+const specs = 'locks' in options ? options.locks : [options];
 Logger.level = LogLevel.ERROR;
 Environment.default.vars.set('storage.path', options.storage);
 
-/** How long the next lock or unlock takes (a slow motor, a lock half away); 0: at once. */
-let slowMs = 0;
+/** How long each lock's next lock or unlock takes (a slow motor, a lock half away); absent: at once. */
+const slowMs = new Map<object, number>();
 
 class VirtualLockServer extends DoorLockServer.with(DoorLock.Feature.DoorPositionSensor) {
   override lockDoor(request: DoorLockCluster.LockDoorRequest) {
-    return slowMs === 0 ? super.lockDoor(request) : this.moveLater(DoorLock.LockState.Locked);
+    return slowMs.has(this.endpoint) ? this.moveLater(DoorLock.LockState.Locked) : super.lockDoor(request);
   }
 
   override unlockDoor(request: DoorLockCluster.UnlockDoorRequest) {
-    return slowMs === 0 ? super.unlockDoor(request) : this.moveLater(DoorLock.LockState.Unlocked);
+    return slowMs.has(this.endpoint) ? this.moveLater(DoorLock.LockState.Unlocked) : super.unlockDoor(request);
   }
 
   /** A slow lock answers at once and moves its bolt later, as a lock that got the command late would. */
   private moveLater(state: number): void {
-    const delay = slowMs;
-    slowMs = 0;
     const endpoint = this.endpoint;
+    const delay = slowMs.get(endpoint)!;
+    slowMs.delete(endpoint);
     setTimeout(() => void endpoint.setStateOf(VirtualLockServer, { lockState: state }), delay);
   }
 }
 
-const node = await ServerNode.create({
-  id: `virtual-lock-${options.port}`,
-  network: { port: options.port, listeningAddressIpv4: '127.0.0.1' },
-  commissioning: { passcode: options.passcode, discriminator: options.discriminator },
-  productDescription: { name: 'Virtual lock', deviceType: DoorLockDevice.deviceType },
-  basicInformation: { vendorName: 'Latchkey test', vendorId: VendorId(0xfff1), nodeLabel: 'Virtual lock', productName: 'Virtual lock', productLabel: 'Virtual lock', productId: 0x8000, serialNumber: `lock-${options.port}`, uniqueId: `lock-${options.port}` },
-});
-const lock = await node.add(DoorLockDevice.with(VirtualLockServer), {
-  id: 'lock',
-  doorLock: {
-    lockType: DoorLock.LockType.DeadBolt,
-    actuatorEnabled: true,
-    lockState: DoorLock.LockState.Locked,
-    doorState: DoorLock.DoorState.DoorClosed,
-    operatingMode: DoorLock.OperatingMode.Normal,
-    supportedOperatingModes: { normal: true, vacation: false, privacy: false, noRemoteLockUnlock: false, passage: false, alwaysSet: 2047 },
-  },
-});
-await node.start();
-process.stdout.write(`${JSON.stringify({ ready: true, ...node.state.commissioning.pairingCodes })}\n`);
+async function createLock({ port, passcode, discriminator }: LockSpec) {
+  const node = await ServerNode.create({
+    id: `virtual-lock-${port}`,
+    network: { port, listeningAddressIpv4: '127.0.0.1' },
+    commissioning: { passcode, discriminator },
+    productDescription: { name: 'Virtual lock', deviceType: DoorLockDevice.deviceType },
+    basicInformation: { vendorName: 'Latchkey test', vendorId: VendorId(0xfff1), nodeLabel: 'Virtual lock', productName: 'Virtual lock', productLabel: 'Virtual lock', productId: 0x8000, serialNumber: `lock-${port}`, uniqueId: `lock-${port}` },
+  });
+  const lock = await node.add(DoorLockDevice.with(VirtualLockServer), {
+    id: 'lock',
+    doorLock: {
+      lockType: DoorLock.LockType.DeadBolt,
+      actuatorEnabled: true,
+      lockState: DoorLock.LockState.Locked,
+      doorState: DoorLock.DoorState.DoorClosed,
+      operatingMode: DoorLock.OperatingMode.Normal,
+      supportedOperatingModes: { normal: true, vacation: false, privacy: false, noRemoteLockUnlock: false, passage: false, alwaysSet: 2047 },
+    },
+  });
+  await node.start();
+  return { node, lock, port };
+}
+
+const locks: Array<Awaited<ReturnType<typeof createLock>>> = [];
+for (const spec of specs) locks.push(await createLock(spec));
+const codes = locks.map(({ node, port }) => ({ port, ...node.state.commissioning.pairingCodes }));
+process.stdout.write(`${JSON.stringify({ ready: true, ...codes[0], locks: codes })}\n`);
+
+async function act(request: Request): Promise<unknown> {
+  const target = locks[request.lock ?? 0];
+  if (target === undefined) throw new Error(`no lock ${request.lock}`);
+  switch (request.do) {
+    case 'door':
+      return target.lock.setStateOf(VirtualLockServer, { doorState: request.open ? DoorLock.DoorState.DoorOpen : DoorLock.DoorState.DoorClosed });
+    case 'slow':
+      return void slowMs.set(target.lock, request.ms);
+    case 'fabrics':
+      return target.node.state.operationalCredentials.commissionedFabrics;
+  }
+}
 
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
-  const request = JSON.parse(line) as { seq: number; do: 'door'; open: boolean } | { seq: number; do: 'slow'; ms: number };
-  const acted = request.do === 'door'
-    ? lock.setStateOf(VirtualLockServer, { doorState: request.open ? DoorLock.DoorState.DoorOpen : DoorLock.DoorState.DoorClosed })
-    : Promise.resolve(void (slowMs = request.ms));
-  acted.then(() => process.stdout.write(`${JSON.stringify({ done: request.seq })}\n`), (err: unknown) => process.stdout.write(`${JSON.stringify({ failed: request.seq, message: String(err) })}\n`));
+  const request = JSON.parse(line) as Request;
+  act(request).then(
+    (value) => process.stdout.write(`${JSON.stringify({ done: request.seq, ...(value === undefined ? {} : { value }) })}\n`),
+    (err: unknown) => process.stdout.write(`${JSON.stringify({ failed: request.seq, message: String(err) })}\n`),
+  );
 });
 
 async function stop(): Promise<void> {
   lines.close();
-  await node.close();
+  // One after another: they share one mDNS service, which a lock resetting itself (unpaired) still needs.
+  for (const { node } of locks) await node.close();
   process.exit(0);
 }
 process.once('SIGTERM', () => void stop());

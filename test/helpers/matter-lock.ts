@@ -6,33 +6,71 @@ import { startActorProcess } from './actor-process.js';
 import { freeUdpPort } from './ports.js';
 
 /**
- * matter.js's own virtual door lock (test/helpers/matter-lock-process.ts) in a process of its own
- * on 127.0.0.1, with its storage kept across `stop` and `start` (it keeps the bridge's fabric).
+ * matter.js's own virtual door locks (test/helpers/matter-lock-process.ts), all in one process of
+ * their own on 127.0.0.1, each on its own UDP port, with their storage kept across `stop` and
+ * `start` (they keep the bridge's fabric).
  */
 
 export type MatterLockAction = { do: 'door'; open: boolean } | { do: 'slow'; ms: number };
 
-export interface VirtualMatterLock {
+/** One virtual lock of a process. */
+export interface VirtualMatterLockDevice {
   /** Where the lock answers (the bridge's known address for it). */
   address: string;
+  port: number;
+  /** Its setup code, as the 11-digit manual pairing code and as the QR payload (`MT:…`). */
   manualPairingCode: string;
+  qrPairingCode: string;
   act(action: MatterLockAction): Promise<void>;
-  /** The lock goes away (its process ends); `start` brings it back as it was. */
+  /** How many fabrics (controllers) the lock belongs to, as the lock itself says. */
+  fabrics(): Promise<number>;
+}
+
+export interface VirtualMatterLocks {
+  locks: VirtualMatterLockDevice[];
+  /** Every lock goes away (the process ends); `start` brings them back as they were. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/** One virtual lock in a process of its own, so it can go away and come back alone. */
+export interface VirtualMatterLock extends VirtualMatterLockDevice {
   stop(): Promise<void>;
   start(): Promise<void>;
 }
 
 const SCRIPT = fileURLToPath(new URL('./matter-lock-process.ts', import.meta.url));
+const PASSCODE = 20202021;
 
-export async function startVirtualMatterLock(): Promise<VirtualMatterLock> {
-  const port = await freeUdpPort();
+/** `count` UDP ports on 127.0.0.1 that were free a moment ago, all different. */
+async function freeUdpPorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freeUdpPort());
+  return [...ports];
+}
+
+export async function startVirtualMatterLocks(count: number): Promise<VirtualMatterLocks> {
+  const ports = await freeUdpPorts(count);
   const storage = await mkdtemp(join(tmpdir(), 'latchkey-matter-lock-'));
-  const actor = await startActorProcess(SCRIPT, { port, storage, passcode: 20202021, discriminator: 3840 });
+  // Each its own discriminator, so discovery could tell them apart too (the tests give addresses).
+  const locks = ports.map((port, index) => ({ port, passcode: PASSCODE, discriminator: (3840 + index) % 4096 }));
+  const actor = await startActorProcess(SCRIPT, { storage, locks });
+  const codes = (actor.ready as { locks: Array<{ port: number; manualPairingCode: string; qrPairingCode: string }> }).locks;
   return {
-    address: `127.0.0.1:${port}`,
-    manualPairingCode: String(actor.ready.manualPairingCode),
-    act: (action) => actor.act(action),
+    locks: codes.map(({ port, manualPairingCode, qrPairingCode }, index) => ({
+      address: `127.0.0.1:${port}`,
+      port,
+      manualPairingCode: String(manualPairingCode),
+      qrPairingCode: String(qrPairingCode),
+      act: async (action) => void (await actor.act({ ...action, lock: index })),
+      fabrics: async () => Number(await actor.act({ do: 'fabrics', lock: index })),
+    })),
     stop: () => actor.stop(),
     start: () => actor.start(),
   };
+}
+
+export async function startVirtualMatterLock(): Promise<VirtualMatterLock> {
+  const group = await startVirtualMatterLocks(1);
+  return { ...group.locks[0]!, stop: group.stop, start: group.start };
 }

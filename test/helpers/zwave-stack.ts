@@ -37,7 +37,7 @@ export async function startZwaveStack(nodeIds: number[]): Promise<ZwaveStack> {
   const actor = await startActorProcess(SCRIPT, { port, nodeIds });
   return {
     url: `ws://127.0.0.1:${port}`,
-    act: (nodeId, action) => actor.act({ ...action, node: nodeId }),
+    act: async (nodeId, action) => void (await actor.act({ ...action, node: nodeId })),
     stop: () => actor.stop(),
     start: () => actor.start(),
   };

@@ -27,6 +27,9 @@ const DOOR_FORCED_OPEN = 3;
 const ALARM_JAMMED = 0;
 const ALARM_FORCED_OPEN = 4;
 const SOURCES: Record<number, string> = { 0: 'unspecified', 1: 'manual', 2: 'proprietary_remote', 3: 'keypad', 4: 'auto', 5: 'button', 6: 'schedule', 7: 'remote', 8: 'rfid', 9: 'biometric', 10: 'aliro' };
+/** matter.js's NodeStates.Connected (the others: disconnected, reconnecting, waiting for discovery). */
+const NODE_CONNECTED = 0;
+const NODE_STATES: Record<number, string> = { 0: 'connected', 1: 'disconnected', 2: 'reconnecting', 3: 'waiting_for_discovery' };
 /** How often a command's bolt is read while it has not arrived, milliseconds. */
 const POLL_MS = 100;
 
@@ -71,14 +74,32 @@ export class MatterLock extends RealLock {
     return this.stateOf(this.lockState === LOCKED, door);
   }
 
-  /** The paired node, connected by the network; its attributes and events come here from now on. */
-  attach(node: PairedNode, api: MatterApi): void {
+  /**
+   * The paired node, connected by the network; its attributes and events come here from now on.
+   * `connected` is called each time matter.js has (re)connected it, so the lock is read at once
+   * rather than at the next ping; while matter.js is not connected to it, it is unreachable.
+   */
+  attach(node: PairedNode, api: MatterApi, connected: () => void): void {
     this.node = node;
     this.api = api;
+    node.events.stateChanged.on((state) => {
+      this.log('matter_connection', { state: NODE_STATES[state] ?? state });
+      if (state === NODE_CONNECTED) connected();
+      else this.setAnswering(false);
+    });
     node.events.attributeChanged.on(({ path, value }) => this.takeAttribute(path.clusterId as number, path.attributeName, value));
     node.events.eventTriggered.on(({ path, events }) => {
       for (const event of events) this.takeEvent(path.eventName, BigInt(event.eventNumber as bigint | number), event.data as Record<string, unknown> | undefined);
     });
+  }
+
+  /** The lock was unpaired: it is unreachable from now on, and its node is let go. */
+  detach(): void {
+    const before = this.reachable;
+    this.node = null;
+    this.api = null;
+    this.answering = false;
+    if (before) this.events?.reachable(false);
   }
 
   /** Reads the lock's bolt from the lock itself: it is there when it answers. */
