@@ -27,19 +27,22 @@ export const LOCK_PACKET_LIMITS = { firstLimit: 4 * 1024, limit: 64 * 1024 };
 
 /**
  * Decides a CONNECT. `verifyDevice` is called only for a well-formed lock login whose client id
- * equals its username, so a malformed id never reaches the database.
+ * equals its username, so a malformed id never reaches the database; with a null secret for a
+ * lock that proved itself with a device certificate (is it still in service?).
  */
 export async function decideLogin(
   clientId: string,
   username: string | undefined,
   password: Buffer | undefined,
   service: ServiceCredentials | null,
-  verifyDevice: (lockId: string, secret: string) => Promise<boolean>,
+  verifyDevice: (lockId: string, secret: string | null) => Promise<boolean>,
   peer?: PeerCertificate,
 ): Promise<LoginDecision> {
   // A device certificate from Latchkey's CA (issue 16): its CN is the lock id, no password needed.
   if (peer !== undefined && peer.organizationalUnit === DEVICE_OU && isValidLockId(peer.commonName) && peer.commonName === peer.commonName.toLowerCase()) {
     if (clientId !== peer.commonName || (username !== undefined && username !== peer.commonName)) return { ok: false, reason: 'identifier_rejected' };
+    // No secret to check: only whether the lock is still in service (a decommissioned one is not).
+    if (!(await verifyDevice(peer.commonName, null))) return { ok: false, reason: 'bad_credentials' };
     return { ok: true, identity: { kind: 'lock', lockId: peer.commonName } };
   }
   if (username === undefined || password === undefined) return { ok: false, reason: 'bad_credentials' };
@@ -78,7 +81,7 @@ export function maySubscribe(identity: BrokerIdentity | undefined, topic: string
 }
 
 /** The rules above for topics under `prefix`, as the broker asks for them. */
-export function lockBrokerPolicy(prefix: string, service: ServiceCredentials | null, verifyDevice: (lockId: string, secret: string) => Promise<boolean>): BrokerPolicy<BrokerIdentity> {
+export function lockBrokerPolicy(prefix: string, service: ServiceCredentials | null, verifyDevice: (lockId: string, secret: string | null) => Promise<boolean>): BrokerPolicy<BrokerIdentity> {
   return {
     login: (clientId, username, password, peer) => decideLogin(clientId, username, password, service, verifyDevice, peer),
     mayPublish: (identity, topic) => mayPublish(identity, topic, prefix),

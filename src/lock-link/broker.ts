@@ -11,8 +11,8 @@ export interface LockBrokerOptions {
   host: string;
   /** PEM key and certificate: the listener then speaks MQTT over TLS (mqtts://). */
   tls?: { key: string | Buffer; cert: string | Buffer; clientCa?: string | Buffer };
-  /** True when `secret` is the device secret of lock `lockId`. */
-  authenticateDevice: (lockId: string, secret: string) => Promise<boolean>;
+  /** True when `secret` is the device secret of lock `lockId`; with null (a device certificate proved the lock), while the lock is in service. */
+  authenticateDevice: (lockId: string, secret: string | null) => Promise<boolean>;
   /**
    * A login allowed on every topic, for a service linked over the network (tests and benches).
    * Absent, as in production, where the service uses the broker's own API: nobody logs in as it.

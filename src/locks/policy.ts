@@ -25,6 +25,16 @@ export function canUpdateLock(member: Enrolment, update: { settings?: unknown },
   return canChangeSettings(member, now);
 }
 
+/**
+ * POST /device/{id}/decommission: the lock's owner (the member who claimed it) while an active
+ * ADMIN; once the owner has left (no owner), any active ADMIN.
+ */
+export function canDecommission(member: Enrolment, callerIsOwner: boolean, lockHasOwner: boolean, now: number): Decision {
+  const admin = canChangeSettings(member, now);
+  if (!admin.allowed) return admin;
+  return callerIsOwner || !lockHasOwner ? { allowed: true } : { allowed: false, status: 403, reason: 'only the lock\'s owner may decommission it' };
+}
+
 /** Linking and unlinking tiles: an active ADMIN of the lock. */
 export function canManageTiles(member: Enrolment, now: number): Decision {
   return canChangeSettings(member, now);

@@ -53,10 +53,16 @@ const NO_LOCK_HASH = Buffer.alloc(32);
 
 /**
  * True when `secret` is the device secret of lock `lockId`: the MQTT broker's check on CONNECT.
- * Constant-time in the secret; an unknown lock costs the same comparison.
+ * Constant-time in the secret; an unknown lock costs the same comparison. `secret` null: the
+ * lock proved who it is with its device certificate; true while the lock is known and in service
+ * (a decommissioned lock's certificate no longer counts, src/locks/decommission.ts).
  */
-export async function authenticateLockSecret(ctx: { db: Database }, lockId: string, secret: string): Promise<boolean> {
-  if (lockId.length > 64 || secret.length > 1024) return false;
+export async function authenticateLockSecret(ctx: { db: Database }, lockId: string, secret: string | null): Promise<boolean> {
+  if (lockId.length > 64 || (secret !== null && secret.length > 1024)) return false;
+  if (secret === null) {
+    const known = await ctx.db.kysely.selectFrom('locks').select('decommissioned_at').where('id', '=', lockId.toLowerCase()).executeTakeFirst();
+    return known !== undefined && known.decommissioned_at === null;
+  }
   const row = await ctx.db.kysely.selectFrom('locks').select('secret_hash').where('id', '=', lockId.toLowerCase()).executeTakeFirst();
   const stored = row ? Buffer.from(row.secret_hash, 'hex') : NO_LOCK_HASH;
   const matches = stored.length === 32 && timingSafeEqual(stored, sha256(secret));

@@ -5,6 +5,7 @@ import { sendJsonText } from '../http/json-text.js';
 import { errorResponses, NoContent } from '../http/schemas.js';
 import { LockIdParams, pathId } from '../ids/path-ids.js';
 import { claimLock } from './claim.js';
+import { decommissionLock } from './decommission.js';
 import { presentLock, presentSiteLock } from './presenters.js';
 import { getLock, listLocksAsJson, listLocksWithTiles, listShareableLocks } from './reads.js';
 import { ClaimBody, LockResponse, LockUpdate, ShareableLockResponse, SiteLockResponse } from './schemas.js';
@@ -48,6 +49,19 @@ export function lockRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       handler: async (request, reply) => {
         await updateLock(ctx, request.caller, pathId(request.params.lockId, 'lock'), request.body, auditClientOf(request));
+        return reply.code(204).send(null);
+      },
+    });
+
+    app.post('/device/:lockId/decommission', {
+      schema: {
+        tags: ['locks'],
+        summary: 'Retire the lock for good (its owner; an active ADMIN once the owner has left): members, held shares and tiles go, its device secret, certificate and registration key stop working; audited DEVICE_DECOMMISSIONED. Beyond the spec',
+        params: LockIdParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+      },
+      handler: async (request, reply) => {
+        await decommissionLock(ctx, request.caller, pathId(request.params.lockId, 'lock'), auditClientOf(request));
         return reply.code(204).send(null);
       },
     });

@@ -54,6 +54,8 @@ export interface LocksTable {
   tamper: Flag | null;
   created: number;
   updated: number;
+  /** Set when its owner retired it (POST /device/{id}/decommission, migration 0081); null while in service. */
+  decommissioned_at: number | null;
 }
 
 export interface LockMembersTable {

@@ -25,7 +25,7 @@ describe('topics', () => {
 
 describe('broker policy', () => {
   const service = { username: 'svc', password: 'service-password' };
-  const devices = async (id: string, secret: string) => id === LOCK && secret === 'device-secret';
+  const devices = async (id: string, secret: string | null) => id === LOCK && secret === 'device-secret';
 
   it('logs in locks by id and secret, and the service by its credentials', async () => {
     assert.deepEqual(await decideLogin(LOCK, LOCK, Buffer.from('device-secret'), service, devices), { ok: true, identity: { kind: 'lock', lockId: LOCK } });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canManageTiles, canUpdateLock, permittedAddressesUpdate, unlockDurationError } from '../../src/locks/policy.js';
+import { canDecommission, canManageTiles, canUpdateLock, permittedAddressesUpdate, unlockDurationError } from '../../src/locks/policy.js';
 import { accessWindowError, canAddMember, canListLockUsers, demotesLastAdmin, membershipChange, outlastsGranter } from '../../src/sharing/policy.js';
 
 const NOW = 1_750_000_000;
@@ -44,6 +44,18 @@ describe('admin-only decisions', () => {
       assert.equal(decide(futureAdmin, NOW).allowed, false);
     });
   }
+});
+
+describe('canDecommission', () => {
+  it('is the owner\'s while an active ADMIN, or any active ADMIN\'s once the lock has no owner', () => {
+    assert.equal(canDecommission(admin, true, true, NOW).allowed, true);
+    assert.equal(canDecommission(admin, false, false, NOW).allowed, true);
+    assert.equal(canDecommission(admin, false, true, NOW).allowed, false, 'another ADMIN while the owner is there');
+    for (const member of [user, lapsedAdmin, futureAdmin]) {
+      assert.equal(canDecommission(member, true, true, NOW).allowed, false);
+      assert.equal(canDecommission(member, false, false, NOW).allowed, false);
+    }
+  });
 });
 
 describe('membershipChange and demotesLastAdmin', () => {
