@@ -7,9 +7,10 @@ import { lockSimulateCommand } from './simulate.js';
 import { bridgeCommand, bridgeUnpairCommand } from './bridge.js';
 import { UsageError, parseOptions, type Command } from '../command-line/command.js';
 import { migrateCommand, serveCommand } from './serve.js';
+import { webhookVerifyCommand } from '../webhooks/cli.js';
 
 /** Every `latchkey` command; features add theirs here. */
-export const commands: Command[] = [serveCommand, migrateCommand, auditVerifyCommand(), auditCheckpointCommand(), siteCreateCommand(), lockProvisionCommand(), lockCertificateCommand(), lockSimulateCommand, bridgeCommand, bridgeUnpairCommand];
+export const commands: Command[] = [serveCommand, migrateCommand, auditVerifyCommand(), auditCheckpointCommand(), siteCreateCommand(), lockProvisionCommand(), lockCertificateCommand(), lockSimulateCommand, bridgeCommand, bridgeUnpairCommand, webhookVerifyCommand()];
 
 function helpText(all: Command[]): string {
   const width = Math.max(...all.map((c) => c.path.join(' ').length));

@@ -8,7 +8,7 @@ import { signingSecrets } from './secrets.js';
 import { postToTarget, type AttemptOutcome } from './target.js';
 
 /** While no checkpoint covers its entry, a delivery looks again this soon (seconds); no attempt is counted. */
-const UNCOVERED_RECHECK_S = 0.05;
+const UNCOVERED_RECHECK_S = 0.02;
 
 /** The attempt was stopped (shutdown): nothing of it is recorded, and it is made again later. */
 export class AttemptStopped extends Error {}

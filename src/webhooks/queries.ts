@@ -161,9 +161,18 @@ export function dueDeliveries(db: Executor, now: number, limit: number, options:
     .execute();
 }
 
-/** When the next pending delivery falls due (Unix seconds), or null when none is pending. */
-export async function nextDue(db: Executor): Promise<number | null> {
-  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('at')).where('state', '=', 'pending').executeTakeFirst();
+/**
+ * When the next pending delivery of an enabled endpoint falls due after `now` (Unix seconds), or
+ * null. Those due already but not claimable wait for an attempt under way, whose end wakes the worker.
+ */
+export async function nextDue(db: Executor, now: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+    .where('state', '=', 'pending')
+    .where('next_attempt_at', '>', now)
+    .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1))
+    .executeTakeFirst();
   return row?.at == null ? null : Number(row.at);
 }
 

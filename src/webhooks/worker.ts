@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { AttemptStopped, attemptDelivery } from './deliver.js';
 import { fanOut, WEBHOOK_CHANNEL } from './outbox.js';
-import { dueDeliveries, type DeliveryRow } from './queries.js';
+import { dueDeliveries, nextDue, type DeliveryRow } from './queries.js';
 
 /** Wakes whoever waits, or lets them wait no longer than they asked. */
 class Signal {
@@ -87,7 +87,19 @@ export class WebhookWorker {
         if (!(err instanceof AttemptStopped) && !this.stopped) this.ctx.logger.error({ err }, 'webhook delivery failed');
       }
       if (attempted) this.deliverSignal.notify(); // a later delivery of the same lock may be due now
-      else if (!this.stopped) await this.deliverSignal.wait(this.ctx.config.webhooks.pollMs);
+      else if (!this.stopped) await this.deliverSignal.wait(await this.untilNextDue());
+    }
+  }
+
+  /** Milliseconds until the next pending delivery falls due (a retry, a wait for a checkpoint), WEBHOOK_POLL_MS at most. */
+  private async untilNextDue(): Promise<number> {
+    const poll = this.ctx.config.webhooks.pollMs;
+    try {
+      const now = this.ctx.now();
+      const due = await nextDue(this.ctx.db.kysely, now);
+      return due === null ? poll : Math.min(poll, Math.max(1, Math.ceil((due - now) * 1000)));
+    } catch {
+      return poll;
     }
   }
 
