@@ -13,6 +13,8 @@ import { ScheduleSchema, UnlockBetweenWindowSchema } from '../access/schemas.js'
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
 export const MAX_TOKEN_BYTES = 16 * 1024;
 export const MAX_ERROR_LENGTH = 200;
+/** Codes one config carries at most (protocol 1.5). */
+export const MAX_CONFIG_CODES = 250;
 
 const Seconds = Type.Number({ minimum: 0 });
 const CommandId = Type.String({ minLength: 1, maxLength: 64 });
@@ -41,6 +43,8 @@ export const StateSchema = Type.Object({
   battery: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'per cent' })),
   jammed: Type.Optional(Type.Boolean()),
   tamper: Type.Optional(Type.Boolean()),
+  /** Protocol 1.5: the codes of the config it holds that the lock refused, each with its reason; absent or []: none. */
+  codeErrors: Type.Optional(Type.Array(Type.Object({ code: Type.String({ maxLength: 64 }), error: Type.String({ maxLength: 1024 }) }), { maxItems: MAX_CONFIG_CODES })),
 });
 
 export const EventSchema = Type.Object({
@@ -73,11 +77,24 @@ export const ConfigUserSchema = Type.Object({
   schedule: Type.Optional(ScheduleSchema),
 });
 
+/**
+ * Protocol 1.5: a keypad code. `token` is the ADD_CODE an administrator signed (holder, window,
+ * schedule, maximum uses are read from it); `sealed` the digits, sealed for this lock
+ * (src/crypto/keypad-seal.ts); `usedElsewhere` the uses the service counted on the code's other locks.
+ */
+export const ConfigCodeSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  token: Type.String({ minLength: 1, maxLength: MAX_TOKEN_BYTES }),
+  sealed: Type.String({ minLength: 1, maxLength: 512 }),
+  usedElsewhere: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
 export const ConfigSchema = Type.Object({
   version: Type.Integer({ minimum: 0 }),
   unlockDuration: Type.Integer({ minimum: 0 }),
   unlockBetween: Type.Union([UnlockBetweenWindowSchema, Type.Null()]),
   users: Type.Array(ConfigUserSchema),
+  codes: Type.Optional(Type.Array(ConfigCodeSchema, { maxItems: MAX_CONFIG_CODES })),
 });
 
 export type LockState = Static<typeof StateSchema>;
@@ -87,6 +104,7 @@ export type LockEvent = Static<typeof EventSchema>;
 export type ReplyPayload = Static<typeof ReplySchema>;
 export type CommandPayload = Static<typeof CommandSchema>;
 export type ConfigUser = Static<typeof ConfigUserSchema>;
+export type ConfigCode = Static<typeof ConfigCodeSchema>;
 export type LockConfig = Static<typeof ConfigSchema>;
 
 export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };

@@ -13,10 +13,12 @@ import { lockRowsForUpdate } from '../locks/queries.js';
 import type { AddCodeOperation } from '../operations/code-operations.js';
 import { recordRefusal, refused } from '../operations/refusals.js';
 import { consumeReplayKey } from '../operations/replay.js';
+import { digestOf, sealContext } from './digits.js';
 import { canManageCodes, codeOutlastsGranter, DEFAULT_CODE_LENGTH, isTrivialCode } from './policy.js';
 import { codeLocksOf, digestTaken, findCode, findEnrolment, insertCode, insertCodeLock, type CodeLockRow, type CodeRow } from './queries.js';
 import { readCode } from './reads.js';
 import type { KeypadCode, NewCodeBody } from './schemas.js';
+import { followKeypad } from './sync.js';
 import { verifyCodeTokens, type VerifiedCodeToken } from './tokens.js';
 
 /**
@@ -27,7 +29,6 @@ import { verifyCodeTokens, type VerifiedCodeToken } from './tokens.js';
  * key-encryption key; equal live codes on one lock are found by a keyed digest.
  */
 
-const SEAL_CONTEXT = (codeId: string) => `keypad-code:${codeId}`;
 const GENERATE_ATTEMPTS = 50;
 
 /** What a code grants, the same in every lock's ADD_CODE of one request. */
@@ -56,10 +57,6 @@ function storedGrant(code: CodeRow): Omit<Grant, 'code' | 'user' | 'guest'> {
   return { start: code.starts_at, end: code.ends_at, schedule: code.schedule === null ? null : (JSON.parse(code.schedule) as Grant['schedule']), maxUses: code.max_uses };
 }
 
-function digestOf(ctx: AppContext, lockId: string, digits: string): string {
-  return ctx.box.digest(`${lockId}:${digits}`, 'keypad-code');
-}
-
 /** A time-limited admin's grant past their own end is refused (403) and audited, as with shares. */
 async function refuseOutlasting(ctx: AppContext, caller: Caller, verified: ReadonlyArray<VerifiedCodeToken<AddCodeOperation>>, grant: Grant, client: AuditClient): Promise<void> {
   for (const v of verified) {
@@ -81,7 +78,7 @@ async function holderSince(uow: UnitOfWork, lockId: string, grant: Grant): Promi
 /** Digits free on every lock: the typed ones (409 when one lock has them live), or newly drawn. */
 async function chooseDigits(ctx: AppContext, uow: UnitOfWork, lockIds: readonly string[], typed: string | undefined, length: number, codeId: string): Promise<string> {
   const free = async (digits: string) => {
-    for (const lockId of lockIds) if (await digestTaken(uow.db, lockId, digestOf(ctx, lockId, digits), codeId)) return lockId;
+    for (const lockId of lockIds) if (await digestTaken(uow.db, lockId, digestOf(ctx.box, lockId, digits), codeId)) return lockId;
     return null;
   };
   if (typed !== undefined) {
@@ -142,7 +139,7 @@ export async function createCode(ctx: AppContext, caller: Caller, body: NewCodeB
       created_by: caller.userId,
       holder_user_id: grant.user,
       guest_name: grant.guest,
-      sealed: ctx.box.seal(digits, SEAL_CONTEXT(grant.code)),
+      sealed: ctx.box.seal(digits, sealContext(grant.code)),
       length: digits.length,
       starts_at: grant.start,
       ends_at: grant.end,
@@ -153,10 +150,11 @@ export async function createCode(ctx: AppContext, caller: Caller, body: NewCodeB
     });
     for (const v of verified) {
       await consume(uow, v, now);
+      await followKeypad(uow.db, v.lockId, now);
       await insertCodeLock(uow.db, {
         code_id: grant.code,
         lock_id: v.lockId,
-        digest: digestOf(ctx, v.lockId, digits),
+        digest: digestOf(ctx.box, v.lockId, digits),
         token: v.compact,
         member_since: since.get(v.lockId) ?? null,
         uses: 0,
@@ -212,14 +210,15 @@ export async function changeCode(ctx: AppContext, caller: Caller, codeId: string
     if (termsChanged) {
       await uow.db.updateTable('keypad_codes').set({ starts_at: grant.start, ends_at: grant.end, schedule: grant.schedule === null ? null : JSON.stringify(grant.schedule), max_uses: grant.maxUses, updated: now }).where('id', '=', codeId).execute();
     }
-    const digits = ctx.box.open(code.sealed, SEAL_CONTEXT(codeId)).toString('utf8');
+    const digits = ctx.box.open(code.sealed, sealContext(codeId)).toString('utf8');
     for (const v of verified) {
       const since = await holderSince(uow, v.lockId, grant);
       const existing = rows.find((row) => row.lock_id === v.lockId);
       await consume(uow, v, now);
-      const digest = digestOf(ctx, v.lockId, digits);
+      const digest = digestOf(ctx.box, v.lockId, digits);
       const placing = existing === undefined || existing.removed_at !== null;
       if (placing && (await digestTaken(uow.db, v.lockId, digest, codeId))) throw errors.conflict(`lock ${v.lockId} already has a live code with these digits`);
+      await followKeypad(uow.db, v.lockId, now);
       const version = await nextVersion(ctx, uow, v.lockId);
       const placed = { digest, token: v.compact, member_since: since, removed_at: null, removed_reason: null, changed_version: version, sync_error: null, updated: now };
       if (existing === undefined) await insertCodeLock(uow.db, { code_id: codeId, lock_id: v.lockId, uses: 0, last_used_at: null, created: now, ...placed });

@@ -4,6 +4,8 @@ import { connectMqtt, reconnectWithBackoff, startMqtt } from '../mqtt/connection
 import { decodeCommand, decodeConfig, type CommandPayload, type LockConfig, type LockDevice, type LockState } from '../device-protocol/payloads.js';
 import { DEFAULT_TOPIC_PREFIX, lockTopic, type TopicKind } from '../device-protocol/topics.js';
 import { CommandChecker, DEADLINE_PASSED, isPastDeadline } from './command-check.js';
+import { createTrustAnchor } from '../crypto/chain.js';
+import { Keypad, type KeypadEntry } from './keypad.js';
 import { ReplayMemory } from './replay-memory.js';
 
 /** One line of a lock's log: what happened, with details (never the secret or a token). */
@@ -66,11 +68,33 @@ export class LockEndpoint {
   private readonly replays: ReplayMemory;
   private available = true;
   private bolt: Bolt | undefined;
+  private readonly keypad: Keypad;
 
   constructor(private readonly options: LockEndpointOptions) {
     this.prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
     this.replays = options.replayFile === undefined ? new ReplayMemory() : ReplayMemory.open(options.replayFile, options.now());
     this.checker = new CommandChecker({ lockId: options.id, now: options.now, replays: this.replays, ...(options.trustedRoot === undefined ? {} : { trustedRoot: options.trustedRoot }) });
+    this.keypad = new Keypad({ lockId: options.id, secret: options.secret, anchor: options.trustedRoot === undefined ? undefined : createTrustAnchor(options.trustedRoot), now: options.now });
+  }
+
+  /**
+   * A code typed at the keypad (protocol 1.5): checked by the lock alone (src/lock-edge/keypad.ts);
+   * a code that opens moves the bolt as an unlock without a duration would. Logged with the code's
+   * id, never its digits.
+   */
+  async enterCode(digits: string): Promise<KeypadEntry> {
+    const entry = this.keypad.enter(digits);
+    if (!entry.ok) {
+      this.options.log('keypad_refused', { reason: entry.reason, ...(entry.codeId === undefined ? {} : { code: entry.codeId }), ...(entry.lockoutUntil === undefined ? {} : { lockoutUntil: entry.lockoutUntil }) });
+      return entry;
+    }
+    if (this.bolt === undefined || !this.available) {
+      this.options.log('keypad_refused', { reason: 'busy', code: entry.codeId });
+      return entry;
+    }
+    const outcome = await this.bolt.mutate({ locked: false }, Number.POSITIVE_INFINITY, this.config);
+    this.options.log(outcome.ok ? 'keypad_unlock' : 'keypad_refused', { code: entry.codeId, ...('userId' in entry.holder ? { user: entry.holder.userId } : {}), ...(outcome.ok ? {} : { reason: outcome.error }) });
+    return entry;
   }
 
   /** The bolt commands go to; set before connecting. */
@@ -133,7 +157,12 @@ export class LockEndpoint {
   /** The state, with the config version held (protocol 1.1: the service re-sends a newer config). */
   publishState(): void {
     if (this.bolt === undefined) return;
-    this.publish('state', { ...this.bolt.state, configVersion: this.configVersion }, true);
+    this.publish('state', { ...this.bolt.state, configVersion: this.configVersion, ...this.codeReport() }, true);
+  }
+
+  /** Protocol 1.5: while the config held carries codes, the ones the lock refused (even none). */
+  private codeReport(): { codeErrors?: Array<{ code: string; error: string }> } {
+    return this.config?.codes === undefined ? {} : { codeErrors: this.keypad.codeErrors };
   }
 
   /** Drops the TCP connection without DISCONNECT, like a power cut: the broker publishes the will. */
@@ -192,6 +221,7 @@ export class LockEndpoint {
     if (payload.length === 0) {
       this.config = null;
       this.bolt?.configure(null);
+      void this.keypad.configure(null);
       this.options.log('config', { cleared: true });
       return;
     }
@@ -204,8 +234,15 @@ export class LockEndpoint {
     const changed = this.config?.version !== config.version;
     this.config = config;
     this.bolt?.configure(config);
-    if (changed) this.publishState();
-    this.options.log('config', { version: config.version, users: config.users.length, unlockDuration: config.unlockDuration, unlockBetween: config.unlockBetween !== null });
+    // The keypad's codes are checked (signatures) before the state says this version is held.
+    this.keypad.configure(config).then(
+      () => {
+        if (this.config !== config) return;
+        if (changed) this.publishState();
+        this.options.log('config', { version: config.version, users: config.users.length, codes: config.codes?.length ?? 0, codesRefused: this.keypad.codeErrors.length, unlockDuration: config.unlockDuration, unlockBetween: config.unlockBetween !== null });
+      },
+      (err: unknown) => this.options.log('error', { message: err instanceof Error ? err.message : String(err) }),
+    );
   }
 
   private async handleCommand(payload: Buffer, arrived: number): Promise<void> {

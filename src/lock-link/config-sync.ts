@@ -1,7 +1,8 @@
 import type { AppContext } from '../context.js';
 import type { LockConfig } from '../device-protocol/payloads.js';
-import { lockConfig, lockConfigs } from '../locks/config.js';
+import { lockConfigs } from '../locks/config.js';
 import { LOCK_CONFIG_CHANNEL } from '../locks/config-changes.js';
+import { configCodes } from '../keypad-codes/config-codes.js';
 
 /**
  * Keeps each lock's retained `config` on the broker equal to the database: after every
@@ -9,12 +10,24 @@ import { LOCK_CONFIG_CHANNEL } from '../locks/config-changes.js';
  * published. An unowned lock gets a config with no users (it then refuses every command).
  */
 
-type SyncContext = Pick<AppContext, 'db' | 'logger' | 'bus' | 'link'>;
+type SyncContext = Pick<AppContext, 'db' | 'logger' | 'bus' | 'link' | 'box' | 'now'>;
+
+/** The configs of `lockIds` with their keypad codes (protocol 1.5; `codes` only on a lock that has some). */
+async function fullConfigs(ctx: SyncContext, lockIds: string[]): Promise<Map<string, LockConfig>> {
+  const configs = await lockConfigs(ctx.db.kysely, lockIds);
+  const codes = await configCodes(ctx.db.kysely, ctx.box, [...configs.keys()], ctx.now());
+  const full = new Map<string, LockConfig>();
+  for (const [id, config] of configs) {
+    const own = codes.get(id);
+    full.set(id, own === undefined ? (config as LockConfig) : { ...(config as LockConfig), codes: own });
+  }
+  return full;
+}
 
 export async function publishLockConfig(ctx: SyncContext, lockId: string): Promise<boolean> {
-  const config = await lockConfig(ctx.db.kysely, lockId);
+  const config = (await fullConfigs(ctx, [lockId])).get(lockId);
   if (!config) return false;
-  await ctx.link.publishConfig(lockId, config as LockConfig);
+  await ctx.link.publishConfig(lockId, config);
   return true;
 }
 
@@ -68,12 +81,12 @@ export async function republishAllConfigs(ctx: SyncContext, stopped: () => boole
       .limit(pace.pageSize)
       .execute();
     const ids = page.map((row) => row.id);
-    const configs = await lockConfigs(ctx.db.kysely, ids);
+    const configs = await fullConfigs(ctx, ids);
     const sent: Array<Promise<void>> = [];
     for (let i = 0; i < ids.length && !stopped(); i += CHUNK) {
       for (const id of ids.slice(i, i + CHUNK)) {
         const config = configs.get(id);
-        if (config) sent.push(ctx.link.publishConfig(id, config as LockConfig));
+        if (config) sent.push(ctx.link.publishConfig(id, config));
       }
       await yieldToLoop();
     }

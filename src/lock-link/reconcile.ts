@@ -12,7 +12,7 @@ import { publishLockConfig, republishAllConfigs, type RepublishPace } from './co
  *   restored from a snapshot while we stayed connected to a peer of its cluster).
  */
 
-type ReconcileContext = Pick<AppContext, 'db' | 'logger' | 'bus' | 'link'>;
+type ReconcileContext = Pick<AppContext, 'db' | 'logger' | 'bus' | 'link' | 'box' | 'now'>;
 
 export interface ReconcileOptions {
   pace: RepublishPace;

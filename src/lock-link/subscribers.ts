@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { recordKeypadSync } from '../keypad-codes/sync.js';
 import { confirmLateCommand } from '../locks/command-life.js';
 import type { LockLinkHandlers } from './client.js';
 import { syncLockConfigs } from './config-sync.js';
@@ -32,7 +33,10 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
       throttle.latest(lockId, 'presence', record(lockId, 'presence', () => recordPresence(ctx, lockId, online)));
       if (online) hooks.onLockOnline?.(lockId);
     },
-    onState: (lockId, state) => throttle.latest(lockId, 'state', record(lockId, 'state', () => recordState(ctx, lockId, state))),
+    onState: (lockId, state) => throttle.latest(lockId, 'state', record(lockId, 'state', async () => {
+      await recordState(ctx, lockId, state);
+      await recordKeypadSync(ctx, lockId, state);
+    })),
     onEvent: (lockId, event) => throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event))),
     // Not throttled: the link hands on only a change of what the lock says it is.
     onDevice: (lockId, device) => record(lockId, 'device', () => recordDevice(ctx, lockId, device))(),

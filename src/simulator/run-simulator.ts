@@ -14,7 +14,7 @@ export interface SimulatorOptions {
   /** Where used tokens are remembered across restarts (`--replay-file`); default: in memory. */
   replayFile?: string;
   topicPrefix?: string;
-  /** Lines `open`, `close`, `offline`, `online`, `state` are read from here. */
+  /** Lines `open`, `close`, `offline`, `online`, `state`, `code DIGITS` are read from here. */
   stdin: Readable;
   /** One JSON line per thing the lock does is written here. */
   stdout: Writable;
@@ -28,7 +28,15 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-const INPUTS = ['open', 'close', 'offline', 'online', 'state', 'help'] as const;
+const INPUTS = ['open', 'close', 'offline', 'online', 'state', 'code DIGITS', 'help'] as const;
+
+/** `code 482915`: digits typed at the keypad. Such a line is never logged as it was typed. */
+const CODE_INPUT = /^code\s+(\S*)$/;
+
+/** The input as the log may show it: a keypad line without its digits. */
+function shownInput(line: string): string {
+  return CODE_INPUT.test(line.trim().toLowerCase()) ? 'code …' : line.trim().slice(0, 100);
+}
 
 function jsonLines(stdout: Writable, id: string, now: () => number): SimulatorLog {
   return (action, fields = {}) => {
@@ -38,6 +46,12 @@ function jsonLines(stdout: Writable, id: string, now: () => number): SimulatorLo
 
 async function handleInput(line: string, lock: SimulatedLock, log: SimulatorLog): Promise<void> {
   const input = line.trim().toLowerCase();
+  const code = CODE_INPUT.exec(input);
+  if (code !== null) {
+    if (!/^[0-9]{1,12}$/.test(code[1]!)) return log('unknown_input', { input: 'code …', inputs: INPUTS });
+    await lock.enterCode(code[1]!);
+    return;
+  }
   switch (input) {
     case '': return;
     case 'open': return lock.door(true);
@@ -46,7 +60,7 @@ async function handleInput(line: string, lock: SimulatedLock, log: SimulatorLog)
     case 'online': return lock.connect();
     case 'state': return log('status', { ...lock.state, connected: lock.connected, configVersion: lock.configVersion });
     case 'help': return log('help', { inputs: INPUTS });
-    default: return log('unknown_input', { input: input.slice(0, 100), inputs: INPUTS });
+    default: return log('unknown_input', { input: shownInput(input), inputs: INPUTS });
   }
 }
 
@@ -81,7 +95,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<RunningSi
   lines.on('line', (line) => {
     queue = queue
       .then(() => handleInput(line, lock, log))
-      .catch((err: unknown) => log('error', { input: line.trim().slice(0, 100), message: err instanceof Error ? err.message : String(err) }));
+      .catch((err: unknown) => log('error', { input: shownInput(line), message: err instanceof Error ? err.message : String(err) }));
   });
 
   let closing: Promise<void> | undefined;

@@ -2,6 +2,7 @@ import type { LockConfig } from '../device-protocol/payloads.js';
 import { DEADLINE_PASSED } from '../lock-edge/command-check.js';
 import { LockEndpoint, type Bolt, type BoltState, type LockLog, type Outcome } from '../lock-edge/lock-endpoint.js';
 import { LockMechanism } from '../lock-edge/lock-mechanism.js';
+import type { KeypadEntry } from '../lock-edge/keypad.js';
 
 /** One line of the simulator's log: what happened, with details (never the secret or a token). */
 export type SimulatorLog = LockLog;
@@ -22,8 +23,8 @@ export interface SimulatedLockOptions {
   log: SimulatorLog;
 }
 
-/** What the simulator says it is (protocol 1.2): it has a door sensor (the `open` and `close` inputs). */
-const SIMULATOR_DEVICE = { kind: 'simulator', capabilities: ['doorSensor'] };
+/** What the simulator says it is (protocol 1.2): a door sensor (the `open` and `close` inputs) and a keypad (`code`). */
+const SIMULATOR_DEVICE = { kind: 'simulator', capabilities: ['keypad', 'doorSensor'] };
 /** Unlock duration before any config arrives, seconds. */
 const DEFAULT_UNLOCK_SECONDS = 5;
 
@@ -80,6 +81,11 @@ export class SimulatedLock implements Bolt {
     if (this.mechanism.state.doorOpen === open) return;
     this.endpoint.publishDoorEvent(open);
     this.mechanism.setDoor(open);
+  }
+
+  /** A code typed at the keypad (protocol 1.5): the lock checks it itself; its log names the code, never the digits. */
+  enterCode(digits: string): Promise<KeypadEntry> {
+    return this.endpoint.enterCode(digits);
   }
 
   /** Orderly shutdown: reports itself offline, then disconnects cleanly. */

@@ -89,7 +89,7 @@ describe('lock simulator', () => {
   it('says what it is (protocol 1.2): kind simulator, with a door sensor', async () => {
     const { id, simulator } = await startSimulator(broker);
     await recorder.until((seen) => seen.devices.some((d) => d.lockId === id));
-    assert.deepEqual(recorder.seen.devices.find((d) => d.lockId === id)?.device, { kind: 'simulator', capabilities: ['doorSensor'] });
+    assert.deepEqual(recorder.seen.devices.find((d) => d.lockId === id)?.device, { kind: 'simulator', capabilities: ['keypad', 'doorSensor'] });
     await simulator.close();
   });
 

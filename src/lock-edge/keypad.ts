@@ -1,0 +1,154 @@
+import type { KeyObject } from 'node:crypto';
+import { codeOpensNow } from '../access/keypad-code.js';
+import { sameSecret } from '../crypto/compare.js';
+import type { TrustAnchor } from '../crypto/chain.js';
+import { keypadBoxFromSecret, keypadSealContext } from '../crypto/keypad-seal.js';
+import { parseLegacyPublicKey, sameId, verifyOperationSignature } from '../crypto/operation-token.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { ConfigCode, ConfigUser, LockConfig } from '../device-protocol/payloads.js';
+import { isAppError } from '../errors/catalogue.js';
+import { decodeOperationToken } from '../operations/body.js';
+import { parseAddCode, type AddCodeOperation } from '../operations/code-operations.js';
+
+/**
+ * A lock's keypad (device protocol 1.5, docs/device-protocol.md "Codes"): the codes its config
+ * carries, each taken only when an ADMIN of the lock signed its ADD_CODE (its terms are read from
+ * that token, never from the config beside it) and its digits open with the lock's keypad key;
+ * what a typed code does (the code's window, schedule and uses, its holder's access, on the lock's
+ * clock); and the lockout after repeated wrong codes. Shared by the simulator and the bridge.
+ */
+
+/** Wrong codes within LOCKOUT_WINDOW_SECONDS that lock the keypad out. */
+export const MAX_WRONG_ENTRIES = 5;
+export const LOCKOUT_WINDOW_SECONDS = 300;
+export const LOCKOUT_SECONDS = 300;
+
+/** A code the lock took: its terms from the signed ADD_CODE, its digits opened. */
+interface HeldCode {
+  id: string;
+  terms: AddCodeOperation;
+  digits: string;
+  usedElsewhere: number;
+  token: string;
+}
+
+export type KeypadRefusal = 'unknown_code' | 'outside_window' | 'outside_schedule' | 'used_up' | 'holder_inactive' | 'locked_out';
+
+export type KeypadEntry =
+  | { ok: true; codeId: string; holder: { userId: string } | { guest: string } }
+  | { ok: false; reason: KeypadRefusal; codeId?: string; lockoutUntil?: number };
+
+export interface KeypadOptions {
+  lockId: string;
+  /** The device secret: the keypad key is derived from it. */
+  secret: string;
+  /** The root CA tokens' x5c chains must end at (EdDSA). */
+  anchor: TrustAnchor | undefined;
+  now: () => number;
+}
+
+export class Keypad {
+  private readonly box: SecretBox;
+  private codes: HeldCode[] = [];
+  /** Refusals of the config held: code id → reason (what `state.codeErrors` says). */
+  private refusedCodes: Array<{ code: string; error: string }> = [];
+  /** Checked entries by token, so a config sent again is not verified again. */
+  private readonly verified = new Map<string, HeldCode | { error: string }>();
+  /** Uses on this lock, by code id (a new config does not reset them). */
+  private readonly uses = new Map<string, number>();
+  private wrong: number[] = [];
+  private lockedOutUntil = 0;
+  private users: ConfigUser[] = [];
+
+  constructor(private readonly options: KeypadOptions) {
+    this.box = keypadBoxFromSecret(options.secret, options.lockId);
+  }
+
+  /** The codes of the config held that the lock refused (protocol 1.5 `state.codeErrors`). */
+  get codeErrors(): Array<{ code: string; error: string }> {
+    return this.refusedCodes;
+  }
+
+  get hasCodes(): boolean {
+    return this.codes.length > 0 || this.refusedCodes.length > 0;
+  }
+
+  /** Takes the codes of a new config (none: the config was deleted). */
+  async configure(config: LockConfig | null): Promise<void> {
+    this.users = config?.users ?? [];
+    const held: HeldCode[] = [];
+    const refused: Array<{ code: string; error: string }> = [];
+    const seen = new Map<string, HeldCode | { error: string }>();
+    for (const entry of config?.codes ?? []) {
+      const checked = this.verified.get(entry.token) ?? (await this.check(entry));
+      seen.set(entry.token, checked);
+      if ('error' in checked) refused.push({ code: entry.id, error: checked.error });
+      else held.push({ ...checked, usedElsewhere: entry.usedElsewhere ?? 0 });
+    }
+    this.verified.clear();
+    for (const [token, checked] of seen) this.verified.set(token, checked);
+    this.codes = held;
+    this.refusedCodes = refused;
+  }
+
+  /** A code typed at the keypad. */
+  enter(digits: string): KeypadEntry {
+    const now = this.options.now();
+    if (now < this.lockedOutUntil) return { ok: false, reason: 'locked_out', lockoutUntil: this.lockedOutUntil };
+    // Every held code compared, in time that does not depend on which (or whether one) matches.
+    let match: HeldCode | undefined;
+    for (const code of this.codes) if (sameSecret(digits, code.digits) && match === undefined) match = code;
+    if (match === undefined) return this.wrongEntry(now);
+    const terms = match.terms;
+    const holder = terms.user === undefined ? null : this.users.find((user) => sameId(user.userId, terms.user!));
+    if (holder === undefined) return { ok: false, reason: 'holder_inactive', codeId: match.id };
+    const used = (this.uses.get(match.id) ?? 0) + match.usedElsewhere;
+    const opens = codeOpensNow(terms, used, holder, now);
+    if (!opens.ok) return { ok: false, reason: opens.reason, codeId: match.id };
+    this.uses.set(match.id, (this.uses.get(match.id) ?? 0) + 1);
+    this.wrong = [];
+    return { ok: true, codeId: match.id, holder: terms.user === undefined ? { guest: terms.guest! } : { userId: terms.user } };
+  }
+
+  private wrongEntry(now: number): KeypadEntry {
+    this.wrong = [...this.wrong.filter((at) => at > now - LOCKOUT_WINDOW_SECONDS), now];
+    if (this.wrong.length < MAX_WRONG_ENTRIES) return { ok: false, reason: 'unknown_code' };
+    this.wrong = [];
+    this.lockedOutUntil = now + LOCKOUT_SECONDS;
+    return { ok: false, reason: 'unknown_code', lockoutUntil: this.lockedOutUntil };
+  }
+
+  /**
+   * One entry of the config: its token an ADD_CODE for this lock and this code, signed by a user
+   * the config holds as ADMIN (the signature and any certificate chain as of the token's `iat`: the
+   * grant stands after the token's own `exp`, which only bounds its submission to the service), and
+   * its digits opening with this lock's keypad key.
+   */
+  private async check(entry: ConfigCode): Promise<HeldCode | { error: string }> {
+    try {
+      const decoded = decodeOperationToken(entry.token);
+      const { iss, sub, iat } = decoded.payload;
+      if (typeof sub !== 'string' || !sameId(sub, this.options.lockId)) return { error: 'bad_request: the token is for another lock' };
+      if (typeof iss !== 'string' || typeof iat !== 'number' || !Number.isFinite(iat) || iat < 0) return { error: 'bad_request: the token has no iss or iat' };
+      if (iat > this.options.now() + 30) return { error: 'token_not_yet_valid: issued in the future' };
+      const terms = parseAddCode(decoded.payload.operation);
+      if (!sameId(terms.code, entry.id)) return { error: 'operation_mismatch: the token grants another code' };
+      const signer = this.users.find((user) => sameId(user.userId, iss));
+      if (signer === undefined || signer.role !== 'ADMIN') return { error: 'not_admin: the signer is not an administrator of this lock' };
+      if (decoded.header.alg === 'EdDSA' && this.options.anchor === undefined) return { error: 'bad_signature: no trusted root provisioned' };
+      const legacyPublicKey: KeyObject | undefined = decoded.header.alg === 'RS256' && signer.publicKey !== null ? (parseLegacyPublicKey(signer.publicKey) ?? undefined) : undefined;
+      await verifyOperationSignature(decoded, { legacyPublicKey, trustedRoot: this.options.anchor as TrustAnchor, now: iat });
+      let digits: string;
+      try {
+        digits = this.box.open(entry.sealed, keypadSealContext(this.options.lockId, entry.id)).toString('utf8');
+      } catch {
+        return { error: 'bad_code: the digits are not sealed for this lock' };
+      }
+      if (!/^[0-9]{4,12}$/.test(digits)) return { error: 'bad_code: not 4 to 12 digits' };
+      return { id: terms.code, terms, digits, usedElsewhere: 0, token: entry.token };
+    } catch (err) {
+      if (isAppError(err)) return { error: `${err.error}: ${err.message}` };
+      throw err;
+    }
+  }
+}
