@@ -17,6 +17,7 @@ import { LockPage } from './pages/lock';
 import { LocksPage } from './pages/locks';
 import { SharePage } from './pages/share';
 import { SitesPage } from './pages/sites';
+import { WebhooksPage } from './pages/webhooks';
 
 /** Pages anyone may open; every other page needs a session. */
 const PUBLIC = ['/signin', '/register', '/verify', '/reset'];
@@ -32,6 +33,7 @@ function Nav() {
         {administers && <Link to="/share">Share</Link>}
         {administers && <Link to="/sites">Sites</Link>}
         {administers && <Link to="/doors">All doors</Link>}
+        {administers && <Link to="/webhooks">Webhooks</Link>}
         <Link to="/activity">Activity</Link>
         <Link to="/apps">Developers</Link>
         <Link to="/account">Account</Link>
@@ -57,6 +59,7 @@ function SignedIn({ path, search }: { path: string; search: URLSearchParams }) {
   else if (path === '/share') page = <SharePage />;
   else if (path === '/sites') page = <SitesPage />;
   else if (path === '/doors') page = <DoorsActivityPage />;
+  else if (path === '/webhooks') page = <WebhooksPage />;
   else if (path === '/activity') page = <ActivityPage />;
   else if ((params = match('/users/:id/activity', path))) page = <ActivityPage userId={params.id!} label={search.get('name') ?? undefined} />;
   else if (path === '/account') page = <AccountPage />;

@@ -1,7 +1,7 @@
 import type { ApiClient } from './client';
 import type {
   Account, Application, ApplicationChanges, Body, CertificateChain, CheckpointAnswer, CheckpointKeyAnswer, Invitee, Lock, LockChanges, LockLogEntry,
-  Member, NewApplication, ProofPage, Reply, Session, Site, UserLogEntry,
+  Member, NewApplication, NewWebhook, ProofPage, Reply, Session, Site, UserLogEntry, Webhook, WebhookChanges,
 } from './types';
 
 /** Each endpoint the console calls, with the service's own types for what it sends and gets. */
@@ -98,3 +98,15 @@ export const removeAuthKey = (api: ApiClient, id: string, kid: string) => api.re
 export type UrlListName = 'auth/issuer' | 'cors';
 export const addUrl = (api: ApiClient, id: string, list: UrlListName, url: string) => api.request('POST', application(id, `/${list}`), { body: { url } });
 export const removeUrl = (api: ApiClient, id: string, list: UrlListName, url: string) => api.request('DELETE', application(id, `/${list}`), { body: { url } });
+
+// ——— Webhooks (docs/webhooks.md)
+const webhook = (id: string, rest = '') => `/webhook/${at(id)}${rest}`;
+export const listWebhooks = (api: ApiClient) => api.request<Reply<'/webhook', 'get'>>('GET', '/webhook');
+/** Answers the endpoint with its secret, shown this once. */
+export const createWebhook = (api: ApiClient, body: NewWebhook) => api.request<Reply<'/webhook', 'post'>>('POST', '/webhook', { body });
+export const updateWebhook = (api: ApiClient, id: string, body: WebhookChanges) => api.request<Webhook>('PUT', webhook(id), { body });
+export const deleteWebhook = (api: ApiClient, id: string) => api.request('DELETE', webhook(id));
+export const rotateWebhookSecret = (api: ApiClient, id: string) => api.request<Reply<'/webhook/{webhookId}/secret', 'post'>>('POST', webhook(id, '/secret'));
+export const sendTestWebhook = (api: ApiClient, id: string) => api.request('POST', webhook(id, '/test'));
+export const listWebhookDeliveries = (api: ApiClient, id: string) => api.request<Reply<'/webhook/{webhookId}/deliveries', 'get'>>('GET', webhook(id, '/deliveries'));
+export const redeliverWebhook = (api: ApiClient, id: string, deliveryId: string) => api.request('POST', webhook(id, `/deliveries/${at(deliveryId)}/redeliver`));

@@ -50,3 +50,8 @@ export type CheckpointAnswer = Reply<'/audit/checkpoint', 'get'>;
 export type CheckpointKeyAnswer = Reply<'/audit/checkpoint/key', 'get'>;
 export type ProofPage = Reply<'/device/{lockId}/log/proof', 'get'>;
 export type ProvenEntry = ProofPage['entries'][number];
+
+export type Webhook = Reply<'/webhook/{webhookId}', 'get'>;
+export type NewWebhook = Body<'/webhook', 'post'>;
+export type WebhookChanges = Body<'/webhook/{webhookId}', 'put'>;
+export type WebhookDelivery = Reply<'/webhook/{webhookId}/deliveries', 'get'>['deliveries'][number];
