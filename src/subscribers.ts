@@ -1,3 +1,4 @@
+import { AlarmWatch } from './alarms/watch.js';
 import { startupStep } from './config/startup-step.js';
 import type { AppContext } from './context.js';
 import { startLockLinkSubscribers } from './lock-link/subscribers.js';
@@ -9,13 +10,15 @@ export interface Subscribers {
   stop(): Promise<void>;
   /** Resolves once the lock reports received so far are recorded (what "quiet" means for a test). */
   lockReportsRecorded(): Promise<void>;
+  /** Runs one sweep of the timed alarms now (src/alarms/watch.ts), by the service's clock: what a test calls once it moved the clock. */
+  sweepAlarms(): Promise<void>;
 }
 
 /**
  * Starts every feature's background subscribers on the finished context, beside the routes:
  * the lock link's (lock reports → database and audit; lock configs → broker), the delivery of
  * queued operations (src/operations/queue-delivery.ts), which a lock coming online sets off, and
- * the webhook worker (outbox → deliveries → receivers).
+ * the webhook worker (outbox → deliveries → receivers) and the alarm watch (src/alarms/watch.ts).
  */
 export async function startSubscribers(ctx: AppContext): Promise<Subscribers> {
   const setting = ctx.config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST';
@@ -30,10 +33,13 @@ export async function startSubscribers(ctx: AppContext): Promise<Subscribers> {
   const link = lockLink;
   const webhooks = new WebhookWorker(ctx);
   webhooks.start();
+  const alarms = new AlarmWatch(ctx, ctx.config.alarmSweepMs);
+  alarms.start();
   let stopping: Promise<void> | undefined;
-  // Deliveries first: they wait on the link's replies.
-  return {
-    stop: () => (stopping ??= Promise.all([webhooks.stop(), delivery.stop().then(() => link.stop())]).then(() => undefined)),
-    lockReportsRecorded: () => link.recorded(),
+  // The alarm watch first; deliveries before the link: they wait on its replies.
+  const stop = async () => {
+    await alarms.stop();
+    await Promise.all([webhooks.stop(), delivery.stop().then(() => link.stop())]);
   };
+  return { stop: () => (stopping ??= stop()), lockReportsRecorded: () => link.recorded(), sweepAlarms: () => alarms.sweep() };
 }

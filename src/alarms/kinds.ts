@@ -1,10 +1,14 @@
 /**
- * The alarms derived from what a lock's state reports carry (device protocol 1.2), pure and
- * unit-tested. Each kind is its own condition: a battery at 4 % has both `battery_low` and
- * `battery_critical` open (docs/decisions.md).
+ * The alarms of a lock. The first four are derived from what a lock's state reports carry (device
+ * protocol 1.2), pure and unit-tested here; the door's (held open, forced open) from its door
+ * changes, `offline` from its presence and `refused_unlocks` from refused unlocks, the timed ones
+ * by the alarm watch (watch.ts). Each kind is its own condition: a battery at 4 % has both
+ * `battery_low` and `battery_critical` open (docs/decisions.md).
  */
-export const ALARM_KINDS = ['jammed', 'tampered', 'battery_low', 'battery_critical'] as const;
+export const HEALTH_ALARM_KINDS = ['jammed', 'tampered', 'battery_low', 'battery_critical'] as const;
+export const ALARM_KINDS = [...HEALTH_ALARM_KINDS, 'held_open', 'forced_open', 'offline', 'refused_unlocks'] as const;
 export type AlarmKind = (typeof ALARM_KINDS)[number];
+export type HealthAlarmKind = (typeof HEALTH_ALARM_KINDS)[number];
 
 export const BATTERY_LOW_PERCENT = 20;
 export const BATTERY_CRITICAL_PERCENT = 5;
@@ -17,8 +21,8 @@ export interface LockHealth {
 }
 
 /** Whether each alarm's condition holds now; kinds whose fact is unknown are left out (nothing to raise or clear). */
-export function alarmConditions(health: LockHealth): Map<AlarmKind, boolean> {
-  const conditions = new Map<AlarmKind, boolean>();
+export function alarmConditions(health: LockHealth): Map<HealthAlarmKind, boolean> {
+  const conditions = new Map<HealthAlarmKind, boolean>();
   if (health.jammed !== null) conditions.set('jammed', health.jammed === 1);
   if (health.tamper !== null) conditions.set('tampered', health.tamper === 1);
   if (health.battery !== null) {
@@ -33,6 +37,10 @@ const WORDS: Record<AlarmKind, string> = {
   tampered: 'lock tampered with',
   battery_low: 'battery low',
   battery_critical: 'battery critical',
+  held_open: 'door held open',
+  forced_open: 'door forced open',
+  offline: 'lock offline',
+  refused_unlocks: 'repeated refused unlocks',
 };
 
 export function describeAlarm(kind: AlarmKind): string {

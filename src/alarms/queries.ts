@@ -1,4 +1,5 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { DialectName } from '../db/database.js';
 import type { Executor } from '../db/transaction.js';
 import type { LockAlarmsTable } from './tables.js';
 
@@ -32,4 +33,108 @@ export function openAlarms(db: Executor, lockId: string): Promise<AlarmRow[]> {
 /** The lock's cleared alarms, most recently raised first. */
 export function clearedAlarms(db: Executor, lockId: string, limit: number): Promise<AlarmRow[]> {
   return db.selectFrom('lock_alarms').selectAll().where('lock_id', '=', lockId).where('cleared_at', 'is not', null).orderBy('raised_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export function readThresholdRow(db: Executor, lockId: string) {
+  return db.selectFrom('lock_alarm_settings').select(['held_open_seconds', 'offline_seconds', 'refused_unlocks', 'refused_window_seconds']).where('lock_id', '=', lockId).executeTakeFirst();
+}
+
+/** Stores the lock's own thresholds (all four: the caller merged what it changes with what was stored). */
+export async function storeThresholds(db: Executor, lockId: string, values: { heldOpenSeconds: number; offlineSeconds: number; refusedUnlocks: number; refusedWindowSeconds: number }, now: number): Promise<void> {
+  const row = { held_open_seconds: values.heldOpenSeconds, offline_seconds: values.offlineSeconds, refused_unlocks: values.refusedUnlocks, refused_window_seconds: values.refusedWindowSeconds, updated: now };
+  await db
+    .insertInto('lock_alarm_settings')
+    .values({ lock_id: lockId, ...row })
+    .onConflict((oc) => oc.column('lock_id').doUpdateSet(row))
+    .execute();
+}
+
+/** The times (newest first) of the lock's last `limit` refused unlocks, leaving out those refused as "no reply in time". */
+export async function recentRefusedUnlocks(db: Executor, lockId: string, limit: number, noReplyMessage: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom('audit_entries')
+    .select('timestamp')
+    .where('lock_id', '=', lockId)
+    .where('type', '=', 'DOOR_UNLOCK')
+    .where('rejected', '=', 1)
+    .where('message', '!=', noReplyMessage)
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.timestamp);
+}
+
+/**
+ * The live columns the door and presence alarms are decided on. On PostgreSQL the row stays
+ * locked until the transaction ends, so a report changing the door waits for the alarm decision
+ * (and the decision sees a change committed before it).
+ */
+export function readLiveForAlarms(db: Executor, dialect: DialectName, lockId: string) {
+  const query = db
+    .selectFrom('locks')
+    .select(['locked', 'door_open', 'door_changed_at', 'connected', 'presence_changed_at', 'claimed_at'])
+    .where('id', '=', lockId);
+  return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}
+
+const page = 200;
+
+/**
+ * Claimed locks whose door has been open at least their held-open threshold at `now`, with no
+ * `held_open` alarm open (candidates: the watch decides again on the locked row).
+ */
+export async function heldOpenCandidates(db: Executor, now: number, defaultSeconds: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('locks as l')
+    .leftJoin('lock_alarm_settings as s', 's.lock_id', 'l.id')
+    .select('l.id')
+    .where('l.door_open', '=', 1)
+    .where('l.claimed_at', 'is not', null)
+    .where('l.door_changed_at', 'is not', null)
+    .where(sql<boolean>`l.door_changed_at + coalesce(s.held_open_seconds, ${defaultSeconds}) <= ${now}`)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('lock_alarms as a').select('a.id').whereRef('a.lock_id', '=', 'l.id').where('a.kind', '=', 'held_open').where('a.cleared_at', 'is', null))))
+    .limit(page)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Claimed locks offline at least their offline threshold at `now`, with no `offline` alarm open. */
+export async function offlineCandidates(db: Executor, now: number, defaultSeconds: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('locks as l')
+    .leftJoin('lock_alarm_settings as s', 's.lock_id', 'l.id')
+    .select('l.id')
+    .where('l.connected', '=', 0)
+    .where('l.claimed_at', 'is not', null)
+    .where('l.presence_changed_at', 'is not', null)
+    .where(sql<boolean>`l.presence_changed_at + coalesce(s.offline_seconds, ${defaultSeconds}) <= ${now}`)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('lock_alarms as a').select('a.id').whereRef('a.lock_id', '=', 'l.id').where('a.kind', '=', 'offline').where('a.cleared_at', 'is', null))))
+    .limit(page)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Open alarms whose condition the lock row no longer shows (a door alarm on a closed door, `offline`
+ * on a lock online): normally cleared by the report that ended it; the watch catches any missed.
+ */
+export function staleAlarms(db: Executor): Promise<Array<{ lock_id: string; kind: string }>> {
+  return db
+    .selectFrom('lock_alarms as a')
+    .innerJoin('locks as l', 'l.id', 'a.lock_id')
+    .select(['a.lock_id', 'a.kind'])
+    .where('a.cleared_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('a.kind', 'in', ['held_open', 'forced_open']), eb.or([eb('l.door_open', 'is', null), eb('l.door_open', '!=', 1)])]),
+        eb.and([eb('a.kind', '=', 'offline'), eb('l.connected', '=', 1)]),
+      ]))
+    .limit(page)
+    .execute();
+}
+
+/** Locks with an open `refused_unlocks` alarm (few: it clears once its window passes). */
+export async function locksWithRefusalAlarm(db: Executor): Promise<string[]> {
+  const rows = await db.selectFrom('lock_alarms').select('lock_id').where('kind', '=', 'refused_unlocks').where('cleared_at', 'is', null).execute();
+  return rows.map((row) => row.lock_id);
 }

@@ -3,7 +3,8 @@ import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
 import { LockIdParams, pathId } from '../ids/path-ids.js';
 import { presentAlarm } from './presenters.js';
-import { LockAlarms } from './schemas.js';
+import { AlarmSettings, AlarmSettingsChange, LockAlarms } from './schemas.js';
+import { changeAlarmSettings, readAlarmSettings } from './settings.js';
 import { readLockAlarms } from './service.js';
 
 export function alarmRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -19,6 +20,27 @@ export function alarmRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const alarms = await readLockAlarms(ctx, request.caller, pathId(request.params.lockId, 'lock'));
         return { open: alarms.open.map(presentAlarm), history: alarms.history.map(presentAlarm) };
       },
+    });
+
+    app.get('/device/:lockId/alarm-settings', {
+      schema: {
+        tags: ['alarms'],
+        summary: "A lock's alarm thresholds (admins)",
+        params: LockIdParams,
+        response: { 200: AlarmSettings, ...errorResponses(401, 403, 404) },
+      },
+      handler: (request) => readAlarmSettings(ctx, request.caller, pathId(request.params.lockId, 'lock')),
+    });
+
+    app.put('/device/:lockId/alarm-settings', {
+      schema: {
+        tags: ['alarms'],
+        summary: "Change a lock's alarm thresholds (admins); answers all of them",
+        params: LockIdParams,
+        body: AlarmSettingsChange,
+        response: { 200: AlarmSettings, ...errorResponses(400, 401, 403, 404) },
+      },
+      handler: (request) => changeAlarmSettings(ctx, request.caller, pathId(request.params.lockId, 'lock'), request.body),
     });
   };
 }

@@ -1,9 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { THRESHOLD_BOUNDS } from './thresholds.js';
+
+/** The kinds of src/alarms/kinds.ts (ALARM_KINDS; a unit test holds them equal). */
+export const AlarmKindSchema = Type.Union([
+  Type.Literal('jammed'), Type.Literal('tampered'), Type.Literal('battery_low'), Type.Literal('battery_critical'),
+  Type.Literal('held_open'), Type.Literal('forced_open'), Type.Literal('offline'), Type.Literal('refused_unlocks'),
+]);
 
 export const LockAlarm = Type.Object({
   id: Type.String(),
-  // The kinds of src/alarms/kinds.ts (ALARM_KINDS).
-  kind: Type.Union([Type.Literal('jammed'), Type.Literal('tampered'), Type.Literal('battery_low'), Type.Literal('battery_critical')]),
+  kind: AlarmKindSchema,
   raisedAt: Type.Number({ description: 'Unix seconds' }),
   clearedAt: Type.Union([Type.Number(), Type.Null()], { description: 'Unix seconds; null while open' }),
 });
@@ -13,3 +19,15 @@ export const LockAlarms = Type.Object({
   open: Type.Array(LockAlarm, { description: 'open alarms, most recently raised first' }),
   history: Type.Array(LockAlarm, { description: 'the 100 most recently raised cleared alarms' }),
 });
+
+const bounded = (key: keyof typeof THRESHOLD_BOUNDS, description: string) => Type.Integer({ ...THRESHOLD_BOUNDS[key], description });
+
+export const AlarmSettings = Type.Object({
+  heldOpenSeconds: bounded('heldOpenSeconds', 'the door open this long (seconds) raises held_open'),
+  offlineSeconds: bounded('offlineSeconds', 'the lock offline this long (seconds) raises offline'),
+  refusedUnlocks: bounded('refusedUnlocks', 'this many refused unlocks within refusedWindowSeconds raise refused_unlocks'),
+  refusedWindowSeconds: bounded('refusedWindowSeconds', 'the window of refusedUnlocks, seconds'),
+});
+export type AlarmSettings = Static<typeof AlarmSettings>;
+
+export const AlarmSettingsChange = Type.Partial(AlarmSettings, { additionalProperties: false, minProperties: 1 });

@@ -1,13 +1,12 @@
 import { assertAllowed, canReadAdminData } from '../access/member-policy.js';
 import type { Caller } from '../accounts/caller.js';
 import { findReaderEnrolment } from '../audit/queries.js';
-import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
-import { newId } from '../crypto/random.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { alarmConditions, describeAlarm, type AlarmKind } from './kinds.js';
-import { clearAlarm, clearedAlarms, openAlarm, openAlarms, readLockHealth, type AlarmRow } from './queries.js';
+import { alarmConditions, type AlarmKind } from './kinds.js';
+import { clearedAlarms, openAlarms, readLockHealth, type AlarmRow } from './queries.js';
+import { endAlarm, raiseAlarm } from './raise.js';
 
 /** How many cleared alarms GET /device/{id}/alarms lists. */
 export const HISTORY_LIMIT = 100;
@@ -22,17 +21,9 @@ export async function deriveAlarms(ctx: AppContext, uow: UnitOfWork, lockId: str
   if (!health) return [];
   const changed: Array<{ kind: AlarmKind; raised: boolean }> = [];
   for (const [kind, holds] of alarmConditions(health)) {
-    const did = holds ? await openAlarm(uow.db, { id: newId(at * 1000), lockId, kind, at }) : await clearAlarm(uow.db, lockId, kind, at);
-    if (!did) continue;
     const battery = kind.startsWith('battery') ? ` (${health.battery} %)` : '';
-    await recordAudit(ctx, uow, {
-      lockId,
-      type: holds ? 'ALARM_RAISED' : 'ALARM_CLEARED',
-      actorUserId: null,
-      message: `${holds ? 'alarm' : 'alarm cleared'}: ${describeAlarm(kind)}${battery}`,
-      details: { alarm: kind },
-    });
-    changed.push({ kind, raised: holds });
+    const did = holds ? await raiseAlarm(ctx, uow, lockId, kind, at, battery) : await endAlarm(ctx, uow, lockId, kind, at, battery);
+    if (did) changed.push({ kind, raised: holds });
   }
   return changed;
 }

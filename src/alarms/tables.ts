@@ -9,6 +9,17 @@ export interface LockAlarmsTable {
   cleared_at: number | null;
 }
 
+/** A lock's own alarm thresholds (migration 0070); a null column: the default (thresholds.ts). */
+export interface LockAlarmSettingsTable {
+  lock_id: string;
+  held_open_seconds: number | null;
+  offline_seconds: number | null;
+  refused_unlocks: number | null;
+  refused_window_seconds: number | null;
+  updated: number;
+}
+
 export interface AlarmTables {
   lock_alarms: LockAlarmsTable;
+  lock_alarm_settings: LockAlarmSettingsTable;
 }

@@ -45,6 +45,8 @@ export interface Config {
   lockOps: LockOpsConfig;
   /** Webhook deliveries (issue 32): where they may go, how long they are retried, when an endpoint is disabled. */
   webhooks: WebhookConfig;
+  /** Milliseconds between sweeps of the alarms time raises and clears (held open, offline, refused unlocks; ALARM_SWEEP_MS); 0 = none. */
+  alarmSweepMs: number;
 }
 
 export interface LockOpsConfig {
@@ -290,6 +292,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     lockOps: lockOpsConfig(env, cwd),
     webhooks: webhookConfig(env, integer),
+    alarmSweepMs: integer(env, 'ALARM_SWEEP_MS', 10_000, 0, 3_600_000),
   };
 }
 

@@ -50,6 +50,8 @@ export const StateSchema = Type.Object({
 export const EventSchema = Type.Object({
   type: Type.Union([Type.Literal('DOOR_OPEN'), Type.Literal('DOOR_CLOSE')]),
   ts: Seconds,
+  /** Protocol 1.4, on DOOR_OPEN: whether the door opened with the bolt thrown (no unlock); absent: the lock does not say. */
+  forced: Type.Optional(Type.Boolean()),
 });
 
 // `state` is checked apart (replyState): a malformed one must not cost the reply its outcome.

@@ -149,9 +149,13 @@ export class LockEndpoint {
     if (available) this.publishState();
   }
 
-  /** The door sensor changed: its event (the new state is published next: docs/device-protocol.md, in that order). */
+  /**
+   * The door sensor changed: its event (the new state is published next: docs/device-protocol.md,
+   * in that order). A door opening with the bolt thrown is `forced` (protocol 1.4).
+   */
   publishDoorEvent(open: boolean): void {
-    this.publish('event', { type: open ? 'DOOR_OPEN' : 'DOOR_CLOSE', ts: this.options.now() }, false);
+    const forced = open ? { forced: this.bolt?.state.locked === true } : {};
+    this.publish('event', { type: open ? 'DOOR_OPEN' : 'DOOR_CLOSE', ts: this.options.now(), ...forced }, false);
   }
 
   /** The state, with the config version held (protocol 1.1: the service re-sends a newer config). */

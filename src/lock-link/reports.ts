@@ -1,3 +1,4 @@
+import { doorChanged, presenceChanged } from '../alarms/conditions.js';
 import { deriveAlarms } from '../alarms/service.js';
 import type { AuditType } from '../audit/types.js';
 import { recordAudit } from '../audit/record.js';
@@ -24,8 +25,10 @@ function audit(ctx: AppContext, uow: UnitOfWork, lockId: string, type: AuditType
 /** DEVICE_CONNECTED / DEVICE_DISCONNECTED when the stored presence changes. Returns true when audited. */
 export function recordPresence(ctx: AppContext, lockId: string, online: boolean): Promise<boolean> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
-    if (!(await storePresence(uow.db, lockId, online, ctx.now()))) return false;
+    const now = ctx.now();
+    if (!(await storePresence(uow.db, lockId, online, now))) return false;
     await audit(ctx, uow, lockId, online ? 'DEVICE_CONNECTED' : 'DEVICE_DISCONNECTED');
+    await presenceChanged(ctx, uow, lockId, online, now);
     return true;
   });
 }
@@ -44,12 +47,16 @@ export async function recordDevice(ctx: AppContext, lockId: string, device: Lock
   await storeDevice(ctx.db.kysely, lockId, device.kind, knownCapabilities(device));
 }
 
-/** DOOR_OPEN / DOOR_CLOSE from an event: audited when the stored door state changes. */
+/** DOOR_OPEN / DOOR_CLOSE from an event: audited when the stored door state changes; the door's alarms follow (src/alarms). */
 export function recordDoorEvent(ctx: AppContext, lockId: string, event: LockEvent): Promise<boolean> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
-    const { changed } = await storeDoorOpen(uow.db, lockId, event.type === 'DOOR_OPEN', ctx.now());
-    if (changed) await audit(ctx, uow, lockId, event.type);
-    return changed;
+    const now = ctx.now();
+    const open = event.type === 'DOOR_OPEN';
+    const { changed, wasKnown } = await storeDoorOpen(uow.db, lockId, open, now);
+    if (!changed) return false;
+    await audit(ctx, uow, lockId, event.type);
+    await doorChanged(ctx, uow, lockId, { open, wasKnown, ...(event.forced === undefined ? {} : { forced: event.forced }) }, now);
+    return true;
   });
 }
 
@@ -73,6 +80,7 @@ export function recordState(ctx: AppContext, lockId: string, state: LockState): 
         const type = state.doorOpen ? 'DOOR_OPEN' : 'DOOR_CLOSE';
         await audit(ctx, uow, lockId, type);
         audited.push(type);
+        await doorChanged(ctx, uow, lockId, { open: state.doorOpen, wasKnown: true }, now);
       }
     }
     return audited;

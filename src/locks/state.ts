@@ -42,7 +42,7 @@ const storeLockedIfChanged = prepareQuery<{ lockId: string; locked: Flag; at: nu
 export async function storePresence(db: Executor, lockId: string, online: boolean, now: number): Promise<boolean> {
   const result = await db
     .updateTable('locks')
-    .set({ connected: flag(online), updated: now })
+    .set({ connected: flag(online), presence_changed_at: now, updated: now })
     .where('id', '=', lockId)
     .where('connected', '=', flag(!online))
     .executeTakeFirst();
@@ -61,7 +61,7 @@ export async function storeDoorOpen(db: Executor, lockId: string, open: boolean,
   if (!before) return { changed: false, wasKnown: false };
   const result = await db
     .updateTable('locks')
-    .set({ door_open: flag(open), updated: now })
+    .set({ door_open: flag(open), door_changed_at: now, updated: now })
     .where('id', '=', lockId)
     .where((eb) => eb.or([eb('door_open', 'is', null), eb('door_open', '!=', flag(open))]))
     .executeTakeFirst();

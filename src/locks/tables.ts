@@ -52,6 +52,9 @@ export interface LocksTable {
   battery: number | null;
   jammed: Flag | null;
   tamper: Flag | null;
+  /** When `door_open` and `connected` last changed (migration 0070): what held-open and offline alarms count from. */
+  door_changed_at: number | null;
+  presence_changed_at: number | null;
   created: number;
   updated: number;
   /** Set when its owner retired it (POST /device/{id}/decommission, migration 0081); null while in service. */

@@ -1,3 +1,4 @@
+import { unlockRefused } from '../alarms/conditions.js';
 import { refusalError, type Allowed, type Denied } from '../access/member-policy.js';
 import { recordAuditNow } from '../audit/record.js';
 import type { AuditClient } from '../audit/log-format.js';
@@ -52,8 +53,10 @@ export async function recordRefusal(ctx: AppContext, refusal: Refusal): Promise<
   if (facts === undefined) return;
   try {
     await recordAuditNow(ctx, { ...facts, rejected: true, message: refusal.error.message, noReply: refusal.noReply === true });
+    // Repeated refused unlocks raise an alarm (src/alarms); no reply in time is no refusal.
+    if (facts.type === 'DOOR_UNLOCK' && refusal.noReply !== true) await unlockRefused(ctx, facts.lockId);
   } catch (err) {
-    // The refusal itself stands; losing its audit entry must not turn it into a 500.
+    // The refusal itself stands; losing its audit entry (or its alarm) must not turn it into a 500.
     ctx.logger.error({ err, lockId: facts.lockId, type: facts.type }, 'could not audit a refused operation');
   }
 }

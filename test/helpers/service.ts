@@ -124,9 +124,9 @@ export function useService(options: { env?: Record<string, string>; withUser?: b
   };
 }
 
-/** Another instance of `t`'s service: the same database, data directory and Redis, its own port. */
-export async function startInstanceBeside(t: TestService): Promise<{ api: Api; service: RunningService; close(): Promise<void> }> {
-  const service = await startService({ ...t.config, port: 0 }, t.clock ? { now: t.clock.now } : {});
+/** Another instance of `t`'s service: the same database, data directory and Redis, its own port (and `overrides` of its configuration). */
+export async function startInstanceBeside(t: TestService, overrides: Partial<Config> = {}): Promise<{ api: Api; service: RunningService; close(): Promise<void> }> {
+  const service = await startService({ ...t.config, ...overrides, port: 0 }, t.clock ? { now: t.clock.now } : {});
   return { api: new Api(service.url), service, close: () => service.close() };
 }
 

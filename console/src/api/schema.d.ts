@@ -4428,7 +4428,7 @@ export interface paths {
                             /** @description open alarms, most recently raised first */
                             open: {
                                 id: string;
-                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical";
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks";
                                 /** @description Unix seconds */
                                 raisedAt: number;
                                 /** @description Unix seconds; null while open */
@@ -4437,7 +4437,7 @@ export interface paths {
                             /** @description the 100 most recently raised cleared alarms */
                             history: {
                                 id: string;
-                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical";
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks";
                                 /** @description Unix seconds */
                                 raisedAt: number;
                                 /** @description Unix seconds; null while open */
@@ -4491,6 +4491,197 @@ export interface paths {
             };
         };
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/{lockId}/alarm-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A lock's alarm thresholds (admins) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description lock UUID */
+                    lockId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the door open this long (seconds) raises held_open */
+                            heldOpenSeconds: number;
+                            /** @description the lock offline this long (seconds) raises offline */
+                            offlineSeconds: number;
+                            /** @description this many refused unlocks within refusedWindowSeconds raise refused_unlocks */
+                            refusedUnlocks: number;
+                            /** @description the window of refusedUnlocks, seconds */
+                            refusedWindowSeconds: number;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description caller lacks permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /** Change a lock's alarm thresholds (admins); answers all of them */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description lock UUID */
+                    lockId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the door open this long (seconds) raises held_open */
+                        heldOpenSeconds?: number;
+                        /** @description the lock offline this long (seconds) raises offline */
+                        offlineSeconds?: number;
+                        /** @description this many refused unlocks within refusedWindowSeconds raise refused_unlocks */
+                        refusedUnlocks?: number;
+                        /** @description the window of refusedUnlocks, seconds */
+                        refusedWindowSeconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the door open this long (seconds) raises held_open */
+                            heldOpenSeconds: number;
+                            /** @description the lock offline this long (seconds) raises offline */
+                            offlineSeconds: number;
+                            /** @description this many refused unlocks within refusedWindowSeconds raise refused_unlocks */
+                            refusedUnlocks: number;
+                            /** @description the window of refusedUnlocks, seconds */
+                            refusedWindowSeconds: number;
+                        };
+                    };
+                };
+                /** @description malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description caller lacks permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
         post?: never;
         delete?: never;
         options?: never;

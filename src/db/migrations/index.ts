@@ -20,6 +20,7 @@ import { memberSchedulesMigration } from './0040_member_schedules.js';
 import { siteOwnersMigration } from './0041_site_owners.js';
 import { applicationSenderMigration } from './0050_application_sender.js';
 import { lockAlarmsMigration } from './0060_lock_alarms.js';
+import { alarmTimersMigration } from './0070_alarm_timers.js';
 import { queuedOperationsMigration } from './0080_queued_operations.js';
 import { lockDecommissionMigration } from './0081_lock_decommission.js';
 import { webhooksMigration } from './0110_webhooks.js';
@@ -51,6 +52,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0041_site_owners': siteOwnersMigration(),
     '0050_application_sender': applicationSenderMigration(dialect),
     '0060_lock_alarms': lockAlarmsMigration(dialect),
+    '0070_alarm_timers': alarmTimersMigration(dialect),
     '0080_queued_operations': queuedOperationsMigration(dialect),
     '0081_lock_decommission': lockDecommissionMigration(dialect),
     '0110_webhooks': webhooksMigration(dialect),
