@@ -11,7 +11,9 @@ class RegistryProvider implements MigrationProvider {
 
 /** Brings the schema up to date; throws with the failing migration's name. */
 export async function migrateToLatest(database: Database): Promise<string[]> {
-  const migrator = new Migrator({ db: database.kysely, provider: new RegistryProvider(database.dialect) });
+  // Parallel work lands numbered ranges out of order (0110 merged after 0130): a database migrated
+  // in between still gets the lower-numbered newcomer instead of refusing to start.
+  const migrator = new Migrator({ db: database.kysely, provider: new RegistryProvider(database.dialect), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
