@@ -14,6 +14,7 @@ export type ServiceRequest =
   | { type: 'provision'; name: string }
   | { type: 'profile-start' }
   | { type: 'profile-stop'; file: string }
+  | { type: 'online' }
   | { type: 'stop' };
 
 export type ServiceMessage =
@@ -21,6 +22,7 @@ export type ServiceMessage =
   | { type: 'provisioned'; id: string; secret: string; registrationKey: string }
   | { type: 'profiling' }
   | { type: 'profiled'; file: string }
+  | { type: 'online'; locks: number; online: number }
   | { type: 'failed'; message: string };
 
 const send = (message: ServiceMessage): void => void process.send!(message);
@@ -47,6 +49,11 @@ async function answer(request: ServiceRequest): Promise<void> {
       await mkdir(dirname(request.file), { recursive: true });
       await writeFile(request.file, JSON.stringify(profile));
       return send({ type: 'profiled', file: request.file });
+    }
+    case 'online': {
+      // Every lock the service knows, and how many of them it holds online (bench/fleet.ts).
+      const ids = await ctx.db.kysely.selectFrom('locks').select('id').execute();
+      return send({ type: 'online', locks: ids.length, online: ids.filter(({ id }) => ctx.link.isOnline(id)).length });
     }
     case 'stop':
       await close();

@@ -157,8 +157,10 @@ function localClient(broker: Aedes, logger: Logger): LocalBrokerClient {
         // It runs inside the publisher's routing: a throw must not reach the broker.
         logger.error({ err, topic: short(packet.topic) }, 'a local subscriber failed on a message');
       }
-      // aedes holds the publisher's flow until every subscriber calls back: call back at once.
-      done();
+      // aedes holds the publisher's flow until every subscriber calls back: call back at once, but
+      // from a fresh stack: called back here, mqemitter delivers its next queued message inside
+      // this call, and a storm of reports (a thousand locks reconnecting) overflowed the stack.
+      process.nextTick(done);
     };
     await Promise.all(filters.map((filter) => new Promise<void>((resolve) => broker.subscribe(filter, deliver, resolve))));
     void (async () => {

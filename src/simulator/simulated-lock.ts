@@ -66,9 +66,12 @@ export class SimulatedLock implements Bolt {
     return this.endpoint.configVersion;
   }
 
-  /** Connects, subscribes, then announces itself online with its state. */
-  connect(): Promise<void> {
-    return this.endpoint.connect();
+  /**
+   * Connects, subscribes, then announces itself online with its state. Without waiting for the
+   * broker (`waitForBroker` false) it returns at once and keeps trying, as a real lock does.
+   */
+  connect(waitForBroker = true): Promise<void> {
+    return this.endpoint.connect(waitForBroker);
   }
 
   /** Drops the TCP connection without DISCONNECT, like a power cut: the broker publishes the will. */

@@ -1,0 +1,135 @@
+// Fleet scale (issue 33 point 1): FLEET_LOCKS simulated locks (default 1000; a list such as
+// 1000,5000 runs each in turn) connect to one instance with the embedded broker. The locks are
+// real SimulatedLocks (src/lock-edge/), all in one load-generator process (bench/fleet-locks.ts);
+// the service is its own process (bench/unlock-service.ts: SQLite, embedded broker), every lock
+// provisioned and claimed by one user, so each gets its config. Prints, beside the goals: the
+// service's memory per connected lock, its CPU while every lock idles, the time until every lock
+// is online again after the service restarts (the reconnect storm, each lock's retained config
+// delivered again and reconciled), and the unlock p50/p99 of one lock while the storm runs.
+// Not a test. Run: npm run bench -- fleet   (FLEET_LOCKS=1000,5000 npm run bench -- fleet)
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateEphemeralKey, requestCertificate, signOperation } from '../src/client/index.js';
+import { freePort } from '../test/helpers/ports.js';
+import type { FleetMessage, FleetRequest } from './fleet-locks.js';
+import { percentile } from './lib.js';
+import { cpuSecondsOf, startServiceProcess, type ServiceProcess } from './unlock-processes.js';
+
+const SIZES = (process.env.FLEET_LOCKS ?? '1000').split(',').map(Number);
+const IDLE_SECONDS = Number(process.env.FLEET_IDLE_S ?? 20);
+const GOAL = { onlineAfterRestartS: 60, unlockP99Ms: 250 };
+const root = new URL('..', import.meta.url).pathname;
+
+const rssMiBOf = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+const line = (what: string, figure: string, goal: string) => console.log(`${what.padEnd(50)} ${figure.padEnd(30)} ${goal}`);
+async function until(check: () => Promise<boolean>, what: string, withinMs: number): Promise<void> {
+  const end = Date.now() + withinMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${withinMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The load generator: `locks` SimulatedLocks in one process. */
+function startFleet(mqttUrl: string, rootCertificate: string, locks: Array<{ id: string; secret: string }>) {
+  const child: ChildProcess = fork(join(root, 'bench/fleet-locks.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  child.send({ type: 'start', mqttUrl, rootCertificate, locks } satisfies FleetRequest);
+  return {
+    pid: child.pid!,
+    status: () => new Promise<FleetMessage>((resolve) => {
+      child.once('message', (message: FleetMessage) => resolve(message));
+      child.send({ type: 'status' } satisfies FleetRequest);
+    }),
+    stop: () => new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.send({ type: 'stop' } satisfies FleetRequest);
+    }),
+  };
+}
+
+async function run(count: number): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'latchkey-bench-fleet-'));
+  const mqttPort = await freePort();
+  const env = { CERT_CHECK: 'never', LOG_LEVEL: 'error', DATA_DIR: dataDir, MQTT_PORT: String(mqttPort) };
+  let service: ServiceProcess = await startServiceProcess(env);
+  const post = (path: string, body: string, token?: string, contentType = 'application/json') =>
+    fetch(service.url + path, { method: 'POST', headers: { 'content-type': contentType, ...(token ? { authorization: `Bearer ${token}` } : {}) }, body });
+  const { authToken } = (await (await post('/auth/register', JSON.stringify({ email: `fleet-${Date.now()}@example.com`, password: 'correct horse battery' }))).json()) as { authToken: string };
+  const userId = JSON.parse(Buffer.from(authToken.split('.')[1]!, 'base64url').toString()).sub as string;
+  const key = generateEphemeralKey();
+  const certificate = await requestCertificate(service.url, authToken, key);
+  if ('needsVerification' in certificate) throw new Error('CERT_CHECK=never expected');
+
+  console.log(`\nFleet: ${count} simulated locks, one instance with the embedded broker (provisioning and claiming…)`);
+  const locks: Array<{ id: string; secret: string }> = [];
+  for (let i = 0; i < count; i++) {
+    const lock = await service.ask({ type: 'provision', name: `Door ${i}` }, 'provisioned');
+    locks.push({ id: lock.id, secret: lock.secret });
+    const claim = await post('/device', JSON.stringify({ key: lock.registrationKey, name: `Door ${i}` }), authToken);
+    if (claim.status !== 200) throw new Error(`claim ${i} failed: ${claim.status} ${await claim.text()}`);
+  }
+  const online = async () => (await service.ask({ type: 'online' }, 'online')).online;
+  const rssBefore = await rssMiBOf(service.pid);
+  const started = Date.now();
+  const fleet = startFleet(`mqtt://127.0.0.1:${mqttPort}`, service.rootCertificate, locks);
+  let fleetStatus: FleetMessage | undefined;
+  try {
+    await until(async () => (await online()) === count && (fleetStatus = await fleet.status()).configured === count, 'every lock online with its config', 600_000);
+    line('every lock online with its config, first connection', `${((Date.now() - started) / 1000).toFixed(1)} s`, '');
+
+    const cpuFrom = cpuSecondsOf(service.pid);
+    const idleFrom = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+    const idleCpu = ((cpuSecondsOf(service.pid) - cpuFrom) / ((Date.now() - idleFrom) / 1000)) * 100;
+    const rssAfter = await rssMiBOf(service.pid);
+    fleetStatus = await fleet.status();
+    line(`service CPU while ${count} locks idle (${IDLE_SECONDS} s)`, `${idleCpu.toFixed(1)} % of a core`, '');
+    line('service memory (RSS) before the locks → with them', `${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MiB`, '');
+    line('service memory per connected lock', `${(((rssAfter - rssBefore) * 1024) / count).toFixed(1)} KiB`, 'goal: written down and justified (docs/scaling.md)');
+    line('load generator memory per lock (client side)', `${(((fleetStatus.rssMiB - fleetStatus.baselineMiB) * 1024) / count).toFixed(1)} KiB`, '');
+
+    // The reconnect storm: the service goes away and comes back on the same ports and data.
+    const stopped = Date.now();
+    await service.stop();
+    service = await startServiceProcess(env);
+    const up = Date.now();
+    const measured = locks[0]!.id;
+    const samples: number[] = [];
+    let failures = 0;
+    let storming = true;
+    const unlocking = (async () => {
+      while (storming) {
+        const token = signOperation({ key, certificateChain: certificate.certificateChain, userId, lockId: measured, operation: { type: 'MUTATE_LOCK', locked: false } });
+        const start = performance.now();
+        const res = await post(`/device/${measured}/execute`, token, authToken, 'application/json;charset=UTF-8');
+        await res.arrayBuffer();
+        if (res.status === 200) samples.push(performance.now() - start);
+        else if (res.status !== 503) failures += 1;
+        else await new Promise((resolve) => setTimeout(resolve, 50)); // the lock not back yet
+      }
+    })();
+    await until(async () => (await online()) === count && (fleetStatus = await fleet.status()).configured === count && fleetStatus.connected === count, 'every lock online again', 600_000);
+    const stormS = (Date.now() - up) / 1000;
+    storming = false;
+    await unlocking;
+    samples.sort((a, b) => a - b);
+    line('every lock online again after a service restart', `${stormS.toFixed(1)} s (${((Date.now() - stopped) / 1000).toFixed(1)} s from the stop)`, `goal ≤ ${GOAL.onlineAfterRestartS} s (at 20k)`);
+    line('one lock\'s unlocks during the storm, p50 / p99', samples.length === 0 ? 'none' : `${percentile(samples, 50).toFixed(0)} / ${percentile(samples, 99).toFixed(0)} ms (${samples.length})`, `goal p99 < ${GOAL.unlockP99Ms} ms`);
+    line('unlocks failed during the storm (not 200 nor 503)', String(failures), '0');
+  } finally {
+    await fleet.stop();
+    await service.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+for (const count of SIZES) {
+  try {
+    await run(count);
+  } catch (err) {
+    console.log(`${count} locks: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+process.exit(0);
