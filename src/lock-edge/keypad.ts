@@ -26,6 +26,8 @@ export const LOCKOUT_SECONDS = 300;
 /** A code the lock took: its terms from the signed ADD_CODE, its digits opened. */
 interface HeldCode {
   id: string;
+  /** Who signed its ADD_CODE: an ADMIN of each config that keeps it. */
+  signer: string;
   terms: AddCodeOperation;
   digits: string;
   usedElsewhere: number;
@@ -82,7 +84,10 @@ export class Keypad {
     for (const entry of config?.codes ?? []) {
       const checked = this.verified.get(entry.token) ?? (await this.check(entry));
       seen.set(entry.token, checked);
+      // Every config: the signer must still be one of its ADMINs (the signature check above is kept).
+      const signer = 'error' in checked ? undefined : this.users.find((user) => sameId(user.userId, checked.signer));
       if ('error' in checked) refused.push({ code: entry.id, error: checked.error });
+      else if (signer === undefined || signer.role !== 'ADMIN') refused.push({ code: entry.id, error: 'not_admin: the signer is not an administrator of this lock' });
       else held.push({ ...checked, usedElsewhere: entry.usedElsewhere ?? 0 });
     }
     this.verified.clear();
@@ -134,7 +139,7 @@ export class Keypad {
       const terms = parseAddCode(decoded.payload.operation);
       if (!sameId(terms.code, entry.id)) return { error: 'operation_mismatch: the token grants another code' };
       const signer = this.users.find((user) => sameId(user.userId, iss));
-      if (signer === undefined || signer.role !== 'ADMIN') return { error: 'not_admin: the signer is not an administrator of this lock' };
+      if (signer === undefined) return { error: 'not_admin: the signer is not an administrator of this lock' };
       if (decoded.header.alg === 'EdDSA' && this.options.anchor === undefined) return { error: 'bad_signature: no trusted root provisioned' };
       const legacyPublicKey: KeyObject | undefined = decoded.header.alg === 'RS256' && signer.publicKey !== null ? (parseLegacyPublicKey(signer.publicKey) ?? undefined) : undefined;
       await verifyOperationSignature(decoded, { legacyPublicKey, trustedRoot: this.options.anchor as TrustAnchor, now: iat });
@@ -145,7 +150,7 @@ export class Keypad {
         return { error: 'bad_code: the digits are not sealed for this lock' };
       }
       if (!/^[0-9]{4,12}$/.test(digits)) return { error: 'bad_code: not 4 to 12 digits' };
-      return { id: terms.code, terms, digits, usedElsewhere: 0, token: entry.token };
+      return { id: terms.code, signer: iss, terms, digits, usedElsewhere: 0, token: entry.token };
     } catch (err) {
       if (isAppError(err)) return { error: `${err.error}: ${err.message}` };
       throw err;

@@ -98,6 +98,23 @@ describe('keypad codes on the simulator', () => {
     assert.equal((await simulator.lock.enterCode(code.digits)).ok, true);
   });
 
+  it('refuses a code whose signer is no administrator of the lock any more, and says so (sync failed)', async () => {
+    const { lock, simulator } = await simulatedLock();
+    const other = await certify(t, await createVerifiedUser(t));
+    await shareLock(t, lock.id, admin, other.userId, { role: 'ADMIN' });
+    const code = await makeCode(t, other, [lock.id], { guest: 'Window cleaner' });
+    await applied(code.id, lock.id);
+    assert.equal((await simulator.lock.enterCode(code.digits)).ok, true);
+
+    await shareLock(t, lock.id, admin, other.userId, { role: 'USER' });
+    const failed = await eventually(async () => {
+      const onLock = await codeOnLock(t, admin, code.id, lock.id);
+      return onLock?.sync.state === 'failed' ? onLock : undefined;
+    }, 'the lock refusing the code');
+    assert.match(failed.sync.error ?? '', /^not_admin/);
+    assert.deepEqual(await simulator.lock.enterCode(code.digits), { ok: false, reason: 'unknown_code' });
+  });
+
   // Last but one: it moves the clock past the spring-forward night (the service's clock only goes forward).
   it('opens inside its window and schedule on the lock\'s own clock, across the spring-forward night', async () => {
     const { lock, simulator } = await simulatedLock();
