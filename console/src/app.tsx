@@ -17,10 +17,11 @@ import { LockPage } from './pages/lock';
 import { LocksPage } from './pages/locks';
 import { SharePage } from './pages/share';
 import { SitesPage } from './pages/sites';
+import { Visit } from './pages/visit';
 import { WebhooksPage } from './pages/webhooks';
 
 /** Pages anyone may open; every other page needs a session. */
-const PUBLIC = ['/signin', '/register', '/verify', '/reset'];
+const PUBLIC = ['/signin', '/register', '/verify', '/reset', '/visit'];
 
 function Nav() {
   // Administrators' pages are offered to administrators only.
@@ -97,6 +98,7 @@ function App({ client }: { client: QueryClient }) {
   if (path.startsWith('/register')) return <Register search={search} />;
   if (path.startsWith('/verify')) return <VerifyEmail search={search} />;
   if (path.startsWith('/reset')) return <ResetPassword search={search} />;
+  if (path.startsWith('/visit')) return <Visit />;
   if (!signedIn) return null;
   return <SignedIn path={path} search={search} />;
 }

@@ -22,7 +22,7 @@ export const Registration = Type.Object({
 export type Registration = Static<typeof Registration>;
 
 /** A boolean as HTTP clients write one in a query: true/false in any case (Python sends True), or 1/0. */
-const QueryFlag = Type.String({ pattern: '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$', description: 'true or false (any case), 1 or 0' });
+export const QueryFlag = Type.String({ pattern: '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$', description: 'true or false (any case), 1 or 0' });
 
 export function isTrueFlag(flag: string | undefined): boolean {
   return flag === '1' || flag?.toLowerCase() === 'true';

@@ -88,8 +88,19 @@ export interface CertifiedKeysTable {
   certified_at: number;
 }
 
+/** A visitor's one-time web link (migration 0082, src/sharing/visitors.ts). */
+export interface VisitorInvitationsTable {
+  user_id: string;
+  /** SHA-256 hex of the link's secret. */
+  token_hash: string;
+  created: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface LockTables {
   locks: LocksTable;
+  visitor_invitations: VisitorInvitationsTable;
   lock_members: LockMembersTable;
   /** Shares of an invite taken over by a registration whose email is not yet verified (src/sharing/held-shares.ts). */
   held_invite_shares: LockMembersTable;

@@ -12,6 +12,7 @@ import { returnToUnclaimed } from '../locks/claim.js';
 import { configChanged } from '../locks/config-changes.js';
 import { findLockForUpdate, findMembership, findMemberships, insertMember, lockRowsForUpdate, type LockRow, type Membership } from '../locks/queries.js';
 import { dropHeldShares, holdShare, scheduleDetail, storedSchedule } from './held-shares.js';
+import { isVisitor, VISITOR_SHARE_SECONDS } from './visitors.js';
 import {
   accessWindowError, canAddMember, LAST_ADMIN, canManageMembers, canRemoveMembers, demotesLastAdmin, membershipChange, outlastsGranter, shareWaitsForVerification, type MembershipChange,
 } from './policy.js';
@@ -68,12 +69,15 @@ export interface AddMemberResult {
 export async function tryAddMember(ctx: AppContext, uow: UnitOfWork, input: AddMemberInput): Promise<({ allowed: true } & AddMemberResult) | Denied> {
   const role = input.role ?? 'USER';
   const start = input.start ?? null;
-  const end = input.end ?? null;
   const { lockId, actorUserId, userId, client } = input;
   const { actor } = await lockAndActor(ctx, uow, lockId, actorUserId);
   const now = ctx.now();
   const allowed = canAddMember(actor, now);
   if (!allowed.allowed) return allowed;
+  // A visitor's access is time-limited and a USER's (src/sharing/visitors.ts): no end → a day from its start.
+  const visitor = await isVisitor(uow.db, userId);
+  if (visitor && role !== 'USER') return forbidden('a visitor can only be a USER');
+  const end = input.end ?? (visitor ? Math.max(start ?? now, now) + VISITOR_SHARE_SECONDS : null);
   const windowError = accessWindowError(start, end) ?? (input.schedule == null ? null : validateSchedule(input.schedule));
   if (windowError !== null) throw errors.validation(windowError);
   if (outlastsGranter(actor, { end })) return forbidden('an admin whose access ends cannot grant access that ends later');

@@ -12,6 +12,7 @@ import { defaultName } from '../locks/presenters.js';
 import { loadLockForMember } from '../locks/queries.js';
 import { invitationSender } from './invitation-email.js';
 import { canManageMembers } from './policy.js';
+import { createVisitorInvitation } from './visitors.js';
 
 export interface PublicKeyResult {
   id: string;
@@ -25,15 +26,17 @@ export interface PublicKeyResult {
  * invitation after commit; a known user without a legacy key (registered v3) is given one.
  * Only a caller who administers a lock (and so can share one) may ask: 403 otherwise, so the
  * endpoint is neither an email directory nor an invitation cannon for everyone. With `lockId`
- * (`?device=`, a lock the caller administers), the invitation names that door.
+ * (`?device=`, a lock the caller administers), the invitation names that door. With `visitor`
+ * (`?visitor=true`), a new invitee is a visitor: the email links to the console's web-only visit
+ * instead of registration (src/sharing/visitors.ts); an existing account is answered as without it.
  */
-export async function inviteByEmail(ctx: AppContext, caller: Caller, email: string, lockId?: string): Promise<PublicKeyResult> {
+export async function inviteByEmail(ctx: AppContext, caller: Caller, email: string, lockId?: string, visitor = false): Promise<PublicKeyResult> {
   if (!(await administersAnyLock(ctx.db.kysely, caller.userId, ctx.now()))) throw errors.forbidden('only lock administrators can invite users');
   const door = lockId === undefined ? null : await doorToShare(ctx, caller, lockId);
   const existing = await findUserByEmail(ctx.db.kysely, caller.namespace, email);
   if (existing) return withPublicKey(ctx, existing);
   try {
-    return await createInvitee(ctx, caller, email, door);
+    return await createInvitee(ctx, caller, email, door, visitor);
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     // Invited concurrently by someone else: use theirs.
@@ -55,7 +58,7 @@ async function withPublicKey(ctx: AppContext, user: UserRow): Promise<PublicKeyR
   return { id: user.id, publicKey: await ensureLegacyPublicKey(ctx, user) };
 }
 
-async function createInvitee(ctx: AppContext, caller: Caller, email: string, door: string | null): Promise<PublicKeyResult> {
+async function createInvitee(ctx: AppContext, caller: Caller, email: string, door: string | null, visitor: boolean): Promise<PublicKeyResult> {
   // Counted before the invitee exists: an admin cannot mail the world one address at a time.
   await ctx.limits.invitationsPerUser.consume(caller.userId);
   const id = newPublicId();
@@ -80,7 +83,8 @@ async function createInvitee(ctx: AppContext, caller: Caller, email: string, doo
       created: now,
       updated: now,
     });
-    uow.onCommit(invitationSender(ctx, caller, address, door));
+    const visit = visitor ? await createVisitorInvitation(uow, id, now) : null;
+    uow.onCommit(invitationSender(ctx, caller, address, door, visit));
     return { id, publicKey: key.public_key };
   });
 }

@@ -6,7 +6,9 @@ import { LockIdParams, UserIdParams, pathId } from '../ids/path-ids.js';
 import { countHeldShares } from './held-shares.js';
 import { inviteByEmail } from './invites.js';
 import { presentLockUser, presentUserWithLocks } from './presenters.js';
-import { InviteParams, InviteQuery, LockUserResponse, PublicKeyResponse, WaitingSharesResponse, UserWithLocksResponse } from './schemas.js';
+import { InviteParams, InviteQuery, LockUserResponse, PublicKeyResponse, VisitBody, VisitResponse, WaitingSharesResponse, UserWithLocksResponse } from './schemas.js';
+import { takeVisit } from './visitors.js';
+import { isTrueFlag } from '../accounts/schemas.js';
 import { getUserWithLocks, listUsersOfLock } from './users.js';
 
 /** Who is enrolled where, for administrators, and the invitation of a user to share with. */
@@ -46,10 +48,22 @@ export function sharingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: PublicKeyResponse, ...errorResponses(400, 401, 403, 404, 406) },
         },
         handler: async (request) => {
-          const { device } = request.query;
-          return inviteByEmail(ctx, request.caller, request.params.email, device === undefined ? undefined : pathId(device, 'lock'));
+          const { device, visitor } = request.query;
+          return inviteByEmail(ctx, request.caller, request.params.email, device === undefined ? undefined : pathId(device, 'lock'), isTrueFlag(visitor));
         },
       });
     }
+
+    app.post('/share/visit', {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['locks'],
+        summary: 'A visitor opens their emailed link (once): the email counts as verified, the shares held for it come in, the browser key is remembered (certified without a code) and a session opens. Beyond the spec',
+        security: [],
+        body: VisitBody,
+        response: { 200: VisitResponse, ...errorResponses(400, 406) },
+      },
+      handler: async (request) => takeVisit(ctx, request.body.token, request.body.ephemeralKey),
+    });
   };
 }

@@ -63,6 +63,16 @@ async function makeKey(userId: string): Promise<BrowserKey> {
   return key;
 }
 
+/**
+ * A visitor's key (src/sharing/visitors.ts): made before the service names the user, its public
+ * half sent with the visitor's link, kept for the user the service answers with.
+ */
+export async function visitorKey(): Promise<{ publicKeyBase64: string; keepFor(userId: string): Promise<void> }> {
+  const pair = (await crypto.subtle.generateKey({ name: 'Ed25519' }, false, ['sign', 'verify'])) as CryptoKeyPair;
+  const publicKeyBase64 = toBase64(await crypto.subtle.exportKey('raw', pair.publicKey));
+  return { publicKeyBase64, keepFor: async (userId) => void (await saveKey({ userId, privateKey: pair.privateKey, publicKeyBase64 })) };
+}
+
 /** The key of `userId` in this browser, made on first use. */
 export async function browserKey(userId: string): Promise<BrowserKey> {
   return (await loadKey(userId)) ?? makeKey(userId);

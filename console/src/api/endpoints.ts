@@ -28,6 +28,12 @@ export async function register(api: ApiClient, body: Body<'/auth/register', 'pos
   const tokens = await api.request<Reply<'/auth/register', 'post'>>('POST', '/auth/register?acceptInvite=true', { body, auth: false });
   api.setSession({ authToken: tokens.authToken, refreshToken: tokens.refreshToken });
 }
+/** A visitor's emailed link (its secret) and this browser's new key: the session of the visitor, whose key is then certified without a code. */
+export async function takeVisit(api: ApiClient, body: Body<'/share/visit', 'post'>): Promise<string> {
+  const visit = await api.request<Reply<'/share/visit', 'post'>>('POST', '/share/visit', { body, auth: false });
+  api.setSession({ authToken: visit.authToken, refreshToken: visit.refreshToken });
+  return visit.userId;
+}
 export async function signOut(api: ApiClient): Promise<void> {
   try {
     if (api.session()) await api.request('POST', '/auth/token/destroy');

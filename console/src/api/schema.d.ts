@@ -6083,6 +6083,8 @@ export interface paths {
                 query?: {
                     /** @description the lock the invitation is for (one the caller administers): the email names it */
                     device?: string;
+                    /** @description true: a new invitee is a visitor: the email leads to a web-only visit in the console (a browser key, a time-limited share; no app to install) */
+                    visitor?: string;
                 };
                 header?: never;
                 path: {
@@ -6184,6 +6186,8 @@ export interface paths {
                 query?: {
                     /** @description the lock the invitation is for (one the caller administers): the email names it */
                     device?: string;
+                    /** @description true: a new invitee is a visitor: the email leads to a web-only visit in the console (a browser key, a time-limited share; no app to install) */
+                    visitor?: string;
                 };
                 header?: never;
                 path: {
@@ -6250,6 +6254,83 @@ export interface paths {
                 };
                 /** @description resource not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description requested format is not JSON */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/visit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A visitor opens their emailed link (once): the email counts as verified, the shares held for it come in, the browser key is remembered (certified without a code) and a session opens. Beyond the spec */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the secret of the visitor's link (after # in the emailed link) */
+                        token: string;
+                        /** @description the browser's Ed25519 public key (Base64 raw or DER SPKI): certified without a code afterwards */
+                        ephemeralKey: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            userId: string;
+                            authToken: string;
+                            refreshToken: string;
+                        };
+                    };
+                };
+                /** @description malformed request */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -87,6 +87,7 @@ export function LocksPage({ search }: { search: URLSearchParams }) {
     <main>
       <h1>Locks</h1>
       {search.get('welcome') && <Notice>Welcome! Check your email for the verification link, then certify this browser below.</Notice>}
+      {search.get('visitor') && <Notice>Welcome! Your visitor pass is in this browser: open the door with its Unlock button while your access lasts. Keep this page; nothing to install.</Notice>}
       <KeyPanel />
       {(locks.data?.length ?? 0) > 1 && <Field label="Find a lock" type="search" value={query} onValue={setQuery} hint="By its name or its site's." />}
       {words && visible.length === 0 && <p role="status">No lock matches “{query.trim()}”.</p>}

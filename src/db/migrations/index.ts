@@ -23,6 +23,7 @@ import { lockAlarmsMigration } from './0060_lock_alarms.js';
 import { alarmTimersMigration } from './0070_alarm_timers.js';
 import { queuedOperationsMigration } from './0080_queued_operations.js';
 import { lockDecommissionMigration } from './0081_lock_decommission.js';
+import { visitorInvitationsMigration } from './0082_visitor_invitations.js';
 import { webhooksMigration } from './0110_webhooks.js';
 import { keypadCodesMigration } from './0130_keypad_codes.js';
 
@@ -55,6 +56,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0070_alarm_timers': alarmTimersMigration(dialect),
     '0080_queued_operations': queuedOperationsMigration(dialect),
     '0081_lock_decommission': lockDecommissionMigration(dialect),
+    '0082_visitor_invitations': visitorInvitationsMigration(dialect),
     '0110_webhooks': webhooksMigration(dialect),
     '0130_keypad_codes': keypadCodesMigration(dialect),
   };
