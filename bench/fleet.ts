@@ -24,10 +24,16 @@ const root = new URL('..', import.meta.url).pathname;
 
 const rssMiBOf = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const line = (what: string, figure: string, goal: string) => console.log(`${what.padEnd(50)} ${figure.padEnd(30)} ${goal}`);
-async function until(check: () => Promise<boolean>, what: string, withinMs: number): Promise<void> {
-  const end = Date.now() + withinMs;
+/** Waits for `check`; says `progress()` every 30 s, and in the error when it gives up. */
+async function until(check: () => Promise<boolean>, what: string, withinMs: number, progress: () => string): Promise<void> {
+  const start = Date.now();
+  let told = start;
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${withinMs / 1000} s`);
+    if (Date.now() - start > withinMs) throw new Error(`${what}: not within ${withinMs / 1000} s (${progress()})`);
+    if (Date.now() - told > 30_000) {
+      told = Date.now();
+      console.log(`  … after ${((told - start) / 1000).toFixed(0)} s: ${progress()}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -70,13 +76,20 @@ async function run(count: number): Promise<void> {
     const claim = await post('/device', JSON.stringify({ key: lock.registrationKey, name: `Door ${i}` }), authToken);
     if (claim.status !== 200) throw new Error(`claim ${i} failed: ${claim.status} ${await claim.text()}`);
   }
-  const online = async () => (await service.ask({ type: 'online' }, 'online')).online;
+  let lastOnline = 0;
+  const online = async () => (lastOnline = (await service.ask({ type: 'online' }, 'online')).online);
+  const progress = () => `${lastOnline} of ${count} online to the service; the locks: ${fleetStatus?.connected ?? '?'} connected, ${fleetStatus?.configured ?? '?'} holding a config`;
   const rssBefore = await rssMiBOf(service.pid);
   const started = Date.now();
   const fleet = startFleet(`mqtt://127.0.0.1:${mqttPort}`, service.rootCertificate, locks);
   let fleetStatus: FleetMessage | undefined;
   try {
-    await until(async () => (await online()) === count && (fleetStatus = await fleet.status()).configured === count, 'every lock online with its config', 600_000);
+    const allBack = async () => {
+      const now = await online();
+      fleetStatus = await fleet.status();
+      return now === count && fleetStatus.connected === count && fleetStatus.configured === count;
+    };
+    await until(allBack, 'every lock online with its config', 600_000, progress);
     line('every lock online with its config, first connection', `${((Date.now() - started) / 1000).toFixed(1)} s`, '');
 
     const cpuFrom = cpuSecondsOf(service.pid);
@@ -110,7 +123,7 @@ async function run(count: number): Promise<void> {
         else await new Promise((resolve) => setTimeout(resolve, 50)); // the lock not back yet
       }
     })();
-    await until(async () => (await online()) === count && (fleetStatus = await fleet.status()).configured === count && fleetStatus.connected === count, 'every lock online again', 600_000);
+    await until(allBack, 'every lock online again', 600_000, progress);
     const stormS = (Date.now() - up) / 1000;
     storming = false;
     await unlocking;
