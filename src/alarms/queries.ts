@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely';
+import { activeAdmin } from '../access/active-admin.js';
 import type { DialectName } from '../db/database.js';
 import type { Executor } from '../db/transaction.js';
 import type { LockAlarmsTable } from './tables.js';
@@ -36,12 +37,12 @@ export function clearedAlarms(db: Executor, lockId: string, limit: number): Prom
 }
 
 export function readThresholdRow(db: Executor, lockId: string) {
-  return db.selectFrom('lock_alarm_settings').select(['held_open_seconds', 'offline_seconds', 'refused_unlocks', 'refused_window_seconds']).where('lock_id', '=', lockId).executeTakeFirst();
+  return db.selectFrom('lock_alarm_settings').select(['held_open_seconds', 'offline_seconds', 'refused_unlocks', 'refused_window_seconds', 'mail_off']).where('lock_id', '=', lockId).executeTakeFirst();
 }
 
-/** Stores the lock's own thresholds (all four: the caller merged what it changes with what was stored). */
-export async function storeThresholds(db: Executor, lockId: string, values: { heldOpenSeconds: number; offlineSeconds: number; refusedUnlocks: number; refusedWindowSeconds: number }, now: number): Promise<void> {
-  const row = { held_open_seconds: values.heldOpenSeconds, offline_seconds: values.offlineSeconds, refused_unlocks: values.refusedUnlocks, refused_window_seconds: values.refusedWindowSeconds, updated: now };
+/** Stores the lock's own settings (all of them: the caller merged what it changes with what was stored). */
+export async function storeAlarmSettings(db: Executor, lockId: string, values: { heldOpenSeconds: number; offlineSeconds: number; refusedUnlocks: number; refusedWindowSeconds: number; mailOff: string | null }, now: number): Promise<void> {
+  const row = { held_open_seconds: values.heldOpenSeconds, offline_seconds: values.offlineSeconds, refused_unlocks: values.refusedUnlocks, refused_window_seconds: values.refusedWindowSeconds, mail_off: values.mailOff, updated: now };
   await db
     .insertInto('lock_alarm_settings')
     .values({ lock_id: lockId, ...row })
@@ -137,4 +138,47 @@ export function staleAlarms(db: Executor): Promise<Array<{ lock_id: string; kind
 export async function locksWithRefusalAlarm(db: Executor): Promise<string[]> {
   const rows = await db.selectFrom('lock_alarms').select('lock_id').where('kind', '=', 'refused_unlocks').where('cleared_at', 'is', null).execute();
   return rows.map((row) => row.lock_id);
+}
+
+export interface AlarmMailRecipient {
+  email: string;
+  namespace: string;
+  /** The recipient's own name for the lock, if they gave it one. */
+  alias: string | null;
+  /** The name the operator provisioned the lock with. */
+  lockName: string;
+}
+
+/** The lock's administrators active at `now` whose email is verified: who hears of its alarms. */
+export async function alarmMailRecipients(db: Executor, lockId: string, now: number): Promise<AlarmMailRecipient[]> {
+  const rows = await db
+    .selectFrom('lock_members as admin')
+    .innerJoin('users', 'users.id', 'admin.user_id')
+    .innerJoin('locks', 'locks.id', 'admin.lock_id')
+    .select(['users.email', 'users.namespace', 'admin.alias', 'locks.name as lockName'])
+    .where('admin.lock_id', '=', lockId)
+    .where('admin.role', '=', 'ADMIN')
+    .where((eb) => eb.or([eb('admin.starts_at', 'is', null), eb('admin.starts_at', '<=', now)]))
+    .where((eb) => eb.or([eb('admin.ends_at', 'is', null), eb('admin.ends_at', '>', now)]))
+    .where('users.email_verified', '=', 1)
+    .where('users.email', 'is not', null)
+    .orderBy('users.id')
+    .execute();
+  return rows.map((row) => ({ email: row.email!, namespace: row.namespace, alias: row.alias, lockName: row.lockName }));
+}
+
+/** The open (`cleared` false) or cleared alarms of the locks of `siteId` that `userId` administers at `now`, most recently raised first. */
+export function siteAlarms(db: Executor, siteId: string, userId: string, now: number, cleared: boolean, limit: number): Promise<AlarmRow[]> {
+  return db
+    .selectFrom('lock_alarms as a')
+    .innerJoin('locks', 'locks.id', 'a.lock_id')
+    .innerJoin('lock_members as admin', 'admin.lock_id', 'a.lock_id')
+    .selectAll('a')
+    .where('locks.site_id', '=', siteId)
+    .where(activeAdmin(userId, now))
+    .where('a.cleared_at', cleared ? 'is not' : 'is', null)
+    .orderBy('a.raised_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(limit)
+    .execute();
 }

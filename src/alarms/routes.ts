@@ -2,10 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
 import { LockIdParams, pathId } from '../ids/path-ids.js';
-import { presentAlarm } from './presenters.js';
-import { AlarmSettings, AlarmSettingsChange, LockAlarms } from './schemas.js';
+import { SiteIdParams } from '../sites/schemas.js';
+import { presentAlarm, presentSiteAlarm } from './presenters.js';
+import { AlarmSettings, AlarmSettingsChange, LockAlarms, SiteAlarms } from './schemas.js';
 import { changeAlarmSettings, readAlarmSettings } from './settings.js';
-import { readLockAlarms } from './service.js';
+import { readLockAlarms, readSiteAlarms } from './service.js';
 
 export function alarmRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -19,6 +20,19 @@ export function alarmRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       handler: async (request) => {
         const alarms = await readLockAlarms(ctx, request.caller, pathId(request.params.lockId, 'lock'));
         return { open: alarms.open.map(presentAlarm), history: alarms.history.map(presentAlarm) };
+      },
+    });
+
+    app.get('/site/:siteId/alarms', {
+      schema: {
+        tags: ['alarms'],
+        summary: "Open alarms and their history of the site's locks the caller administers",
+        params: SiteIdParams,
+        response: { 200: SiteAlarms, ...errorResponses(401, 404) },
+      },
+      handler: async (request) => {
+        const alarms = await readSiteAlarms(ctx, request.caller, pathId(request.params.siteId, 'site'));
+        return { open: alarms.open.map(presentSiteAlarm), history: alarms.history.map(presentSiteAlarm) };
       },
     });
 

@@ -5,11 +5,14 @@ import type { AppContext } from '../context.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { alarmConditions, type AlarmKind } from './kinds.js';
-import { clearedAlarms, openAlarms, readLockHealth, type AlarmRow } from './queries.js';
+import { clearedAlarms, openAlarms, readLockHealth, siteAlarms, type AlarmRow } from './queries.js';
+import { isMemberOfSite } from '../sites/queries.js';
 import { endAlarm, raiseAlarm } from './raise.js';
 
-/** How many cleared alarms GET /device/{id}/alarms lists. */
+/** How many cleared alarms GET /device/{id}/alarms and GET /site/{id}/alarms list. */
 export const HISTORY_LIMIT = 100;
+/** How many open alarms GET /site/{id}/alarms lists at most (8 kinds a lock). */
+const OPEN_LIMIT = 1000;
 
 /**
  * Raises and clears the lock's alarms from the health its row now holds, in the transaction that
@@ -35,4 +38,12 @@ export async function readLockAlarms(ctx: AppContext, caller: Caller, lockId: st
   if (!member) throw errors.notFound('lock');
   assertAllowed(canReadAdminData(member, ctx.now()));
   return { open: await openAlarms(db, lockId), history: await clearedAlarms(db, lockId, HISTORY_LIMIT) };
+}
+
+/** The open alarms and recent history of a site's locks that the caller administers (404 unless they are a member of one of its locks). */
+export async function readSiteAlarms(ctx: AppContext, caller: Caller, siteId: string): Promise<{ open: AlarmRow[]; history: AlarmRow[] }> {
+  const db = ctx.db.kysely;
+  if (!(await isMemberOfSite(db, siteId, caller.userId))) throw errors.notFound('site');
+  const now = ctx.now();
+  return { open: await siteAlarms(db, siteId, caller.userId, now, false, OPEN_LIMIT), history: await siteAlarms(db, siteId, caller.userId, now, true, HISTORY_LIMIT) };
 }

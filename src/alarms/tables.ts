@@ -16,6 +16,8 @@ export interface LockAlarmSettingsTable {
   offline_seconds: number | null;
   refused_unlocks: number | null;
   refused_window_seconds: number | null;
+  /** The kinds not emailed, comma-separated (migration 0071); null: every kind is. */
+  mail_off: string | null;
   updated: number;
 }
 

@@ -4498,6 +4498,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/site/{siteId}/alarms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open alarms and their history of the site's locks the caller administers */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description site UUID */
+                    siteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description open alarms of the site's locks the caller administers, most recently raised first */
+                            open: {
+                                id: string;
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks";
+                                /** @description Unix seconds */
+                                raisedAt: number;
+                                /** @description Unix seconds; null while open */
+                                clearedAt: number | null;
+                                lockId: string;
+                            }[];
+                            /** @description the 100 most recently raised cleared alarms of those locks */
+                            history: {
+                                id: string;
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks";
+                                /** @description Unix seconds */
+                                raisedAt: number;
+                                /** @description Unix seconds; null while open */
+                                clearedAt: number | null;
+                                lockId: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/device/{lockId}/alarm-settings": {
         parameters: {
             query?: never;
@@ -4533,6 +4621,17 @@ export interface paths {
                             refusedUnlocks: number;
                             /** @description the window of refusedUnlocks, seconds */
                             refusedWindowSeconds: number;
+                            /** @description per kind, whether the lock's administrators (those with a verified email) are emailed when it is raised */
+                            mail: {
+                                jammed: boolean;
+                                tampered: boolean;
+                                battery_low: boolean;
+                                battery_critical: boolean;
+                                held_open: boolean;
+                                forced_open: boolean;
+                                offline: boolean;
+                                refused_unlocks: boolean;
+                            };
                         };
                     };
                 };
@@ -4602,6 +4701,17 @@ export interface paths {
                         refusedUnlocks?: number;
                         /** @description the window of refusedUnlocks, seconds */
                         refusedWindowSeconds?: number;
+                        /** @description the kinds to change; the others keep their choice */
+                        mail?: {
+                            jammed?: boolean;
+                            tampered?: boolean;
+                            battery_low?: boolean;
+                            battery_critical?: boolean;
+                            held_open?: boolean;
+                            forced_open?: boolean;
+                            offline?: boolean;
+                            refused_unlocks?: boolean;
+                        };
                     };
                 };
             };
@@ -4621,6 +4731,17 @@ export interface paths {
                             refusedUnlocks: number;
                             /** @description the window of refusedUnlocks, seconds */
                             refusedWindowSeconds: number;
+                            /** @description per kind, whether the lock's administrators (those with a verified email) are emailed when it is raised */
+                            mail: {
+                                jammed: boolean;
+                                tampered: boolean;
+                                battery_low: boolean;
+                                battery_critical: boolean;
+                                held_open: boolean;
+                                forced_open: boolean;
+                                offline: boolean;
+                                refused_unlocks: boolean;
+                            };
                         };
                     };
                 };
