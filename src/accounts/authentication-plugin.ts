@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import type { AuthClaims } from '../crypto/service-tokens.js';
 import { isAppError } from '../errors/catalogue.js';
 import { addRouteHook } from '../http/app.js';
+import { declareErrorStatuses } from '../http/schemas.js';
 import { addressKey } from '../limits/address-key.js';
 import { authenticate, bearerToken, heldCaller, type ExternalTokenVerifier } from './authenticate.js';
 import type { Caller } from './caller.js';
@@ -88,7 +89,8 @@ function admissionOf(ctx: AppContext, external: ExternalTokens, auth: NonNullabl
  * Authentication and the per-caller request count, for every route declared after it in the scope
  * it is registered in (it does not open a scope of its own): `request.caller` is set from the
  * Bearer token unless the route says `auth: 'none'` or `'refresh'` (secure by default), and each
- * request is counted against its caller, or its address when anonymous.
+ * request is counted against its caller, or its address when anonymous, so every such route
+ * declares the limit's 429.
  */
 export function authenticationPlugin(ctx: AppContext, external: ExternalTokens): FastifyPluginAsync {
   return fastifyPlugin(
@@ -97,6 +99,8 @@ export function authenticationPlugin(ctx: AppContext, external: ExternalTokens):
       app.addHook('onRoute', (route) => {
         const auth = (route.config as FastifyContextConfig | undefined)?.auth ?? 'user';
         addRouteHook(route, admissionHook(admissionOf(ctx, external, auth)));
+        // Every request here is counted (its caller's, or its address's): any may be refused 429.
+        declareErrorStatuses(route, 429);
       });
     },
     { name: 'latchkey-authentication', fastify: '5.x' },

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
 import { errorResponses, NoContent } from '../http/schemas.js';
-import { mediaTypeOf, parseObjectKey, type ObjectKey } from './content-types.js';
+import { LOGO_CONTENT_TYPES, mediaTypeOf, parseObjectKey, type ObjectKey } from './content-types.js';
 import type { EmbeddedLogoStorage } from './storage.js';
 import { checkUpload } from './upload-signature.js';
 
@@ -66,7 +66,16 @@ export function cdnRoutes(ctx: AppContext, store: EmbeddedLogoStorage, applicati
 
     app.get('/cdn/*', {
       config: { auth: 'none', anyAccept: true },
-      schema: { tags: ['cdn'], summary: 'A stored logo', security: [], params: Wildcard, response: errorResponses(404) },
+      schema: {
+        tags: ['cdn'],
+        summary: 'A stored logo',
+        security: [],
+        params: Wildcard,
+        response: {
+          200: { description: "the logo's bytes, of the type it was uploaded as", content: Object.fromEntries(Object.keys(LOGO_CONTENT_TYPES).map((type) => [type, { schema: Type.Unsafe<Buffer>(Type.String({ format: 'binary' })) }])) },
+          ...errorResponses(404),
+        },
+      },
       handler: async (request, reply) => {
         const object = parseObjectKey(request.params['*']);
         const bytes = object ? await store.files.get(object.key) : null;

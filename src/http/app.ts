@@ -12,6 +12,7 @@ import { handleError } from './error-handler.js';
 import type { HttpApp } from './http-app.js';
 import { notFoundHandler } from './not-found.js';
 import { acceptRuleOf, DOCS_PREFIX, negotiateRequest } from './route-negotiation.js';
+import { declareErrorStatuses } from './schemas.js';
 import { serializeRequest } from './request-log.js';
 import { docsCsp, securityHeaders } from './security-headers.js';
 import { AJV_OPTIONS, strictBodyValidators } from './validation.js';
@@ -59,6 +60,13 @@ export function addRouteHook(route: RouteOptions, hook: onRequestHookHandler): v
   hooks.splice(at, 0, hook);
   routeHooks.add(hook);
   route.onRequest = hooks;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Whether Fastify reads a request body for the route (any of its methods). */
+function takesBody(route: RouteOptions): boolean {
+  return (Array.isArray(route.method) ? route.method : [route.method]).some((method) => BODY_METHODS.has(method));
 }
 
 /** Why a request is refused before routing (shutting down, a NUL in the URL), or undefined. */
@@ -127,6 +135,11 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.addHook('onRoute', (route) => {
     const rule = acceptRuleOf(route);
     addRouteHook(route, (request, _reply, done) => done(negotiateRequest(request, rule)));
+    // What this layer answers for any route, declared here once: 406 to an Accept header admitting
+    // nothing the route answers; 400 (malformed JSON, a NUL) and 415 (a type it cannot read) to
+    // the body of a method that takes one (./body-parsing.ts), whether or not the route reads it.
+    if (rule !== 'any') declareErrorStatuses(route, 406);
+    if (takesBody(route)) declareErrorStatuses(route, 400, 415);
   });
 
   if (options.onUndeclaredStatus) checkDeclaredStatuses(app, options.onUndeclaredStatus);

@@ -7,6 +7,7 @@ import { sameSecret } from '../crypto/compare.js';
 import { decideLogin, mayPublish, maySubscribe, type BrokerIdentity, type ServiceCredentials } from '../device-protocol/broker-policy.js';
 import { isValidLockId } from '../device-protocol/topics.js';
 import { errors } from '../errors/catalogue.js';
+import { errorResponses } from '../http/schemas.js';
 import { authenticateLockSecret } from '../locks/provision.js';
 
 /**
@@ -92,7 +93,8 @@ export function brokerAuthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     };
     const authorize = (body: HookBody): boolean => mayAccess(identityOf(body.username, service), body.topic ?? '', accessOf(body), prefix);
     const common = { config: { auth: 'none' as const }, onRequest: async (request: FastifyRequest) => guard(request) };
-    const schema = (summary: string) => ({ tags: ['broker'], summary, security: [], body: HookBody, response: { 200: Result } });
+    // A call without the shared secret is refused 401 by `guard`, whatever the hook.
+    const schema = (summary: string) => ({ tags: ['broker'], summary, security: [], body: HookBody, response: { 200: Result, ...errorResponses(401) } });
 
     // EMQX: always 200, the verdict in the body.
     app.post('/mqtt-auth/authenticate', { ...common, schema: schema('EMQX HTTP authenticator') }, async (request) => {
@@ -103,7 +105,7 @@ export function brokerAuthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     // mosquitto-go-auth (auth_opt_http_response_mode status): 200 allows, 403 denies.
     const verdict = (allowed: boolean) => (allowed ? { status: 200 as const, body: { result: 'allow' as const } } : { status: 403 as const, body: { result: 'deny' as const } });
-    const goSchema = (summary: string) => ({ tags: ['broker'], summary, security: [], body: HookBody, response: { 200: Result, 403: Result } });
+    const goSchema = (summary: string) => ({ tags: ['broker'], summary, security: [], body: HookBody, response: { 200: Result, 403: Result, ...errorResponses(401) } });
     app.post('/mqtt-auth/go-auth/user', { ...common, schema: goSchema('mosquitto-go-auth user check') }, async (request, reply) => {
       const { status, body } = verdict((await authenticate(request.body)).allowed);
       return reply.code(status).send(body);

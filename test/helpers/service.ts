@@ -48,7 +48,8 @@ export async function startTestService(env: Record<string, string> = {}, options
     LOG_LEVEL: process.env.LATCHKEY_TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const service = await startService(config, { ...(options.clock ? { now: options.clock.now } : {}), ...(options.logger ? { logger: options.logger } : {}) });
+  const undeclared = declaredStatusCheck();
+  const service = await startService(config, { ...(options.clock ? { now: options.clock.now } : {}), ...(options.logger ? { logger: options.logger } : {}), onUndeclaredStatus: undeclared.record });
   let closed = false;
   return {
     api: new Api(service.url),
@@ -63,6 +64,26 @@ export async function startTestService(env: Record<string, string> = {}, options
       await service.close();
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
+      undeclared.failIfAny();
+    },
+  };
+}
+
+/**
+ * The declared-status check of src/http/declared-statuses.ts, on in every test service (issue 25
+ * point 4, as logto's guard): a reply whose status its route does not declare becomes a 500
+ * `undeclared_status`, is written to stderr at once, and fails the test when its service closes
+ * (`useService`'s `after`, or the test's own `close()`), even when the test never looked at the status.
+ */
+function declaredStatusCheck(): { record: (what: string) => void; failIfAny: () => void } {
+  const seen: string[] = [];
+  return {
+    record: (what) => {
+      seen.push(what);
+      console.error(`undeclared status: ${what}`);
+    },
+    failIfAny: () => {
+      if (seen.length > 0) throw new Error(`replies of undeclared statuses (declare them in the route's response schema):\n${seen.join('\n')}`);
     },
   };
 }
@@ -126,8 +147,16 @@ export function useService(options: { env?: Record<string, string>; withUser?: b
 
 /** Another instance of `t`'s service: the same database, data directory and Redis, its own port (and `overrides` of its configuration). */
 export async function startInstanceBeside(t: TestService, overrides: Partial<Config> = {}): Promise<{ api: Api; service: RunningService; close(): Promise<void> }> {
-  const service = await startService({ ...t.config, ...overrides, port: 0 }, t.clock ? { now: t.clock.now } : {});
-  return { api: new Api(service.url), service, close: () => service.close() };
+  const undeclared = declaredStatusCheck();
+  const service = await startService({ ...t.config, ...overrides, port: 0 }, { ...(t.clock ? { now: t.clock.now } : {}), onUndeclaredStatus: undeclared.record });
+  return {
+    api: new Api(service.url),
+    service,
+    close: async () => {
+      await service.close();
+      undeclared.failIfAny();
+    },
+  };
 }
 
 /** Redis on this machine (CI starts it when down), for tests of several instances. */
