@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { createInProcessBus, createRedisBus, type EventBus } from './bus/event-bus.js';
 import { applicationsFollowAccountDeletions } from './applications/app-users.js';
+import { createApplicationsPlatform, type ApplicationsPlatform } from './applications/platform.js';
 import { brandingFor as applicationBranding } from './applications/branding.js';
 import type { Config } from './config/config.js';
 import { warnAboutLoosePrivateFiles } from './config/private-files.js';
@@ -25,6 +26,7 @@ import type { EmbeddedBroker } from './mqtt/broker.js';
 import type { Branding } from './messaging/branding.js';
 import { loadCertificateAuthority, type Pki } from './certificates/ca.js';
 import { createMailer, type Mailer } from './messaging/mailer.js';
+import { LiveEvents } from './events/live-events.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
 import { createTextSender, type TextSender } from './messaging/sms.js';
 import { sharingFollowsAccounts } from './sharing/account-events.js';
@@ -145,6 +147,25 @@ export async function createContext(config: Config, options: ContextOptions = {}
     await closeAll(closers);
     throw err;
   }
+}
+
+/**
+ * What only the HTTP side holds, built here too, once the context exists (each part needs it),
+ * and handed to registerRoutes (src/routes.ts): nothing is built lazily by a route plugin.
+ */
+export interface HttpParts {
+  /** The applications feature's long-lived parts: third-party tokens, CORS origins, logo storage. */
+  applications: ApplicationsPlatform;
+  /** GET /device/events' audit feed and open streams. */
+  liveEvents: LiveEvents;
+}
+
+export function createHttpParts(ctx: AppContext): HttpParts {
+  const applications = createApplicationsPlatform(ctx);
+  // After the platform: an application's change empties its caches before open streams recheck their tokens (src/events/open-streams.ts).
+  const liveEvents = new LiveEvents({ db: ctx.db.kysely, bus: ctx.bus, logger: ctx.logger });
+  ctx.closers.push(() => liveEvents.close());
+  return { applications, liveEvents };
 }
 
 async function closeAll(closers: AppContext['closers']): Promise<void> {

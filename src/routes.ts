@@ -1,14 +1,13 @@
 import { authenticationPlugin } from './accounts/authentication-plugin.js';
 import { alarmRoutes } from './alarms/routes.js';
 import { accountsRoutes } from './accounts/routes.js';
-import type { ApplicationsPlatform } from './applications/platform.js';
 import { platformRoutes } from './applications/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { logoOrigins } from './cdn/origins.js';
 import { cdnRoutes } from './cdn/routes.js';
 import { certificateRoutes } from './certificates/routes.js';
 import { consoleRoutes } from './console/routes.js';
-import type { AppContext } from './context.js';
+import type { AppContext, HttpParts } from './context.js';
 import { directoryRoutes } from './directory/routes.js';
 import { eventRoutes } from './events/routes.js';
 import type { HttpApp } from './http/app.js';
@@ -28,7 +27,7 @@ import { webhookRoutes } from './webhooks/routes.js';
  * outside the API: no caller to identify, no request counted (a count could itself need Redis).
  * The API's scope starts with the authentication plugin, then each feature's routes.ts, in order.
  */
-export async function registerRoutes(app: HttpApp, ctx: AppContext, applications: ApplicationsPlatform): Promise<void> {
+export async function registerRoutes(app: HttpApp, ctx: AppContext, { applications, liveEvents }: HttpParts): Promise<void> {
   observeHttp(app, ctx.metrics);
   await app.register(probeRoutes(ctx));
   const metricsListener = await serveMetrics(app, { metrics: ctx.metrics, config: ctx.config.metrics, host: ctx.config.host, logger: ctx.logger });
@@ -42,7 +41,7 @@ export async function registerRoutes(app: HttpApp, ctx: AppContext, applications
     await api.register(cdnRoutes(ctx, applications.embedded, applications.exists));
     await api.register(auditRoutes(ctx));
     await api.register(alarmRoutes(ctx));
-    await api.register(eventRoutes(ctx, applications.tokens));
+    await api.register(eventRoutes(ctx, liveEvents, applications.tokens));
     await api.register(lockRoutes(ctx));
     await api.register(sharingRoutes(ctx));
     await api.register(keypadCodeRoutes(ctx));

@@ -1,8 +1,7 @@
-import { createApplicationsPlatform } from './applications/platform.js';
 import { isCdnPath } from './cdn/routes.js';
 import type { Config } from './config/config.js';
 import { startupStep } from './config/startup-step.js';
-import { closeContext, createContext, type AppContext, type ContextOptions } from './context.js';
+import { closeContext, createContext, createHttpParts, type AppContext, type ContextOptions } from './context.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { registerRoutes } from './routes.js';
 import { startSubscribers, type Subscribers } from './subscribers.js';
@@ -33,9 +32,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let app: HttpApp | null = null;
   let subscribers: Subscribers | null = null;
   try {
-    const applications = createApplicationsPlatform(ctx);
-    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, requestTimeoutMs: config.httpRequestTimeoutMs, corsOrigin: (origin) => applications.cors.allows(origin), corsOpenPath: isCdnPath, openApiWebhooks: openApiWebhooks(), ...(options.onUndeclaredStatus ? { onUndeclaredStatus: options.onUndeclaredStatus } : {}) });
-    await registerRoutes(app, ctx, applications);
+    const parts = createHttpParts(ctx);
+    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, requestTimeoutMs: config.httpRequestTimeoutMs, corsOrigin: (origin) => parts.applications.cors.allows(origin), corsOpenPath: isCdnPath, openApiWebhooks: openApiWebhooks(), ...(options.onUndeclaredStatus ? { onUndeclaredStatus: options.onUndeclaredStatus } : {}) });
+    await registerRoutes(app, ctx, parts);
     subscribers = await startSubscribers(ctx);
     await startupStep('PORT / HOST', 'cannot listen', () => app!.listen({ port: config.port, host: config.host }));
     const address = app.server.address();

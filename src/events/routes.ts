@@ -4,9 +4,8 @@ import { authenticate, bearerToken, type ExternalTokenVerifier } from '../accoun
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
 import { errorResponses } from '../http/schemas.js';
-import { AuditFeed } from './feed.js';
+import type { LiveEvents } from './live-events.js';
 import { currentAccess, MAX_STREAM_LOCKS, startingCursor, streamLocks } from './open-stream.js';
-import { OpenStreams } from './open-streams.js';
 import { EventStream } from './stream.js';
 
 const EventsQuery = Type.Object({
@@ -20,20 +19,11 @@ const EventsHeaders = Type.Object({ 'last-event-id': Type.Optional(Type.String({
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 /** GET /device/events: live audit entries of the caller's locks as server-sent events (decisions §5). */
-export function eventRoutes(ctx: AppContext, external: ExternalTokenVerifier | null): FastifyPluginAsyncTypebox {
+export function eventRoutes(ctx: AppContext, live: LiveEvents, external: ExternalTokenVerifier | null): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const feed = new AuditFeed(ctx.db.kysely, ctx.bus, ctx.logger);
-    const streams = new OpenStreams(ctx.bus);
+    const { feed, streams } = live;
     // Open streams would keep the HTTP server from closing: end them first.
-    // The bus lost: streams here would miss other instances' events; they end, and clients resume
-    // from their Last-Event-ID once it is back (the feed replays from the database).
-    ctx.bus.onConnectionChange((connected) => {
-      if (!connected) for (const stream of streams.all()) stream.close();
-    });
-    app.addHook('preClose', async () => {
-      streams.close();
-      feed.close();
-    });
+    app.addHook('preClose', async () => live.close());
 
     app.get('/device/events', {
       config: { eventStream: true },
