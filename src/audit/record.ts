@@ -29,6 +29,11 @@ export interface AuditInput {
   details?: Record<string, unknown>;
   /** The client of the actor's request (src/audit/client.ts); absent when they acted through none (a lock's report, the CLI). */
   client?: AuditClient;
+  /**
+   * When it happened, Unix seconds, when that was before it is recorded (a lock reporting what it
+   * did while the service could not be reached: device protocol 1.3); default and at most now.
+   */
+  at?: number;
 }
 
 export interface AuditEntry extends AuditPartySnapshot, AuditClient {
@@ -159,7 +164,7 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
   const fields = {
     version: CURRENT_HASH_VERSION,
     lockId: input.lockId,
-    timestamp: ctx.now(),
+    timestamp: input.at === undefined ? ctx.now() : Math.min(input.at, ctx.now()),
     type: input.type,
     actorUserId: input.actorUserId,
     subjectUserId,

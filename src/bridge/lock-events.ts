@@ -6,4 +6,6 @@ export interface LockEvents {
   doorChanged(open: boolean): void;
   /** The lock can (or can no longer) be reached: its presence. */
   reachable(reachable: boolean): void;
+  /** Someone at the door moved the bolt (a code at the keypad, with its user-code slot when told; a hand): reported to the service. */
+  operated(operation: { source: 'keypad' | 'manual'; locked: boolean; slot?: number }): void;
 }

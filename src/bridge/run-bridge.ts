@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BridgeConfig, BridgedLockConfig } from '../config/bridge.js';
 import { LockEndpoint, type LockLog } from '../lock-edge/lock-endpoint.js';
+import { lanEndpointUrl, startLanServer, type LanServer } from '../lock-edge/lan-server.js';
 import type { RealLock } from './real-lock.js';
 import type { Unpairing } from './matter/network.js';
 import { MATTER_CAPABILITIES, MatterLock } from './matter/matter-lock.js';
@@ -21,11 +22,16 @@ import { ZWAVE_CAPABILITIES, ZwaveLock } from './zwave/zwave-lock.js';
  * to the service until it can.
  */
 
+/** How long an uncommanded bolt move waits for the lock to say how it was made (keypad, hand) before its state goes out, milliseconds. */
+const OPERATION_GRACE_MS = 1_000;
+
 export interface RunningBridge {
   /** Each lock: whether its hardware can be reached, whether its MQTT session is up, the config version it holds. */
   status(): Array<{ id: string; reachable: boolean; connected: boolean; configVersion: number | null }>;
   /** Resolves once the Matter controller has started (at once without Matter locks); rejects when it cannot. */
   matterStarted: Promise<void>;
+  /** Resolves with the URL each lock announces once the LAN endpoint listens (null without `lan`); rejects when it cannot listen. */
+  lanStarted: Promise<string | null>;
   /** Decommissions a Matter lock and forgets it; it is offline to the service from then on. */
   unpair(lockId: string): Promise<Unpairing>;
   close(): Promise<void>;
@@ -82,6 +88,9 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       topicPrefix: config.topicPrefix,
       device: { kind: lockConfig.zwave !== undefined ? 'zwave' : 'matter', capabilities },
       replayFile: join(config.dataDir, 'replays', `${lockConfig.id}.jsonl`),
+      outboxFile: join(config.dataDir, 'outbox', `${lockConfig.id}.jsonl`),
+      // Z-Wave tells a move at the keypad before saying it was the keypad; Matter sends its event beside the attribute.
+      operationGraceMs: OPERATION_GRACE_MS,
       defaultCommandMs: config.lockReplyTimeoutMs,
       now,
       log,
@@ -94,6 +103,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
         endpoint.publishState();
       },
       reachable: (reachable) => endpoint.setAvailable(reachable),
+      operated: (operation) => endpoint.reportOperation(operation),
     });
     // Offline to the service until the lock is seen through its stack.
     endpoint.setAvailable(false);
@@ -102,7 +112,24 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
   }
 
   zwave?.start();
-  for (const { endpoint } of locks) void endpoint.connect(false);
+  // The LAN endpoint first, so each lock announces its address from its first `online`.
+  const byId = new Map(locks.map(({ id, endpoint }) => [id.toLowerCase(), endpoint]));
+  const lan: Promise<LanServer | null> = config.lan === undefined ? Promise.resolve(null) : startLanServer({
+    port: config.lan.port,
+    ...(config.lan.host === undefined ? {} : { host: config.lan.host }),
+    lockFor: (lockId) => byId.get(lockId),
+    log: (action, fields = {}) => logger.info(fields, action),
+  });
+  const lanStarted = lan.then((server) => {
+    if (server === null || config.lan === undefined) return null;
+    const url = lanEndpointUrl(config.lan.advertiseHost ?? config.lan.host ?? '127.0.0.1', server.port);
+    for (const { endpoint } of locks) endpoint.setDirectAccessEndpoints([url]);
+    return url;
+  });
+  lanStarted.catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'the LAN endpoint did not start'));
+  void lanStarted.catch(() => null).then(() => {
+    if (closing === undefined) for (const { endpoint } of locks) void endpoint.connect(false);
+  });
   const matter = matterLocks.length === 0 ? Promise.resolve(null) : import('./matter/network.js').then(({ startMatterNetwork }) =>
     startMatterNetwork({ dataDir: config.dataDir, port: config.matter.port, pingSeconds: config.matter.pingSeconds, logger, locks: matterLocks }));
   matter.catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'the Matter controller did not start'));
@@ -126,6 +153,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
   return {
     status: () => locks.map(({ id, endpoint, bolt }) => ({ id, reachable: bolt.reachable, connected: endpoint.connected, configVersion: endpoint.configVersion })),
     matterStarted: matter.then(() => undefined),
+    lanStarted,
     async unpair(lockId) {
       const network = await matter;
       return network === null ? { unpaired: false, decommissioned: false } : network.unpair(lockId);
@@ -133,6 +161,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
     close: () => (closing ??= (async () => {
       clearInterval(pinger);
       for (const { bolt } of locks) bolt.stop();
+      await (await lan.catch(() => null))?.close();
       await Promise.all(locks.map(({ endpoint }) => endpoint.close()));
       await zwave?.close();
       await (await matter.catch(() => null))?.close();

@@ -40,7 +40,7 @@ async function rootFromDatabase(config: Config): Promise<string | undefined> {
 export const lockSimulateCommand: Command = {
   path: ['lock', 'simulate'],
   summary: 'Run a virtual lock on the lock link; reads open/close/offline/online/state lines on stdin',
-  usage: 'lock simulate --id ID [--secret-file PATH] [--mqtt URL] [--reply-delay MS] [--root-file PATH] [--replay-file PATH]  (secret: LOCK_SECRET or --secret-file)',
+  usage: 'lock simulate --id ID [--secret-file PATH] [--mqtt URL] [--reply-delay MS] [--root-file PATH] [--replay-file PATH] [--outbox-file PATH] [--lan-port N [--lan-host HOST] [--lan-advertise HOST]]  (secret: LOCK_SECRET or --secret-file)',
   options: {
     id: { type: 'string', description: 'the lock id printed by `latchkey lock provision` (required)' },
     'secret-file': { type: 'string', description: 'a file holding the device secret printed by `latchkey lock provision`; or set LOCK_SECRET' },
@@ -49,6 +49,10 @@ export const lockSimulateCommand: Command = {
     'reply-delay': { type: 'string', description: 'milliseconds to wait before answering each command, 0 to 600000; default 0' },
     'root-file': { type: 'string', description: 'the root CA to trust for certificate (EdDSA) tokens, PEM or Base64 DER; default: read from the service\'s database when this machine can' },
     'replay-file': { type: 'string', description: 'a file where the lock remembers the tokens it has used, so a replay is refused after a restart too; default: in memory only' },
+    'outbox-file': { type: 'string', description: 'a file where what the lock did on its own (LAN, keypad, by hand) waits while the service cannot be reached; default: in memory only' },
+    'lan-port': { type: 'string', description: 'serve unlock on the LAN (the SDK\'s directAccessEndpoints) on this TCP port, 0 for any free one; default: not served' },
+    'lan-host': { type: 'string', description: 'the interface the LAN endpoint listens on; default: all' },
+    'lan-advertise': { type: 'string', description: 'the host name or address phones reach the LAN endpoint at, in the URL the lock announces; default: --lan-host, else 127.0.0.1' },
   },
   async run(values) {
     const id = requireString(values, 'id').toLowerCase();
@@ -65,10 +69,18 @@ export const lockSimulateCommand: Command = {
     const trustedRoot = rootFile ? rootFromText(await readFile(rootFile, 'utf8')) : await rootFromDatabase(config);
     if (!trustedRoot) console.error('latchkey lock simulate: no trusted root CA; certificate (EdDSA) tokens will be refused');
     const replayFile = typeof values['replay-file'] === 'string' ? values['replay-file'] : undefined;
+    const outboxFile = typeof values['outbox-file'] === 'string' ? values['outbox-file'] : undefined;
+    const lanPort = optionalNumber(values, 'lan-port');
+    if (lanPort !== undefined && !(Number.isInteger(lanPort) && lanPort >= 0 && lanPort <= 65535)) throw new UsageError('--lan-port must be 0 to 65535');
+    const lanHost = typeof values['lan-host'] === 'string' ? values['lan-host'] : undefined;
+    const lanAdvertise = typeof values['lan-advertise'] === 'string' ? values['lan-advertise'] : undefined;
+    if (lanPort === undefined && (lanHost !== undefined || lanAdvertise !== undefined)) throw new UsageError('--lan-host and --lan-advertise need --lan-port');
     const simulator = await runSimulator({
       id, secret, mqttUrl, replyDelayMs, topicPrefix: config.topicPrefix, stdin: process.stdin, stdout: process.stdout,
       ...(trustedRoot ? { trustedRoot } : {}),
       ...(replayFile ? { replayFile } : {}),
+      ...(outboxFile ? { outboxFile } : {}),
+      ...(lanPort === undefined ? {} : { lan: { port: lanPort, ...(lanHost === undefined ? {} : { host: lanHost }), ...(lanAdvertise === undefined ? {} : { advertiseHost: lanAdvertise }) } }),
     });
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

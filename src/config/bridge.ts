@@ -38,6 +38,11 @@ const BridgeFile = Type.Object({
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
     pingSeconds: Type.Optional(Type.Number({ minimum: 0.1, maximum: 3600 })),
   }, { additionalProperties: false })),
+  lan: Type.Optional(Type.Object({
+    port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    host: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    advertiseHost: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\s/?#@]+$' })),
+  }, { additionalProperties: false })),
   locks: Type.Array(BridgedLockFile),
 }, { additionalProperties: false });
 
@@ -64,6 +69,8 @@ export interface BridgeConfig {
   zwave: { url: string; pingSeconds: number } | null;
   /** The Matter controller's UDP port (0: any) and how often each Matter lock is read to tell it is there. */
   matter: { port: number; pingSeconds: number };
+  /** Unlock on the LAN (device protocol 1.3): one HTTP endpoint for every lock; absent: not served. */
+  lan?: { port: number; host?: string; advertiseHost?: string };
   locks: BridgedLockConfig[];
   logLevel: string;
 }
@@ -80,6 +87,9 @@ export const BRIDGE_SETTINGS: ReadonlyArray<{ name: string; default: string; mea
   { name: 'zwave.pingSeconds', default: '10', meaning: 'how often each Z-Wave lock is pinged; an unreachable one is reported offline' },
   { name: 'matter.port', default: '5550', meaning: "the Matter controller's UDP port (not 5540, which Matter devices use)" },
   { name: 'matter.pingSeconds', default: '10', meaning: 'how often each Matter lock is read; one that does not answer is reported offline' },
+  { name: 'lan.port', default: 'not served', meaning: "serve unlock on the LAN (the official SDK's directAccessEndpoints) on this TCP port, for every lock; each lock's owner decides whether members see it" },
+  { name: 'lan.host', default: 'all interfaces', meaning: 'the interface the LAN endpoint listens on' },
+  { name: 'lan.advertiseHost', default: 'lan.host, else 127.0.0.1', meaning: 'the host name or address phones reach the bridge at, in the URL each lock announces (http://HOST:PORT/device/execute)' },
   { name: 'locks[].id', default: '-', meaning: 'the lock id `latchkey lock provision` printed' },
   { name: 'locks[].secretFile', default: '-', meaning: 'a file holding its device secret (relative to the file)' },
   { name: 'locks[].zwave.nodeId', default: '-', meaning: 'the Z-Wave node id of the real lock (or locks[].matter)' },
@@ -158,6 +168,7 @@ export function loadBridgeConfig(configPath?: string, env: NodeJS.ProcessEnv = p
     lockReplyTimeoutMs: parsed.lockReplyTimeoutMs ?? 5000,
     zwave: zwaveUrl === undefined ? null : { url: zwaveUrl, pingSeconds: parsed.zwave?.pingSeconds ?? 10 },
     matter: { port: parsed.matter?.port ?? 5550, pingSeconds: parsed.matter?.pingSeconds ?? 10 },
+    ...(parsed.lan === undefined ? {} : { lan: parsed.lan }),
     locks,
     logLevel: env.LOG_LEVEL || 'info',
   };

@@ -32,7 +32,39 @@ export const DeviceSchema = Type.Object({
   capabilities: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 })),
 });
 
-export const OnlineSchema = Type.Object({ online: Type.Boolean(), configVersion: ConfigVersion, device: Type.Optional(DeviceSchema) });
+/** Protocol 1.3: at most this many LAN addresses per lock, each an http(s) URL of at most 256 characters. */
+export const MAX_DIRECT_ACCESS_ENDPOINTS = 4;
+const DirectAccessEndpoint = Type.String({ maxLength: 256, pattern: '^https?://[^\\s]+$' });
+
+export const OnlineSchema = Type.Object({
+  online: Type.Boolean(),
+  configVersion: ConfigVersion,
+  device: Type.Optional(DeviceSchema),
+  /** Protocol 1.3: where the lock takes a signed unlock on the LAN (the SDK's directAccessEndpoints); absent or []: nowhere. */
+  directAccessEndpoints: Type.Optional(Type.Array(DirectAccessEndpoint, { maxItems: MAX_DIRECT_ACCESS_ENDPOINTS })),
+});
+
+/** Where a local operation came from (protocol 1.3): a signed request on the LAN, the lock's keypad, a hand on the thumb turn or key. */
+export const OPERATION_SOURCES = ['lan', 'keypad', 'manual'] as const;
+export type OperationSource = (typeof OPERATION_SOURCES)[number];
+
+/**
+ * Protocol 1.3, `operation` (lock → service): a bolt move the lock made without a command of the
+ * service, sent when it happens or, while the service cannot be reached, kept and sent once it can.
+ * `ts` is when it happened; `id` makes a report sent twice count once. A `lan` report carries the
+ * signed request it acted on (`token`): the service audits it as that user's only when the token
+ * verifies, and remembers its `jti` so the service path refuses it afterwards.
+ */
+export const OperationReportSchema = Type.Object({
+  id: CommandId,
+  source: Type.Union(OPERATION_SOURCES.map((source) => Type.Literal(source))),
+  locked: Type.Boolean(),
+  ts: Seconds,
+  /** keypad: the user-code slot used, when the lock tells it. */
+  slot: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  /** lan: the compact token the lock acted on. */
+  token: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TOKEN_BYTES })),
+});
 
 export const StateSchema = Type.Object({
   locked: Type.Boolean(),
@@ -103,6 +135,7 @@ export type LockState = Static<typeof StateSchema>;
 export type OnlinePayload = Static<typeof OnlineSchema>;
 export type LockDevice = Static<typeof DeviceSchema>;
 export type LockEvent = Static<typeof EventSchema>;
+export type OperationReport = Static<typeof OperationReportSchema>;
 export type ReplyPayload = Static<typeof ReplySchema>;
 export type CommandPayload = Static<typeof CommandSchema>;
 export type ConfigUser = Static<typeof ConfigUserSchema>;
@@ -136,6 +169,7 @@ export const decodeEvent = decoder(EventSchema);
 export const decodeReply = decoder(ReplySchema);
 export const decodeCommand = decoder(CommandSchema);
 export const decodeConfig = decoder(ConfigSchema);
+export const decodeOperationReport = decoder(OperationReportSchema);
 
 const checkState = TypeCompiler.Compile(StateSchema);
 

@@ -5,7 +5,8 @@
  */
 
 /** What a lock publishes. */
-export const LOCK_PUBLISHES = ['online', 'state', 'event', 'reply'] as const;
+/** What a lock publishes (`operation`: protocol 1.3, what the lock did on its own: on the LAN, at its keypad, by hand). */
+export const LOCK_PUBLISHES = ['online', 'state', 'event', 'reply', 'operation'] as const;
 /** What a lock subscribes to (the service publishes). */
 export const LOCK_SUBSCRIBES = ['command', 'config'] as const;
 

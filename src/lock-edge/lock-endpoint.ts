@@ -1,11 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MqttClient } from 'mqtt';
 import { connectMqtt, reconnectWithBackoff, startMqtt } from '../mqtt/connection.js';
-import { decodeCommand, decodeConfig, type CommandPayload, type LockConfig, type LockDevice, type LockState } from '../device-protocol/payloads.js';
+import { decodeCommand, decodeConfig, type CommandPayload, type LockConfig, type LockDevice, type LockState, type OperationReport, type OperationSource } from '../device-protocol/payloads.js';
+import { decodeOperationToken } from '../operations/body.js';
 import { DEFAULT_TOPIC_PREFIX, lockTopic, type TopicKind } from '../device-protocol/topics.js';
 import { CommandChecker, DEADLINE_PASSED, isPastDeadline } from './command-check.js';
 import { createTrustAnchor } from '../crypto/chain.js';
 import { Keypad, type KeypadEntry } from './keypad.js';
+import { OperationOutbox } from './outbox.js';
 import { ReplayMemory } from './replay-memory.js';
 
 /** One line of a lock's log: what happened, with details (never the secret or a token). */
@@ -15,6 +18,12 @@ export type LockLog = (action: string, fields?: Record<string, unknown>) => void
 export type BoltState = Omit<LockState, 'configVersion'>;
 
 export type Outcome = { ok: true } | { ok: false; error: string };
+
+/** What became of a signed request taken on the LAN (protocol 1.3). */
+export type LocalOutcome = { ok: true; userId: string; locked: boolean } | { ok: false; error: string };
+
+/** How long a request taken on the LAN may take, from its arrival, when the lock has no reply timeout of its own (milliseconds). */
+const LOCAL_DEADLINE_MS = 5_000;
 
 /** The lock's hardware (or its simulation) behind the lock link. */
 export interface Bolt {
@@ -43,10 +52,23 @@ export interface LockEndpointOptions {
   replyDelayMs?: number;
   /** How long a command without a deadline (protocol 1.1) may take, from its arrival; default: no limit. */
   defaultCommandMs?: number;
+  /** Protocol 1.3: where this lock takes signed requests on the LAN, announced in `online` (the SDK's directAccessEndpoints). */
+  directAccessEndpoints?: string[];
+  /** Where operation reports wait while the service cannot be reached (protocol 1.3); without it, in memory only. */
+  outboxFile?: string;
+  /**
+   * A bolt move no command made waits this long (milliseconds) for the lock to say how it was
+   * made (a keypad or a hand, `reportOperation`), so that the report reaches the service before
+   * the state and the move is audited once, with its source. For hardware that tells the move
+   * before the reason (Z-Wave); default 0.
+   */
+  operationGraceMs?: number;
   /** Unix seconds. */
   now: () => number;
   log: LockLog;
 }
+
+type Acted = { ok: true; userId: string; locked: boolean } | { ok: false; error: string; userId?: string };
 
 type Reply = { id: string; ok: true; state: LockState } | { id: string; ok: false; error: string };
 
@@ -69,12 +91,24 @@ export class LockEndpoint {
   private available = true;
   private bolt: Bolt | undefined;
   private readonly keypad: Keypad;
+  private readonly outbox: OperationOutbox;
+  /** Reports handed to the client and not yet acknowledged, by id. */
+  private readonly sending = new Set<string>();
+  /** While above 0 a state is not published but remembered (a local operation's report goes first). */
+  private holds = 0;
+  private statePending = false;
+  private graceTimer: NodeJS.Timeout | undefined;
+  /** The bolt as last seen by publishState, to tell a move from another change. */
+  private lastLocked: boolean | undefined;
+  /** Commands and local requests being carried out (their moves need no grace). */
+  private acting = 0;
 
   constructor(private readonly options: LockEndpointOptions) {
     this.prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
     this.replays = options.replayFile === undefined ? new ReplayMemory() : ReplayMemory.open(options.replayFile, options.now());
     this.checker = new CommandChecker({ lockId: options.id, now: options.now, replays: this.replays, ...(options.trustedRoot === undefined ? {} : { trustedRoot: options.trustedRoot }) });
     this.keypad = new Keypad({ lockId: options.id, secret: options.secret, anchor: options.trustedRoot === undefined ? undefined : createTrustAnchor(options.trustedRoot), now: options.now });
+    this.outbox = new OperationOutbox(options.outboxFile ?? null);
   }
 
   /**
@@ -92,9 +126,67 @@ export class LockEndpoint {
       this.options.log('keypad_refused', { reason: 'busy', code: entry.codeId });
       return entry;
     }
-    const outcome = await this.bolt.mutate({ locked: false }, Number.POSITIVE_INFINITY, this.config);
+    // Reported (protocol 1.3, source keypad) before the state it leads to.
+    this.holds += 1;
+    let outcome: Outcome;
+    try {
+      outcome = await this.bolt.mutate({ locked: false }, Number.POSITIVE_INFINITY, this.config);
+      if (outcome.ok) this.queueReport({ source: 'keypad', locked: false });
+    } finally {
+      this.release();
+    }
     this.options.log(outcome.ok ? 'keypad_unlock' : 'keypad_refused', { code: entry.codeId, ...('userId' in entry.holder ? { user: entry.holder.userId } : {}), ...(outcome.ok ? {} : { reason: outcome.error }) });
     return entry;
+  }
+
+  get id(): string {
+    return this.options.id;
+  }
+
+  /** Where the lock now takes signed requests on the LAN (protocol 1.3), announced again at once. */
+  setDirectAccessEndpoints(endpoints: string[]): void {
+    this.options.directAccessEndpoints = endpoints;
+    this.publish('online', this.presence(), true);
+  }
+
+  /** Operation reports not yet taken by the broker. */
+  get unsentReports(): number {
+    return this.outbox.size;
+  }
+
+  /**
+   * A signed request taken on the LAN (protocol 1.3; the official SDK's LocalUnlockClient): checked
+   * exactly as a command from the service (chain, claims, enrolment, windows and schedules, the same
+   * replay memory, so a token used on one path is refused on the other), carried out, then reported
+   * to the service (`operation`, source `lan`, with the token), at once or once it can be reached.
+   */
+  async executeLocal(token: string): Promise<LocalOutcome> {
+    const now = this.options.now();
+    const command: CommandPayload = { id: `lan-${randomUUID()}`, token, operation: tokenOperation(token), deadline: now + (this.options.defaultCommandMs ?? LOCAL_DEADLINE_MS) / 1000 };
+    this.holds += 1;
+    try {
+      const acted = await this.act(command);
+      if (!acted.ok) {
+        this.options.log('lan_refused', { ...(acted.userId === undefined ? {} : { user: acted.userId }), error: acted.error });
+        return { ok: false, error: acted.error };
+      }
+      this.options.log('lan_operation', { user: acted.userId, locked: acted.locked });
+      this.queueReport({ source: 'lan', locked: acted.locked, token });
+      return acted;
+    } finally {
+      this.release();
+    }
+  }
+
+  /** The lock moved its bolt at its keypad or by hand (protocol 1.3): reported to the service, before the state it leads to. */
+  reportOperation(operation: { source: Exclude<OperationSource, 'lan'>; locked: boolean; slot?: number }): void {
+    this.queueReport(operation);
+    if (this.graceTimer !== undefined) {
+      clearTimeout(this.graceTimer);
+      this.graceTimer = undefined;
+      this.holds += 1;
+      this.release();
+    }
   }
 
   /** The bolt commands go to; set before connecting. */
@@ -154,12 +246,45 @@ export class LockEndpoint {
    * in that order). A door opening with the bolt thrown is `forced` (protocol 1.4).
    */
   publishDoorEvent(open: boolean): void {
+    // A bolt move held for its reason goes first: the service reads a door opening against the bolt it holds.
+    if (this.graceTimer !== undefined) {
+      clearTimeout(this.graceTimer);
+      this.graceTimer = undefined;
+      this.holds += 1;
+      this.release();
+    }
     const forced = open ? { forced: this.bolt?.state.locked === true } : {};
     this.publish('event', { type: open ? 'DOOR_OPEN' : 'DOOR_CLOSE', ts: this.options.now(), ...forced }, false);
   }
 
-  /** The state, with the config version held (protocol 1.1: the service re-sends a newer config). */
+  /**
+   * The state, with the config version held (protocol 1.1: the service re-sends a newer config).
+   * Held back while a local operation's report is on its way, and (operationGraceMs) when the
+   * bolt moved with no command, until the lock says how or the grace ends.
+   */
   publishState(): void {
+    if (this.bolt === undefined) return;
+    const { locked } = this.bolt.state;
+    const moved = this.lastLocked !== undefined && this.lastLocked !== locked;
+    this.lastLocked = locked;
+    if (this.holds > 0 || this.graceTimer !== undefined) {
+      this.statePending = true;
+      return;
+    }
+    const grace = this.options.operationGraceMs ?? 0;
+    if (moved && this.acting === 0 && grace > 0) {
+      this.statePending = true;
+      this.graceTimer = setTimeout(() => {
+        this.graceTimer = undefined;
+        this.holds += 1;
+        this.release();
+      }, grace);
+      return;
+    }
+    this.sendState();
+  }
+
+  private sendState(): void {
     if (this.bolt === undefined) return;
     this.publish('state', { ...this.bolt.state, configVersion: this.configVersion, ...this.codeReport() }, true);
   }
@@ -167,6 +292,36 @@ export class LockEndpoint {
   /** Protocol 1.5: while the config held carries codes, the ones the lock refused (even none). */
   private codeReport(): { codeErrors?: Array<{ code: string; error: string }> } {
     return this.config?.codes === undefined ? {} : { codeErrors: this.keypad.codeErrors };
+  }
+
+  /** Ends a hold; the state remembered meanwhile goes out once none is left. */
+  private release(): void {
+    this.holds -= 1;
+    if (this.holds > 0 || this.graceTimer !== undefined || !this.statePending) return;
+    this.statePending = false;
+    this.sendState();
+  }
+
+  private queueReport(operation: { source: OperationSource; locked: boolean; slot?: number; token?: string }): void {
+    const report: OperationReport = { id: randomUUID(), ts: this.options.now(), ...operation };
+    const dropped = this.outbox.add(report);
+    if (dropped !== undefined) this.options.log('operation_report_dropped', { id: dropped.id, source: dropped.source, ts: dropped.ts });
+    this.options.log('operation_report', { id: report.id, source: report.source, locked: report.locked, ...(report.slot === undefined ? {} : { slot: report.slot }) });
+    this.flushReports();
+  }
+
+  /** Hands every report not yet in flight to the client, in order; each leaves the outbox once the broker has it. */
+  private flushReports(): void {
+    const client = this.client;
+    if (client === null || !client.connected) return;
+    for (const report of this.outbox.pending()) {
+      if (this.sending.has(report.id)) continue;
+      this.sending.add(report.id);
+      client.publishAsync(this.topic('operation'), JSON.stringify(report), { qos: 1 }).then(
+        () => this.outbox.sent(report.id),
+        (err: unknown) => this.options.log('mqtt_error', { message: err instanceof Error ? err.message : String(err) }),
+      ).finally(() => this.sending.delete(report.id));
+    }
   }
 
   /** Drops the TCP connection without DISCONNECT, like a power cut: the broker publishes the will. */
@@ -179,6 +334,8 @@ export class LockEndpoint {
 
   /** Orderly shutdown: reports itself offline, then disconnects cleanly. */
   async close(): Promise<void> {
+    clearTimeout(this.graceTimer);
+    this.graceTimer = undefined;
     this.replays.close();
     const client = this.client;
     this.client = null;
@@ -190,7 +347,9 @@ export class LockEndpoint {
   }
 
   private presence(): object {
-    return this.available ? { online: true, configVersion: this.configVersion, device: this.options.device } : { online: false };
+    if (!this.available) return { online: false };
+    const { directAccessEndpoints } = this.options;
+    return { online: true, configVersion: this.configVersion, device: this.options.device, ...(directAccessEndpoints === undefined ? {} : { directAccessEndpoints }) };
   }
 
   private async subscribeAndAnnounce(client: MqttClient): Promise<void> {
@@ -201,7 +360,10 @@ export class LockEndpoint {
       return;
     }
     this.publish('online', this.presence(), true);
-    this.publishState();
+    // What happened while the service could not be reached goes before the state it led to.
+    this.sending.clear();
+    this.flushReports();
+    if (this.holds === 0 && this.graceTimer === undefined) this.sendState();
     this.options.log('connected', { url: withoutCredentials(this.options.mqttUrl), available: this.available });
   }
 
@@ -266,17 +428,29 @@ export class LockEndpoint {
 
   private async execute(command: CommandPayload): Promise<Reply> {
     const { id } = command;
-    const checked = await this.checker.check(command, this.config);
-    if (!checked.ok) return this.refused(id, checked.error);
-    const { operation, userId } = checked;
-    if (operation.type !== 'MUTATE_LOCK') return this.refused(id, `unsupported_operation: ${operation.type} is delivered through config`, userId);
-    // Checked again as the bolt is about to move: the check itself may have taken a while.
-    if (isPastDeadline(command, this.options.now())) return this.refused(id, DEADLINE_PASSED, userId);
-    if (this.bolt === undefined || !this.available) return this.refused(id, 'busy: the lock cannot be reached', userId);
-    const outcome = await this.bolt.mutate(operation, command.deadline ?? Number.POSITIVE_INFINITY, this.config);
-    if (!outcome.ok) return this.refused(id, outcome.error, userId);
-    this.options.log('command', { id, user: userId, locked: operation.locked });
-    return { id, ok: true, state: { ...this.bolt.state, configVersion: this.configVersion } };
+    const acted = await this.act(command);
+    if (!acted.ok) return this.refused(id, acted.error, acted.userId);
+    this.options.log('command', { id, user: acted.userId, locked: acted.locked });
+    return { id, ok: true, state: { ...this.bolt!.state, configVersion: this.configVersion } };
+  }
+
+  /** A command checked on the lock and carried out on its bolt, whichever path it came by. */
+  private async act(command: CommandPayload): Promise<Acted> {
+    this.acting += 1;
+    try {
+      const checked = await this.checker.check(command, this.config);
+      if (!checked.ok) return checked;
+      const { operation, userId } = checked;
+      if (operation.type !== 'MUTATE_LOCK') return { ok: false, error: `unsupported_operation: ${operation.type} is delivered through config`, userId };
+      // Checked again as the bolt is about to move: the check itself may have taken a while.
+      if (isPastDeadline(command, this.options.now())) return { ok: false, error: DEADLINE_PASSED, userId };
+      if (this.bolt === undefined || !this.available) return { ok: false, error: 'busy: the lock cannot be reached', userId };
+      const outcome = await this.bolt.mutate(operation, command.deadline ?? Number.POSITIVE_INFINITY, this.config);
+      if (!outcome.ok) return { ...outcome, userId };
+      return { ok: true, userId, locked: operation.locked };
+    } finally {
+      this.acting -= 1;
+    }
   }
 
   private refused(id: string, error: string, userId?: string): Reply {
@@ -288,6 +462,17 @@ export class LockEndpoint {
     this.publish('reply', reply, false);
     this.options.log('reply', reply.ok ? { id: reply.id, ok: true } : { id: reply.id, ok: false, error: reply.error });
   }
+}
+
+/** The operation a token carries, as the command beside it would (the token is still checked as a whole). */
+function tokenOperation(token: string): CommandPayload['operation'] {
+  try {
+    const operation = decodeOperationToken(token).payload.operation;
+    if (typeof operation === 'object' && operation !== null && typeof (operation as { type?: unknown }).type === 'string') return operation as CommandPayload['operation'];
+  } catch {
+    // refused by the check, with its reason
+  }
+  return { type: 'unknown' };
 }
 
 /** The `id` of a command too malformed to decode, so the service still gets an answer. */

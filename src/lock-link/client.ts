@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
-  decodeEvent, decodeOnline, decodeReply, decodeState, replyState, safeReason,
-  type Decoded, type LockConfig, type LockDevice, type LockEvent, type LockState, type OnlinePayload, type ReplyPayload,
+  decodeEvent, decodeOnline, decodeOperationReport, decodeReply, decodeState, replyState, safeReason,
+  type Decoded, type LockConfig, type LockDevice, type LockEvent, type LockState, type OnlinePayload, type OperationReport, type ReplyPayload,
 } from '../device-protocol/payloads.js';
 import { allLocksTopic, DEFAULT_TOPIC_PREFIX, isValidLockId, lockTopic, parseLockTopic } from '../device-protocol/topics.js';
 import { errors } from '../errors/catalogue.js';
@@ -37,6 +37,10 @@ export interface LockLinkHandlers {
   onEvent(lockId: string, event: LockEvent): void | Promise<void>;
   /** What the lock says it is (protocol 1.2), when an `online: true` says it differently from before (first sight included). */
   onDevice?(lockId: string, device: LockDevice): void | Promise<void>;
+  /** Protocol 1.3: where the lock takes signed requests on its LAN, when an `online: true` says it differently from before (first sight included; [] when it names none). */
+  onDirectAccess?(lockId: string, endpoints: string[]): void | Promise<void>;
+  /** Protocol 1.3: what the lock did on its own (LAN, keypad, by hand), possibly long after. */
+  onOperation?(lockId: string, report: OperationReport): void | Promise<void>;
   /**
    * The config version a lock says it holds: on each `online: true` (null when it names none, as
    * old firmware does) and on each state report that names one (docs/device-protocol.md §3).
@@ -109,6 +113,8 @@ class TransportLockLink implements LockLink {
   private readonly presence = new Map<string, boolean>();
   /** What each lock last said it is (protocol 1.2), as JSON, so only a change is handed on. */
   private readonly devices = new Map<string, string>();
+  /** The LAN addresses each lock last announced (protocol 1.3), as JSON, so only a change is handed on. */
+  private readonly directAccess = new Map<string, string>();
   private readonly pending = new PendingCommands<CommandResult>();
   private handlers: LockLinkHandlers | undefined;
   private closing: Promise<void> | undefined;
@@ -160,7 +166,7 @@ class TransportLockLink implements LockLink {
   async listen(handlers: LockLinkHandlers): Promise<void> {
     if (this.handlers !== undefined) throw new Error('the lock link is already listening');
     this.handlers = handlers;
-    const topics = (['online', 'state', 'event', 'reply'] as const).map((kind) => allLocksTopic(this.prefix, kind));
+    const topics = (['online', 'state', 'event', 'reply', 'operation'] as const).map((kind) => allLocksTopic(this.prefix, kind));
     try {
       await this.transport.subscribe(topics);
     } catch (err) {
@@ -195,6 +201,7 @@ class TransportLockLink implements LockLink {
       case 'state': return this.receiveState(handlers, lockId, payload);
       case 'event': return this.ifValid(lockId, kind, decodeEvent(payload), (event) => this.invoke('onEvent', lockId, () => handlers.onEvent(lockId, event)));
       case 'reply': return this.ifValid(lockId, kind, decodeReply(payload), (reply) => this.receiveReply(handlers, lockId, reply));
+      case 'operation': return this.ifValid(lockId, kind, decodeOperationReport(payload), (report) => this.invoke('onOperation', lockId, () => handlers.onOperation?.(lockId, report)));
       default: return; // command/config: our own publications, not subscribed
     }
   }
@@ -202,8 +209,9 @@ class TransportLockLink implements LockLink {
   private receivePresence(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
     // An empty payload is a deleted retained message: presence unknown, which counts as offline.
     const decoded: Decoded<OnlinePayload> = payload.length === 0 ? { ok: true, value: { online: false } } : decodeOnline(payload);
-    this.ifValid(lockId, 'online', decoded, ({ online, configVersion, device }) => {
+    this.ifValid(lockId, 'online', decoded, ({ online, configVersion, device, directAccessEndpoints }) => {
       if (online && device !== undefined) this.receiveDevice(handlers, lockId, device);
+      if (online) this.receiveDirectAccess(handlers, lockId, directAccessEndpoints ?? []);
       if (online && handlers.onConfigVersion) this.invoke('onConfigVersion', lockId, () => handlers.onConfigVersion?.(lockId, configVersion ?? null));
       if (this.presence.get(lockId) === online) return;
       this.presence.set(lockId, online);
@@ -216,6 +224,13 @@ class TransportLockLink implements LockLink {
     if (this.devices.get(lockId) === said || !handlers.onDevice) return;
     this.devices.set(lockId, said);
     this.invoke('onDevice', lockId, () => handlers.onDevice?.(lockId, device));
+  }
+
+  private receiveDirectAccess(handlers: LockLinkHandlers, lockId: string, endpoints: string[]): void {
+    const said = JSON.stringify(endpoints);
+    if (this.directAccess.get(lockId) === said || !handlers.onDirectAccess) return;
+    this.directAccess.set(lockId, said);
+    this.invoke('onDirectAccess', lockId, () => handlers.onDirectAccess?.(lockId, endpoints));
   }
 
   private receiveState(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {

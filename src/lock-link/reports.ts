@@ -47,6 +47,11 @@ export async function recordDevice(ctx: AppContext, lockId: string, device: Lock
   await storeDevice(ctx.db.kysely, lockId, device.kind, knownCapabilities(device));
 }
 
+/** The LAN addresses the lock announces (protocol 1.3); members see them only while its owner allows it. */
+export async function recordDirectAccess(ctx: AppContext, lockId: string, endpoints: string[]): Promise<void> {
+  await ctx.db.kysely.updateTable('locks').set({ direct_access_endpoints: JSON.stringify(endpoints) }).where('id', '=', lockId).execute();
+}
+
 /** DOOR_OPEN / DOOR_CLOSE from an event: audited when the stored door state changes; the door's alarms follow (src/alarms). */
 export function recordDoorEvent(ctx: AppContext, lockId: string, event: LockEvent): Promise<boolean> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {

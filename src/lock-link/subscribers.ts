@@ -6,7 +6,8 @@ import { syncLockConfigs } from './config-sync.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
 import { ConfigReconciler } from './reconcile.js';
 import { ReportThrottle } from '../limits/report-throttle.js';
-import { recordAllDisconnected, recordDevice, recordDoorEvent, recordPresence, recordState } from './reports.js';
+import { recordAllDisconnected, recordDevice, recordDirectAccess, recordDoorEvent, recordPresence, recordState } from './reports.js';
+import { recordOperationReport } from './operation-reports.js';
 
 /**
  * The lock link's subscribers, started beside the routes once the context is whole: the handlers
@@ -40,6 +41,10 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
     onEvent: (lockId, event) => throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event))),
     // Not throttled: the link hands on only a change of what the lock says it is.
     onDevice: (lockId, device) => record(lockId, 'device', () => recordDevice(ctx, lockId, device))(),
+    // Not throttled either: only a change of the announced addresses is handed on.
+    onDirectAccess: (lockId, endpoints) => record(lockId, 'LAN addresses', () => recordDirectAccess(ctx, lockId, endpoints))(),
+    // Not throttled: what a lock kept while cut off arrives in a burst and must not be dropped; its outbox is bounded, each report recorded once.
+    onOperation: (lockId, report) => record(lockId, 'operation', () => recordOperationReport(ctx, lockId, report))(),
     onConfigVersion: (lockId, version) => {
       reconciler.checkVersion(lockId, version).catch((err: unknown) => ctx.logger.error({ err, lockId }, 'reconciling a lock config failed'));
     },

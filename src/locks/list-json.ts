@@ -3,7 +3,7 @@ import { CompiledQuery } from 'kysely';
 import type { DialectName } from '../db/database.js';
 import type { Executor } from '../db/transaction.js';
 import { readPermittedAddresses, readSchedule, readUnlockBetween } from './json.js';
-import { DEFAULT_LOCK_COLOUR, presentUsageRequirements } from './presenters.js';
+import { DEFAULT_LOCK_COLOUR, directAccessEndpoints, presentUsageRequirements } from './presenters.js';
 import { SETTINGS_CAPABILITIES } from './capabilities.js';
 import { LockResponse, LockSettingsResponse } from './schemas.js';
 
@@ -100,7 +100,9 @@ function listSql(j: JsonSql): string {
     [',"unlockBetweenWindow":%s', storedSetting(j, 'l.unlock_between', 'w', 'null')],
     [',"tiles":%s', j.tileIds('l.id')],
     [',"hidden":%s', bool('m.hidden')],
-    [',"capabilities":%s}', literal(JSON.stringify(SETTINGS_CAPABILITIES))],
+    [',"capabilities":%s', literal(JSON.stringify(SETTINGS_CAPABILITIES))],
+    [',"directAccess":%s', bool('l.direct_access')],
+    [',"directAccessEndpoints":%s}', `case when l.direct_access = 1 and l.direct_access_endpoints is not null then ${j.mark} || 'e' || l.direct_access_endpoints || ${j.mark} else '[]' end`],
     [',"state":{"connected":%s', bool('l.connected')],
     [',"duration":%s', 'l.unlock_time'],
     ['%s', optionalFlag('l.locked', 'locked')],
@@ -131,6 +133,7 @@ const RENDERERS: Record<string, (text: string) => string> = {
   u: ((serialise) => (text: string) => serialise(presentUsageRequirements(text, 'ADMIN')))(build(LockSettingsResponse.properties.usageRequirements)),
   // A USER's view: whether a location rule applies, not where (presentUsageRequirements).
   v: ((serialise) => (text: string) => serialise(presentUsageRequirements(text, 'USER')))(build(LockSettingsResponse.properties.usageRequirements)),
+  e: ((serialise) => (text: string) => serialise(directAccessEndpoints({ direct_access: 1, direct_access_endpoints: text })))(build(LockSettingsResponse.properties.directAccessEndpoints)),
   w: ((serialise) => (text: string) => serialise(readUnlockBetween(text)))(build(LockSettingsResponse.properties.unlockBetweenWindow)),
   s: ((serialise) => (text: string) => serialise(readSchedule(text)))(build(LockResponse.properties.schedule)),
 };

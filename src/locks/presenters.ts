@@ -43,6 +43,17 @@ function deviceOf(lock: MemberLock): Pick<LockResponse, 'device'> {
   return { device: { kind: lock.device_kind, capabilities: LOCK_CAPABILITIES.filter((capability) => named.has(capability)) } };
 }
 
+/** The LAN addresses members may use: those the lock announces, while its owner allows it (issue 28 point 3). */
+export function directAccessEndpoints(lock: Pick<MemberLock, 'direct_access' | 'direct_access_endpoints'>): string[] {
+  if (lock.direct_access !== 1 || lock.direct_access_endpoints === null) return [];
+  try {
+    const endpoints: unknown = JSON.parse(lock.direct_access_endpoints);
+    return Array.isArray(endpoints) ? endpoints.filter((endpoint): endpoint is string => typeof endpoint === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
 /** Whole metres, at least 1 (the SDK reads radius and accuracy as integers). */
 function wholeMetres(value: number | undefined, fallback: number): number {
   return value === undefined ? fallback : Math.max(1, Math.round(value));
@@ -87,6 +98,8 @@ export function presentLock(lock: MemberLock, tiles: readonly string[]): LockRes
       tiles: [...tiles],
       hidden: lock.member.hidden,
       capabilities: SETTINGS_CAPABILITIES,
+      directAccess: lock.direct_access === 1,
+      directAccessEndpoints: directAccessEndpoints(lock),
     },
     state: { ...lockedState(lock), connected: lock.connected === 1, duration: lock.unlock_time, ...reportedHealth(lock) },
     ...deviceOf(lock),
@@ -118,6 +131,7 @@ export function presentSiteLock(lock: MemberLock, tiles: readonly string[]): Sit
       tiles: [...tiles],
       hidden: lock.member.hidden,
       capabilities: SETTINGS_CAPABILITIES,
+      directAccessEndpoints: directAccessEndpoints(lock),
     },
     state: { connected: lock.connected === 1, ...lockedState(lock) },
     favourite: lock.member.favourite,

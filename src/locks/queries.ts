@@ -71,6 +71,8 @@ const LOCK_COLUMNS = [
   'locks.battery',
   'locks.jammed',
   'locks.tamper',
+  'locks.direct_access',
+  'locks.direct_access_endpoints',
   'locks.created',
   'locks.updated',
 ] as const;
@@ -152,6 +154,8 @@ function toMemberLock(row: MemberLockRow): MemberLock {
     battery: row.battery,
     jammed: row.jammed,
     tamper: row.tamper,
+    direct_access: row.direct_access,
+    direct_access_endpoints: row.direct_access_endpoints,
     created: row.created,
     updated: row.updated,
     site_colour: row.site_colour,

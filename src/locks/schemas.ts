@@ -54,6 +54,12 @@ export const SettingsCapabilities = Type.Object(
   { description: "what the lock does, in the official SDK's terms: MUTATE_SETTING unlockDuration, MUTATE_SETTING unlockBetween, BATCH_ADD_USER of up to 25 users" },
 );
 
+/** The SDK's `settings.directAccessEndpoints` (LocalUnlockClient): where members may send a signed unlock on the LAN. */
+const DirectAccessEndpoints = Type.Array(Type.String(), {
+  description: "where the lock takes a signed unlock on its LAN (the official SDK sends the unlock there at the same time as to the service): the addresses the lock announces, while its owner allows it (settings.directAccess); else []",
+});
+const DirectAccess = Type.Boolean({ description: "whether the lock's owner lets members see and use its LAN addresses (directAccessEndpoints)" });
+
 export const LockSettingsResponse = Type.Object({
   txBeaconRssi: Type.Integer({ description: 'deprecated' }),
   rxBeaconRssi: Type.Integer({ description: 'deprecated' }),
@@ -67,6 +73,8 @@ export const LockSettingsResponse = Type.Object({
   tiles: Type.Array(Type.String(), { description: 'ids of the tiles that open this lock' }),
   hidden: Type.Boolean({ description: "the caller's own \"hide this lock\" flag" }),
   capabilities: SettingsCapabilities,
+  directAccess: DirectAccess,
+  directAccessEndpoints: DirectAccessEndpoints,
 });
 
 export const LockStateResponse = Type.Object({
@@ -118,6 +126,7 @@ export const SiteLockResponse = Type.Object({
     tiles: Type.Array(Type.String()),
     hidden: Type.Boolean({ description: "the caller's own \"hide this lock\" flag" }),
     capabilities: SettingsCapabilities,
+    directAccessEndpoints: DirectAccessEndpoints,
   }),
   state: Type.Object({ connected: Type.Boolean(), locked: Type.Optional(Type.Boolean()) }),
   favourite: Type.Boolean(),
@@ -154,6 +163,8 @@ export const LockSettingsUpdate = Type.Object({
   rxBeaconRssi: Type.Optional(Rssi),
   proximityUnlock: Type.Optional(Type.Boolean()),
   delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+  directAccess: Type.Optional(Type.Boolean({ description: "the lock's owner only: let members see and use the LAN addresses the lock announces (settings.directAccessEndpoints)" })),
+  directAccessEndpoints: Type.Optional(Type.Unknown({ description: 'not written by clients: the lock announces its LAN addresses; its owner allows them with `directAccess` (a 400 says so)' })),
 });
 export type LockSettingsUpdate = Static<typeof LockSettingsUpdate>;
 

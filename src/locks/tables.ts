@@ -55,6 +55,10 @@ export interface LocksTable {
   /** When `door_open` and `connected` last changed (migration 0070): what held-open and offline alarms count from. */
   door_changed_at: number | null;
   presence_changed_at: number | null;
+  /** Whether the owner lets members see the lock's LAN addresses (migration 0090). */
+  direct_access: Generated<Flag>;
+  /** The LAN addresses the lock announces (device protocol 1.3), a JSON array; null before it says. */
+  direct_access_endpoints: string | null;
   created: number;
   updated: number;
   /** Set when its owner retired it (POST /device/{id}/decommission, migration 0081); null while in service. */
@@ -105,4 +109,12 @@ export interface LockTables {
   /** Shares of an invite taken over by a registration whose email is not yet verified (src/sharing/held-shares.ts). */
   held_invite_shares: LockMembersTable;
   certified_keys: CertifiedKeysTable;
+  /** Operation reports already recorded (device protocol 1.3, src/lock-link/operation-reports.ts). */
+  lock_operation_reports: LockOperationReportsTable;
+}
+
+export interface LockOperationReportsTable {
+  lock_id: string;
+  report_id: string;
+  recorded_at: number;
 }

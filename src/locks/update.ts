@@ -33,6 +33,8 @@ function memberChanges(update: UpdateInput): Updateable<LockMembersTable> | unde
  */
 export function lockSettingsChanges(settings: SettingsInput, currentRequirements: string): Updateable<LocksTable> | undefined {
   const changes: Updateable<LocksTable> = {};
+  // The lock says where it listens; what its owner decides is whether members may use it.
+  if (settings.directAccessEndpoints !== undefined) throw errors.validation('settings.directAccessEndpoints are the LAN addresses the lock announces; its owner allows them with settings.directAccess');
   if (settings.defaultName !== undefined) changes.default_name = settings.defaultName;
   const addresses = permittedAddressesUpdate(settings);
   if (!addresses.ok) throw errors.validation(addresses.message);
@@ -44,6 +46,7 @@ export function lockSettingsChanges(settings: SettingsInput, currentRequirements
   if (settings.rxBeaconRssi !== undefined) changes.rx_beacon_rssi = settings.rxBeaconRssi;
   if (settings.proximityUnlock !== undefined) changes.proximity_unlock = settings.proximityUnlock ? 1 : 0;
   if (settings.delay !== undefined) changes.delay = settings.delay;
+  if (settings.directAccess !== undefined) changes.direct_access = settings.directAccess ? 1 : 0;
   return Object.keys(changes).length > 0 ? changes : undefined;
 }
 
@@ -65,7 +68,10 @@ export async function updateLock(ctx: AppContext, caller: Caller, lockId: string
     if (!member) throw errors.notFound('lock');
     const now = ctx.now();
     assertAllowed(canUpdateLock(member, update, now));
-    const lock = update.settings?.usageRequirements === undefined ? undefined : await findLockForUpdate(uow.db, uow.dialect, lockId);
+    const directAccess = update.settings?.directAccess;
+    const lock = update.settings?.usageRequirements === undefined && directAccess === undefined ? undefined : await findLockForUpdate(uow.db, uow.dialect, lockId);
+    // Whether the lock answers on its LAN is its owner's choice alone (issue 28 point 3; docs/decisions.md).
+    if (directAccess !== undefined && lock?.owner_user_id !== caller.userId) throw errors.forbidden("only the lock's owner may allow unlocking on its LAN");
     const settings = update.settings == null ? undefined : lockSettingsChanges(update.settings, lock?.usage_requirements ?? '{}');
     const own = memberChanges(update);
     if (own) {

@@ -39,6 +39,18 @@ export async function consumeReplayKey(db: Executor, dialect: DialectName, token
 }
 
 /**
+ * Marks as used a token acted on elsewhere: on a lock's LAN (device protocol 1.3), reported
+ * afterwards, so the service path refuses it from then on. Already marked is fine (a report heard twice).
+ */
+export async function rememberReplayKey(db: Executor, token: UsedToken): Promise<void> {
+  await db
+    .insertInto('used_operation_tokens')
+    .values({ lock_id: token.lockId, replay_key: token.replayKey, used_at: token.now, expires_at: token.expiresAt + KEEP_AFTER_EXPIRY_SECONDS })
+    .onConflict((oc) => oc.columns(['lock_id', 'replay_key']).doNothing())
+    .execute();
+}
+
+/**
  * Consumes a verified operation's token in the unit of work that acts on it (409 `jti_reused` when
  * it was used). A queued operation's was consumed when it was queued (src/operations/queue.ts).
  */

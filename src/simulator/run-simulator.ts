@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { SimulatedLock, type SimulatorLog } from './simulated-lock.js';
+import { SimulatedLock, type SimulatorLan, type SimulatorLog } from './simulated-lock.js';
 
 export interface SimulatorOptions {
   id: string;
@@ -13,8 +13,12 @@ export interface SimulatorOptions {
   trustedRoot?: string;
   /** Where used tokens are remembered across restarts (`--replay-file`); default: in memory. */
   replayFile?: string;
+  /** Where what the lock did on its own waits while the service cannot be reached (`--outbox-file`); default: in memory. */
+  outboxFile?: string;
+  /** Serve unlock on the LAN (`--lan-port`, protocol 1.3). */
+  lan?: SimulatorLan;
   topicPrefix?: string;
-  /** Lines `open`, `close`, `offline`, `online`, `state`, `code DIGITS` are read from here. */
+  /** Lines `open`, `close`, `offline`, `online`, `state`, `code DIGITS`, `keypad SLOT lock|unlock`, `manual lock|unlock` are read from here. */
   stdin: Readable;
   /** One JSON line per thing the lock does is written here. */
   stdout: Writable;
@@ -28,7 +32,7 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-const INPUTS = ['open', 'close', 'offline', 'online', 'state', 'code DIGITS', 'help'] as const;
+const INPUTS = ['open', 'close', 'offline', 'online', 'state', 'code DIGITS', 'keypad SLOT lock|unlock', 'manual lock|unlock', 'help'] as const;
 
 /** `code 482915`: digits typed at the keypad. Such a line is never logged as it was typed. */
 const CODE_INPUT = /^code\s+(\S*)$/;
@@ -36,6 +40,14 @@ const CODE_INPUT = /^code\s+(\S*)$/;
 /** The input as the log may show it: a keypad line without its digits. */
 function shownInput(line: string): string {
   return CODE_INPUT.test(line.trim().toLowerCase()) ? 'code …' : line.trim().slice(0, 100);
+}
+
+/** `keypad 3 unlock`, `manual lock`: someone at the door; null when the line is not one. */
+function doorOperation(input: string): { source: 'keypad' | 'manual'; locked: boolean; slot?: number } | null {
+  const keypad = /^keypad\s+(\d{1,5})\s+(lock|unlock)$/.exec(input);
+  if (keypad !== null && Number(keypad[1]) <= 65535) return { source: 'keypad', slot: Number(keypad[1]), locked: keypad[2] === 'lock' };
+  const manual = /^manual\s+(lock|unlock)$/.exec(input);
+  return manual === null ? null : { source: 'manual', locked: manual[1] === 'lock' };
 }
 
 function jsonLines(stdout: Writable, id: string, now: () => number): SimulatorLog {
@@ -50,6 +62,11 @@ async function handleInput(line: string, lock: SimulatedLock, log: SimulatorLog)
   if (code !== null) {
     if (!/^[0-9]{1,12}$/.test(code[1]!)) return log('unknown_input', { input: 'code …', inputs: INPUTS });
     await lock.enterCode(code[1]!);
+    return;
+  }
+  const operation = doorOperation(input);
+  if (operation !== null) {
+    if (!lock.operate(operation.source, operation.locked, operation.slot)) log('operation_refused', { ...operation, reason: 'the unlock-between window holds the lock open' });
     return;
   }
   switch (input) {
@@ -80,6 +97,8 @@ export async function runSimulator(options: SimulatorOptions): Promise<RunningSi
     log,
     ...(options.trustedRoot === undefined ? {} : { trustedRoot: options.trustedRoot }),
     ...(options.replayFile === undefined ? {} : { replayFile: options.replayFile }),
+    ...(options.outboxFile === undefined ? {} : { outboxFile: options.outboxFile }),
+    ...(options.lan === undefined ? {} : { lan: options.lan }),
     ...(options.topicPrefix === undefined ? {} : { topicPrefix: options.topicPrefix }),
   });
   try {

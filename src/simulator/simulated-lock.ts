@@ -3,6 +3,17 @@ import { DEADLINE_PASSED } from '../lock-edge/command-check.js';
 import { LockEndpoint, type Bolt, type BoltState, type LockLog, type Outcome } from '../lock-edge/lock-endpoint.js';
 import { LockMechanism } from '../lock-edge/lock-mechanism.js';
 import type { KeypadEntry } from '../lock-edge/keypad.js';
+import { lanEndpointUrl, startLanServer, type LanServer } from '../lock-edge/lan-server.js';
+
+/** Where the simulator takes signed requests on the LAN (protocol 1.3). */
+export interface SimulatorLan {
+  /** 0: any free port. */
+  port: number;
+  /** Interface to listen on; default all. */
+  host?: string;
+  /** The host (name or address) phones reach it at, in the URL it announces; default `host`, else 127.0.0.1. */
+  advertiseHost?: string;
+}
 
 /** One line of the simulator's log: what happened, with details (never the secret or a token). */
 export type SimulatorLog = LockLog;
@@ -18,6 +29,10 @@ export interface SimulatedLockOptions {
   trustedRoot?: string;
   /** Where used tokens are remembered across restarts; without it, in memory only. */
   replayFile?: string;
+  /** Where operation reports wait while the service cannot be reached; without it, in memory only. */
+  outboxFile?: string;
+  /** Serve unlock on the LAN (protocol 1.3). */
+  lan?: SimulatorLan;
   /** Unix seconds. */
   now: () => number;
   log: SimulatorLog;
@@ -36,9 +51,10 @@ const DEFAULT_UNLOCK_SECONDS = 5;
 export class SimulatedLock implements Bolt {
   private readonly endpoint: LockEndpoint;
   private readonly mechanism: LockMechanism;
+  private lanServer: LanServer | undefined;
 
   constructor(private readonly options: SimulatedLockOptions) {
-    const { replyDelayMs, trustedRoot, replayFile, topicPrefix, ...rest } = options;
+    const { replyDelayMs, trustedRoot, replayFile, topicPrefix, lan: _lan, outboxFile, ...rest } = options;
     this.endpoint = new LockEndpoint({
       ...rest,
       device: SIMULATOR_DEVICE,
@@ -46,6 +62,7 @@ export class SimulatedLock implements Bolt {
       ...(trustedRoot === undefined ? {} : { trustedRoot }),
       ...(replayFile === undefined ? {} : { replayFile }),
       ...(topicPrefix === undefined ? {} : { topicPrefix }),
+      ...(outboxFile === undefined ? {} : { outboxFile }),
     });
     this.mechanism = new LockMechanism(options.now, (state, cause) => {
       options.log('state', { ...state, cause });
@@ -66,12 +83,45 @@ export class SimulatedLock implements Bolt {
     return this.endpoint.configVersion;
   }
 
+  /** Operation reports (protocol 1.3) not yet taken by the broker. */
+  get unsentReports(): number {
+    return this.endpoint.unsentReports;
+  }
+
+  /** The URL of its LAN endpoint, once serving (protocol 1.3). */
+  lanUrl: string | undefined;
+
   /**
-   * Connects, subscribes, then announces itself online with its state. Without waiting for the
-   * broker (`waitForBroker` false) it returns at once and keeps trying, as a real lock does.
+   * Starts its LAN endpoint (when asked for, once), then connects, subscribes and announces itself
+   * online with its state. Without waiting for the broker (`waitForBroker` false) it returns at
+   * once and keeps trying, as a real lock does.
    */
-  connect(waitForBroker = true): Promise<void> {
-    return this.endpoint.connect(waitForBroker);
+  async connect(waitForBroker = true): Promise<void> {
+    const { lan } = this.options;
+    if (lan !== undefined && this.lanServer === undefined) {
+      this.lanServer = await startLanServer({
+        port: lan.port,
+        ...(lan.host === undefined ? {} : { host: lan.host }),
+        lockFor: (lockId) => (lockId === this.options.id.toLowerCase() ? this.endpoint : undefined),
+        log: this.options.log,
+      });
+      this.lanUrl = lanEndpointUrl(lan.advertiseHost ?? lan.host ?? '127.0.0.1', this.lanServer.port);
+      this.endpoint.setDirectAccessEndpoints([this.lanUrl]);
+    }
+    await this.endpoint.connect(waitForBroker);
+  }
+
+  /**
+   * Someone at the door (protocol 1.3): a code entered at the keypad (`slot`: its user-code slot)
+   * or a hand on the thumb turn moves the bolt; the lock reports how, then the state it leads to.
+   * An unlock lasts the config's unlock duration, as any other.
+   */
+  operate(source: 'keypad' | 'manual', locked: boolean, slot?: number): boolean {
+    if (locked && this.mechanism.windowOpen) return false;
+    this.endpoint.reportOperation({ source, locked, ...(slot === undefined ? {} : { slot }) });
+    if (locked) this.mechanism.lock();
+    else this.mechanism.unlockFor(this.endpoint.lockConfig?.unlockDuration ?? DEFAULT_UNLOCK_SECONDS);
+    return true;
   }
 
   /** Drops the TCP connection without DISCONNECT, like a power cut: the broker publishes the will. */
@@ -94,6 +144,7 @@ export class SimulatedLock implements Bolt {
   /** Orderly shutdown: reports itself offline, then disconnects cleanly. */
   async close(): Promise<void> {
     this.mechanism.stop();
+    await this.lanServer?.close();
     await this.endpoint.close();
   }
 

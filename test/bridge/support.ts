@@ -33,7 +33,7 @@ export interface BridgeRig {
  * awaited 1.5 s) and a bridge driving one claimed lock per real lock, with `zwaveUrl` for the
  * Z-Wave ones.
  */
-export async function startBridgeRig(realLocks: RealLock[], zwaveUrl?: string): Promise<BridgeRig> {
+export async function startBridgeRig(realLocks: RealLock[], zwaveUrl?: string, options: { lan?: boolean } = {}): Promise<BridgeRig> {
   const t = await startTestService({ CERT_CHECK: 'never', LOCK_REPLY_TIMEOUT_MS: '1500', MQTT_PORT: String(await freePort()) });
   const admin = await certify(t, await createVerifiedUser(t));
   const dir = await mkdtemp(join(tmpdir(), 'latchkey-bridge-'));
@@ -47,6 +47,7 @@ export async function startBridgeRig(realLocks: RealLock[], zwaveUrl?: string): 
     lockReplyTimeoutMs: 1500,
     zwave: zwaveUrl === undefined ? null : { url: zwaveUrl, pingSeconds: 0.5 },
     matter: { port: await freeUdpPort(), pingSeconds: 0.5 },
+    ...(options.lan === true ? { lan: { port: 0, host: '127.0.0.1' } } : {}),
     locks: realLocks.map((real, index) => ({ id: locks[index]!.id, secret: locks[index]!.secret, ...real })),
     logLevel: 'debug',
   };

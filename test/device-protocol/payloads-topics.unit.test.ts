@@ -65,7 +65,7 @@ describe('broker policy', () => {
 
   it('confines a lock to its own topics', () => {
     const lock = { kind: 'lock', lockId: LOCK } as const;
-    for (const kind of ['online', 'state', 'event', 'reply']) assert.equal(mayPublish(lock, `locks/${LOCK}/${kind}`, 'locks'), true, kind);
+    for (const kind of ['online', 'state', 'event', 'reply', 'operation']) assert.equal(mayPublish(lock, `locks/${LOCK}/${kind}`, 'locks'), true, kind);
     assert.equal(mayPublish(lock, `locks/${LOCK}/command`, 'locks'), false);
     assert.equal(mayPublish(lock, `locks/${LOCK}/config`, 'locks'), false);
     assert.equal(mayPublish(lock, 'locks/other/state', 'locks'), false);
@@ -119,5 +119,26 @@ describe('replay memory', () => {
     assert.equal(memory.remember('c', 100, 10), 'full');
     assert.equal(memory.remember('c', 100, 30), 'new'); // b expired and was forgotten
     assert.equal(memory.remember('a', 200, 100), 'new'); // a expired at 100
+  });
+});
+
+describe('protocol 1.3: operation reports and LAN addresses', () => {
+  it('decodes an operation report, and refuses an unknown source, a bad slot or a token where none fits', async () => {
+    const { decodeOperationReport, decodeOnline } = await import('../../src/device-protocol/payloads.js');
+    const report = { id: 'r1', source: 'keypad', locked: false, slot: 3, ts: 1767225601.5 };
+    assert.deepEqual(decodeOperationReport(Buffer.from(JSON.stringify(report))), { ok: true, value: report });
+    assert.equal(decodeOperationReport(Buffer.from(JSON.stringify({ ...report, source: 'rf' }))).ok, false);
+    assert.equal(decodeOperationReport(Buffer.from(JSON.stringify({ ...report, slot: -1 }))).ok, false);
+    assert.equal(decodeOperationReport(Buffer.from(JSON.stringify({ ...report, token: 'x'.repeat(16 * 1024 + 1) }))).ok, false);
+    assert.equal(decodeOnline(Buffer.from('{"online":true,"directAccessEndpoints":["http://192.0.2.7:27707/device/execute"]}')).ok, true);
+    assert.equal(decodeOnline(Buffer.from('{"online":true,"directAccessEndpoints":["file:///etc/passwd"]}')).ok, false);
+    assert.equal(decodeOnline(Buffer.from(JSON.stringify({ online: true, directAccessEndpoints: Array(5).fill('http://a/b') }))).ok, false);
+  });
+
+  it('lets a lock publish its operation reports, never retained', () => {
+    const lock = { kind: 'lock', lockId: LOCK } as const;
+    assert.equal(mayPublish(lock, `locks/${LOCK}/operation`, 'locks'), true);
+    assert.equal(mayRetain(lock, `locks/${LOCK}/operation`, 'locks'), false);
+    assert.equal(mayPublish(lock, 'locks/00000000-0000-4000-8000-000000000000/operation', 'locks'), false);
   });
 });

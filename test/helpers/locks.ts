@@ -91,7 +91,7 @@ export function createSite(t: TestService, input: Partial<SiteInput> = {}): Prom
 export function auditEntriesOf(t: TestService, lockId: string) {
   return t.service.ctx.db.kysely
     .selectFrom('audit_entries')
-    .select(['type', 'actor_user_id', 'subject_user_id', 'rejected', 'message', 'details'])
+    .select(['type', 'actor_user_id', 'subject_user_id', 'rejected', 'message', 'details', 'timestamp'])
     .where('lock_id', '=', lockId)
     .orderBy('seq')
     .execute();

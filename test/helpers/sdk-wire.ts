@@ -157,3 +157,18 @@ export const SDK_MODELS = {
 
 /** The SDK's TwoFactorMethod enum: any other value fails the call. */
 export const SDK_TWO_FACTOR_METHODS = ['EMAIL', 'TELEPHONE', 'SMS'] as const;
+
+/** MUTATE_LOCK as the SDK's LockOperationRequest serialises it (`locked` its only member). */
+export const sdkLockOperation = (locked: boolean): string => `{"type":"MUTATE_LOCK","locked":${locked}}`;
+
+/**
+ * One of LocalUnlockClient's requests: the signed unlock POSTed to a lock's directAccessEndpoint
+ * exactly as to the service (`addRequestHeaders(true)`: `Content-Type: application/jwt`, the
+ * compact token as the body), through the SDK's plain HttpClient (content negotiation: Accept
+ * `application/json`); any 2xx counts as done.
+ */
+export async function sdkLocalUnlock(endpoint: string, compact: string, userAgent = 'KMP SDK JVM - v2.0.0'): Promise<{ status: number; body: any }> {
+  const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/jwt', accept: 'application/json', 'user-agent': userAgent }, body: compact });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
+}

@@ -31,6 +31,8 @@ function memberLock(overrides: Partial<MemberLock> = {}, member: Partial<MemberL
     battery: null,
     jammed: null,
     tamper: null,
+    direct_access: 0,
+    direct_access_endpoints: null,
     created: 100,
     updated: 200,
     site_colour: null,

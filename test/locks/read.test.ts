@@ -8,7 +8,7 @@ import { UNKNOWN_ID } from './support.js';
 import { EVERY_CAPABILITY } from '../helpers/sdk-models.js';
 
 const LOCK_KEYS = ['colour', 'end', 'favourite', 'id', 'lastOperation', 'name', 'role', 'settings', 'start', 'state', 'unlockForever', 'unlockTime'];
-const SETTINGS_KEYS = ['capabilities', 'defaultName', 'delay', 'hidden', 'permittedAddresses', 'proximityUnlock', 'rxBeaconRssi', 'tiles', 'txBeaconRssi', 'unlockBetweenWindow', 'unlockTime', 'usageRequirements'];
+const SETTINGS_KEYS = ['capabilities', 'defaultName', 'delay', 'directAccess', 'directAccessEndpoints', 'hidden', 'permittedAddresses', 'proximityUnlock', 'rxBeaconRssi', 'tiles', 'txBeaconRssi', 'unlockBetweenWindow', 'unlockTime', 'usageRequirements'];
 
 describe('GET /device and GET /device/{id}', () => {
   let t: TestService;
@@ -51,6 +51,8 @@ describe('GET /device and GET /device/{id}', () => {
       tiles: [],
       hidden: false,
       capabilities: EVERY_CAPABILITY,
+      directAccess: false,
+      directAccessEndpoints: [],
     });
     // Never reported: `locked` is absent, not false.
     assert.deepEqual(lock.state, { connected: false, duration: 5 });

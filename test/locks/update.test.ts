@@ -64,6 +64,8 @@ describe('PUT /device/{id}', () => {
       tiles: [],
       hidden: false,
       capabilities: EVERY_CAPABILITY,
+      directAccess: false,
+      directAccessEndpoints: [],
     });
 
     assert.equal((await put(admin, { settings: { permittedAddresses: ['10.0.0.0/8'] } })).status, 204);

@@ -106,7 +106,7 @@ describe('lock users, user with locks, shareable and pinned locks', () => {
           start: null,
           end: null,
           role: 'ADMIN',
-          settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Pinned', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile], hidden: false, capabilities: EVERY_CAPABILITY },
+          settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Pinned', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile], hidden: false, capabilities: EVERY_CAPABILITY, directAccessEndpoints: [] },
           state: { connected: false },
           favourite: true,
         },

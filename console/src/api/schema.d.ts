@@ -6793,6 +6793,10 @@ export interface paths {
                                     /** @enum {string} */
                                     BATCH_SHARING_25: "SUPPORTED";
                                 };
+                                /** @description whether the lock's owner lets members see and use its LAN addresses (directAccessEndpoints) */
+                                directAccess: boolean;
+                                /** @description where the lock takes a signed unlock on its LAN (the official SDK sends the unlock there at the same time as to the service): the addresses the lock announces, while its owner allows it (settings.directAccess); else [] */
+                                directAccessEndpoints: string[];
                             };
                             state: {
                                 /** @description absent while unknown */
@@ -6974,6 +6978,10 @@ export interface paths {
                                     /** @enum {string} */
                                     BATCH_SHARING_25: "SUPPORTED";
                                 };
+                                /** @description whether the lock's owner lets members see and use its LAN addresses (directAccessEndpoints) */
+                                directAccess: boolean;
+                                /** @description where the lock takes a signed unlock on its LAN (the official SDK sends the unlock there at the same time as to the service): the addresses the lock announces, while its owner allows it (settings.directAccess); else [] */
+                                directAccessEndpoints: string[];
                             };
                             state: {
                                 /** @description absent while unknown */
@@ -7203,6 +7211,8 @@ export interface paths {
                                     /** @enum {string} */
                                     BATCH_SHARING_25: "SUPPORTED";
                                 };
+                                /** @description where the lock takes a signed unlock on its LAN (the official SDK sends the unlock there at the same time as to the service): the addresses the lock announces, while its owner allows it (settings.directAccess); else [] */
+                                directAccessEndpoints: string[];
                             };
                             state: {
                                 connected: boolean;
@@ -7441,6 +7451,10 @@ export interface paths {
                                     /** @enum {string} */
                                     BATCH_SHARING_25: "SUPPORTED";
                                 };
+                                /** @description whether the lock's owner lets members see and use its LAN addresses (directAccessEndpoints) */
+                                directAccess: boolean;
+                                /** @description where the lock takes a signed unlock on its LAN (the official SDK sends the unlock there at the same time as to the service): the addresses the lock announces, while its owner allows it (settings.directAccess); else [] */
+                                directAccessEndpoints: string[];
                             };
                             state: {
                                 /** @description absent while unknown */
@@ -7597,6 +7611,10 @@ export interface paths {
                             rxBeaconRssi?: number;
                             proximityUnlock?: boolean;
                             delay?: number;
+                            /** @description the lock's owner only: let members see and use the LAN addresses the lock announces (settings.directAccessEndpoints) */
+                            directAccess?: boolean;
+                            /** @description not written by clients: the lock announces its LAN addresses; its owner allows them with `directAccess` (a 400 says so) */
+                            directAccessEndpoints?: unknown;
                         } | null;
                     };
                 };
@@ -10223,6 +10241,8 @@ export interface paths {
                                     /** @enum {string} */
                                     BATCH_SHARING_25: "SUPPORTED";
                                 };
+                                /** @description where the lock takes a signed unlock on its LAN (the official SDK sends the unlock there at the same time as to the service): the addresses the lock announces, while its owner allows it (settings.directAccess); else [] */
+                                directAccessEndpoints: string[];
                             };
                             state: {
                                 connected: boolean;

@@ -211,8 +211,12 @@ export class MatterLock extends RealLock {
     if (name === 'lockOperation') {
       const source = SOURCES[Number(data?.operationSource)] ?? 'unspecified';
       const slot = typeof data?.userIndex === 'number' ? data.userIndex : undefined;
-      this.log('operation', { source, locked: Number(data?.lockOperationType) === 0, ...(slot === undefined ? {} : { slot }) });
+      const locked = Number(data?.lockOperationType) === 0;
+      this.log('operation', { source, locked, ...(slot === undefined ? {} : { slot }) });
       if (source !== 'remote') this.late.personAtTheDoor();
+      // Someone at the door: the keypad, or a hand (the thumb turn, a key, the lock's button).
+      const reported = source === 'keypad' ? 'keypad' : source === 'manual' || source === 'button' ? 'manual' : null;
+      if (reported !== null) this.events?.operated({ source: reported, locked, ...(slot === undefined ? {} : { slot }) });
     } else if (name === 'lockOperationError') {
       this.log('operation_error', { source: SOURCES[Number(data?.operationSource)] ?? 'unspecified', error: Number(data?.operationError) });
     } else if (name === 'doorLockAlarm') {

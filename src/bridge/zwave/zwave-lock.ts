@@ -171,6 +171,7 @@ export class ZwaveLock extends RealLock {
         const slot = typeof parameters?.userId === 'number' ? parameters.userId : undefined;
         this.log('operation', { node: this.nodeId, ...operation, ...(slot === undefined ? {} : { slot }) });
         if (operation.source !== 'rf') this.late.personAtTheDoor();
+        if (operation.source === 'keypad' || operation.source === 'manual') this.events?.operated({ source: operation.source, locked: operation.locked, ...(slot === undefined ? {} : { slot }) });
       }
       if (event === LOCK_JAMMED && this.jammed !== true) {
         this.jammed = true;

@@ -25,6 +25,7 @@ import { alarmMailMigration } from './0071_alarm_mail.js';
 import { queuedOperationsMigration } from './0080_queued_operations.js';
 import { lockDecommissionMigration } from './0081_lock_decommission.js';
 import { visitorInvitationsMigration } from './0082_visitor_invitations.js';
+import { directAccessMigration } from './0090_direct_access.js';
 import { webhooksMigration } from './0110_webhooks.js';
 import { keypadCodesMigration } from './0130_keypad_codes.js';
 
@@ -59,6 +60,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0080_queued_operations': queuedOperationsMigration(dialect),
     '0081_lock_decommission': lockDecommissionMigration(dialect),
     '0082_visitor_invitations': visitorInvitationsMigration(dialect),
+    '0090_direct_access': directAccessMigration(dialect),
     '0110_webhooks': webhooksMigration(dialect),
     '0130_keypad_codes': keypadCodesMigration(dialect),
   };

@@ -1,0 +1,63 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { decodeOperationReport, type OperationReport } from '../device-protocol/payloads.js';
+
+/** Reports kept at most; past it the oldest is dropped (a lock cut off for weeks must not fill its disk). */
+const MAX_REPORTS = 1_000;
+
+/**
+ * What a lock did on its own (protocol 1.3 `operation` reports) and has not yet handed to the
+ * broker: kept while the service cannot be reached and sent, in order, once it can. With a file
+ * it survives a restart: rewritten (a temporary file renamed over it) on every change, which is
+ * cheap at a few reports.
+ */
+export class OperationOutbox {
+  private reports: OperationReport[] = [];
+
+  constructor(private readonly file: string | null = null, private readonly max = MAX_REPORTS) {
+    if (file === null) return;
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      const decoded = decodeOperationReport(Buffer.from(line));
+      if (decoded.ok) this.reports.push(decoded.value);
+    }
+    mkdirSync(dirname(file), { recursive: true });
+  }
+
+  get size(): number {
+    return this.reports.length;
+  }
+
+  /** Every report not yet sent, oldest first. */
+  pending(): readonly OperationReport[] {
+    return this.reports;
+  }
+
+  /** Keeps `report`; returns the report dropped to make room, if any. */
+  add(report: OperationReport): OperationReport | undefined {
+    this.reports.push(report);
+    const dropped = this.reports.length > this.max ? this.reports.shift() : undefined;
+    this.save();
+    return dropped;
+  }
+
+  /** The broker took it. */
+  sent(id: string): void {
+    const before = this.reports.length;
+    this.reports = this.reports.filter((report) => report.id !== id);
+    if (this.reports.length !== before) this.save();
+  }
+
+  private save(): void {
+    if (this.file === null) return;
+    const temporary = `${this.file}.tmp`;
+    writeFileSync(temporary, this.reports.map((report) => `${JSON.stringify(report)}\n`).join(''), { flush: true });
+    renameSync(temporary, this.file);
+  }
+}
