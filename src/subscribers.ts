@@ -2,6 +2,7 @@ import { AlarmWatch } from './alarms/watch.js';
 import { startupStep } from './config/startup-step.js';
 import type { AppContext } from './context.js';
 import { startLockLinkSubscribers } from './lock-link/subscribers.js';
+import { recordOperationReport } from './operations/lock-reports.js';
 import { QueueDelivery } from './operations/queue-delivery.js';
 import { WebhookWorker } from './webhooks/worker.js';
 
@@ -25,7 +26,10 @@ export async function startSubscribers(ctx: AppContext): Promise<Subscribers> {
   const delivery = new QueueDelivery(ctx);
   let lockLink;
   try {
-    lockLink = await startupStep(setting, 'cannot start the lock link', () => startLockLinkSubscribers(ctx, { onLockOnline: (lockId) => delivery.lockOnline(lockId) }));
+    lockLink = await startupStep(setting, 'cannot start the lock link', () => startLockLinkSubscribers(ctx, {
+      onLockOnline: (lockId) => delivery.lockOnline(lockId),
+      recordOperation: (lockId, report) => recordOperationReport(ctx, lockId, report),
+    }));
   } catch (err) {
     await delivery.stop();
     throw err;

@@ -23,7 +23,7 @@ import { ZWAVE_CAPABILITIES, ZwaveLock } from './zwave/zwave-lock.js';
  */
 
 /** How long an uncommanded bolt move waits for the lock to say how it was made (keypad, hand) before its state goes out, milliseconds. */
-const OPERATION_GRACE_MS = 1_000;
+const OPERATION_GRACE_MS = 2_000;
 
 export interface RunningBridge {
   /** Each lock: whether its hardware can be reached, whether its MQTT session is up, the config version it holds. */

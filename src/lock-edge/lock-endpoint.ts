@@ -236,6 +236,8 @@ export class LockEndpoint {
   setAvailable(available: boolean): void {
     if (this.available === available) return;
     this.available = available;
+    // The bolt as first seen again is no move anyone made.
+    this.lastLocked = undefined;
     this.options.log(available ? 'reachable' : 'unreachable');
     this.publish('online', this.presence(), true);
     if (available) this.publishState();
@@ -272,7 +274,7 @@ export class LockEndpoint {
       return;
     }
     const grace = this.options.operationGraceMs ?? 0;
-    if (moved && this.acting === 0 && grace > 0) {
+    if (moved && this.acting === 0 && grace > 0 && this.available) {
       this.statePending = true;
       this.graceTimer = setTimeout(() => {
         this.graceTimer = undefined;

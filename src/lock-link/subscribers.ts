@@ -2,12 +2,12 @@ import type { AppContext } from '../context.js';
 import { recordKeypadSync } from '../keypad-codes/sync.js';
 import { confirmLateCommand } from '../locks/command-life.js';
 import type { LockLinkHandlers } from './client.js';
+import type { OperationReport } from '../device-protocol/payloads.js';
 import { syncLockConfigs } from './config-sync.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
 import { ConfigReconciler } from './reconcile.js';
 import { ReportThrottle } from '../limits/report-throttle.js';
 import { recordAllDisconnected, recordDevice, recordDirectAccess, recordDoorEvent, recordPresence, recordState } from './reports.js';
-import { recordOperationReport } from './operation-reports.js';
 
 /**
  * The lock link's subscribers, started beside the routes once the context is whole: the handlers
@@ -20,6 +20,8 @@ import { recordOperationReport } from './operation-reports.js';
 export interface LockLinkHooks {
   /** A lock came online as this instance sees it (src/operations/queue-delivery.ts delivers what waits for it). */
   onLockOnline?(lockId: string): void;
+  /** A lock reported what it did on its own (protocol 1.3 `operation`): recorded in the lock's queue (src/operations/lock-reports.ts records it). */
+  recordOperation?(lockId: string, report: OperationReport): Promise<unknown>;
 }
 
 function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle, reconciler: ConfigReconciler, hooks: LockLinkHooks): LockLinkHandlers {
@@ -44,7 +46,10 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
     // Not throttled either: only a change of the announced addresses is handed on.
     onDirectAccess: (lockId, endpoints) => record(lockId, 'LAN addresses', () => recordDirectAccess(ctx, lockId, endpoints))(),
     // Not throttled: what a lock kept while cut off arrives in a burst and must not be dropped; its outbox is bounded, each report recorded once.
-    onOperation: (lockId, report) => record(lockId, 'operation', () => recordOperationReport(ctx, lockId, report))(),
+    onOperation: (lockId, report) => {
+      const recordOperation = hooks.recordOperation;
+      if (recordOperation) record(lockId, 'operation', () => recordOperation(lockId, report))();
+    },
     onConfigVersion: (lockId, version) => {
       reconciler.checkVersion(lockId, version).catch((err: unknown) => ctx.logger.error({ err, lockId }, 'reconciling a lock config failed'));
     },

@@ -109,7 +109,7 @@ export interface LockTables {
   /** Shares of an invite taken over by a registration whose email is not yet verified (src/sharing/held-shares.ts). */
   held_invite_shares: LockMembersTable;
   certified_keys: CertifiedKeysTable;
-  /** Operation reports already recorded (device protocol 1.3, src/lock-link/operation-reports.ts). */
+  /** Operation reports already recorded (device protocol 1.3, src/operations/lock-reports.ts). */
   lock_operation_reports: LockOperationReportsTable;
 }
 

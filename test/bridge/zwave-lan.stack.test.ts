@@ -36,15 +36,15 @@ describe('latchkey bridge: unlock on the LAN and the door reported (Z-Wave)', ()
   it('audits the keypad (with its slot) and a hand on the lock once each, without a user', async () => {
     const { t } = rig;
     await ready(rig, id);
-    await eventually(async () => ((await lockJson(rig, id)).state.locked !== undefined ? true : undefined), 'the bolt known');
+    await eventually(async () => ((await lockJson(rig, id)).state.locked !== undefined ? true : undefined), 'the bolt known', 15_000);
     const before = (await auditEntriesOf(t, id)).length;
     const since = async () => (await auditEntriesOf(t, id)).slice(before);
     await stack.act(2, { do: 'keypad', slot: 3, locked: false });
-    const keypad = await eventually(async () => (await since()).find((e) => detailsOf(e).source === 'keypad'), 'the keypad unlock audited');
+    const keypad = await eventually(async () => (await since()).find((e) => detailsOf(e).source === 'keypad'), 'the keypad unlock audited', 15_000);
     assert.deepEqual([keypad.type, keypad.actor_user_id, detailsOf(keypad).slot], ['DOOR_UNLOCK', null, 3]);
     await stack.act(2, { do: 'manual', locked: true });
-    await eventually(async () => ((await since()).some((e) => detailsOf(e).source === 'manual') ? true : undefined), 'the manual lock audited');
-    await eventually(async () => ((await lockJson(rig, id)).state.locked === true ? true : undefined), 'locked, as the lock reports it');
+    await eventually(async () => ((await since()).some((e) => detailsOf(e).source === 'manual') ? true : undefined), 'the manual lock audited', 15_000);
+    await eventually(async () => ((await lockJson(rig, id)).state.locked === true ? true : undefined), 'locked, as the lock reports it', 15_000);
     const moves = (await since()).filter((e) => e.type === 'DOOR_UNLOCK' || e.type === 'DOOR_LOCK');
     assert.deepEqual(moves.map((e) => [e.type, detailsOf(e).source ?? null]), [['DOOR_UNLOCK', 'keypad'], ['DOOR_LOCK', 'manual']]);
   });
@@ -54,11 +54,11 @@ describe('latchkey bridge: unlock on the LAN and the door reported (Z-Wave)', ()
     const lanUrl = await rig.bridge.lanStarted;
     assert.ok(lanUrl !== null);
     await ready(rig, id);
-    await eventually(async () => ((await lockJson(rig, id)).settings.directAccess === false ? true : undefined), 'the lock JSON read');
+    await eventually(async () => ((await lockJson(rig, id)).settings.directAccess === false ? true : undefined), 'the lock JSON read', 15_000);
     assert.deepEqual((await lockJson(rig, id)).settings.directAccessEndpoints, []);
     const allowed = await t.api.put(`/device/${id}`, { token: admin.authToken, body: { settings: { directAccess: true } } });
     assert.ok(allowed.status < 300, allowed.text);
-    await eventually(async () => ((await lockJson(rig, id)).settings.directAccessEndpoints[0] === lanUrl ? true : undefined), 'the LAN address shown');
+    await eventually(async () => ((await lockJson(rig, id)).settings.directAccessEndpoints[0] === lanUrl ? true : undefined), 'the LAN address shown', 15_000);
 
     // The service and its embedded broker go away: only the LAN is left.
     await t.service.close();
@@ -66,7 +66,7 @@ describe('latchkey bridge: unlock on the LAN and the door reported (Z-Wave)', ()
     const token = sdkOperationToken(admin, id, sdkLockOperation(false), { now: happened });
     const opened = await sdkLocalUnlock(lanUrl, token);
     assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    await eventually(() => (rig.bridge.status()[0]!.reachable ? true : undefined), 'the lock reachable');
+    await eventually(() => (rig.bridge.status()[0]!.reachable ? true : undefined), 'the lock reachable', 15_000);
     assert.equal((await sdkLocalUnlock(lanUrl, token)).status, 409);
 
     const again = await startService(t.config);

@@ -7,12 +7,12 @@ import { inTransaction } from '../db/transaction.js';
 import type { OperationReport } from '../device-protocol/payloads.js';
 import { isAppError } from '../errors/catalogue.js';
 import { readLockedForUpdate, storeLocked } from '../locks/state.js';
-import { decodeOperationToken } from '../operations/body.js';
-import { replayKey } from '../operations/claims.js';
-import { rememberReplayKey } from '../operations/replay.js';
+import { decodeOperationToken } from './body.js';
+import { replayKey } from './claims.js';
+import { rememberReplayKey } from './replay.js';
 
 /**
- * What a lock did on its own (device protocol 1.3 `operation`), audited once: an unlock or lock
+ * What a lock did on its own (handed over by the lock link: src/subscribers.ts wires it as a hook of src/lock-link/subscribers.ts) (device protocol 1.3 `operation`), audited once: an unlock or lock
  * on its LAN (the official SDK's directAccessEndpoints), at its keypad or by hand. The entry is
  * DOOR_UNLOCK / DOOR_LOCK with the time it happened; `details` say the source, the keypad's
  * user-code slot, the report id. A LAN operation is the signer's only when the token it carries
