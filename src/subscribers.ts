@@ -3,6 +3,7 @@ import { startupStep } from './config/startup-step.js';
 import type { AppContext } from './context.js';
 import { startLockLinkSubscribers } from './lock-link/subscribers.js';
 import { recordOperationReport } from './operations/lock-reports.js';
+import { keypadUse } from './keypad-codes/uses.js';
 import { QueueDelivery } from './operations/queue-delivery.js';
 import { WebhookWorker } from './webhooks/worker.js';
 
@@ -28,7 +29,7 @@ export async function startSubscribers(ctx: AppContext): Promise<Subscribers> {
   try {
     lockLink = await startupStep(setting, 'cannot start the lock link', () => startLockLinkSubscribers(ctx, {
       onLockOnline: (lockId) => delivery.lockOnline(lockId),
-      recordOperation: (lockId, report) => recordOperationReport(ctx, lockId, report),
+      recordOperation: (lockId, report) => recordOperationReport(ctx, lockId, report, (uow, id, keypad) => keypadUse(ctx, uow, id, keypad)),
     }));
   } catch (err) {
     await delivery.stop();

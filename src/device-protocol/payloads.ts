@@ -62,6 +62,12 @@ export const OperationReportSchema = Type.Object({
   ts: Seconds,
   /** keypad: the user-code slot used, when the lock tells it. */
   slot: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  /** keypad (protocol 1.5): the id of the code used (or refused), from the config's `codes`; never its digits. */
+  code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  /** keypad (protocol 1.5): the entry was refused (no bolt moved; `locked` is what it asked for), with the reason. */
+  refused: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  /** keypad (protocol 1.5): this refusal locked the keypad out until then (Unix seconds). */
+  lockoutUntil: Type.Optional(Seconds),
   /** lan: the compact token the lock acted on. */
   token: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TOKEN_BYTES })),
 });

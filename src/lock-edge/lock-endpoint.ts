@@ -120,23 +120,26 @@ export class LockEndpoint {
     const entry = this.keypad.enter(digits);
     if (!entry.ok) {
       this.options.log('keypad_refused', { reason: entry.reason, ...(entry.codeId === undefined ? {} : { code: entry.codeId }), ...(entry.lockoutUntil === undefined ? {} : { lockoutUntil: entry.lockoutUntil }) });
+      this.queueReport({ source: 'keypad', locked: false, refused: entry.reason, ...(entry.codeId === undefined ? {} : { code: entry.codeId }), ...(entry.lockoutUntil === undefined ? {} : { lockoutUntil: entry.lockoutUntil }) });
       return entry;
     }
     if (this.bolt === undefined || !this.available) {
       this.options.log('keypad_refused', { reason: 'busy', code: entry.codeId });
-      return entry;
+      return { ok: false, reason: 'busy', codeId: entry.codeId };
     }
-    // Reported (protocol 1.3, source keypad) before the state it leads to.
+    // The report goes before the state it leads to (protocol 1.3), so the unlock is audited once, as the holder's.
     this.holds += 1;
-    let outcome: Outcome;
+    this.acting += 1;
     try {
-      outcome = await this.bolt.mutate({ locked: false }, Number.POSITIVE_INFINITY, this.config);
-      if (outcome.ok) this.queueReport({ source: 'keypad', locked: false });
+      const outcome = await this.bolt.mutate({ locked: false }, Number.POSITIVE_INFINITY, this.config);
+      this.options.log(outcome.ok ? 'keypad_unlock' : 'keypad_refused', { code: entry.codeId, ...('userId' in entry.holder ? { user: entry.holder.userId } : {}), ...(outcome.ok ? {} : { reason: outcome.error }) });
+      if (!outcome.ok) return { ok: false, reason: 'busy', codeId: entry.codeId };
+      this.queueReport({ source: 'keypad', locked: false, code: entry.codeId });
+      return entry;
     } finally {
+      this.acting -= 1;
       this.release();
     }
-    this.options.log(outcome.ok ? 'keypad_unlock' : 'keypad_refused', { code: entry.codeId, ...('userId' in entry.holder ? { user: entry.holder.userId } : {}), ...(outcome.ok ? {} : { reason: outcome.error }) });
-    return entry;
   }
 
   get id(): string {
@@ -304,7 +307,7 @@ export class LockEndpoint {
     this.sendState();
   }
 
-  private queueReport(operation: { source: OperationSource; locked: boolean; slot?: number; token?: string }): void {
+  private queueReport(operation: { source: OperationSource; locked: boolean; slot?: number; token?: string; code?: string; refused?: string; lockoutUntil?: number }): void {
     const report: OperationReport = { id: randomUUID(), ts: this.options.now(), ...operation };
     const dropped = this.outbox.add(report);
     if (dropped !== undefined) this.options.log('operation_report_dropped', { id: dropped.id, source: dropped.source, ts: dropped.ts });

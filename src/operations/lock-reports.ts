@@ -3,7 +3,8 @@ import type { AuditType } from '../audit/types.js';
 import { recordAudit } from '../audit/record.js';
 import { findUserById } from '../accounts/queries.js';
 import { checkOperationSignature, parseLegacyPublicKey, sameId } from '../crypto/operation-token.js';
-import { inTransaction } from '../db/transaction.js';
+import { inTransaction, type UnitOfWork } from '../db/transaction.js';
+import { unlockRefused } from '../alarms/conditions.js';
 import type { OperationReport } from '../device-protocol/payloads.js';
 import { isAppError } from '../errors/catalogue.js';
 import { readLockedForUpdate, storeLocked } from '../locks/state.js';
@@ -68,8 +69,20 @@ function describe(report: OperationReport): string {
   return `lock ${verb} by hand`;
 }
 
+/** How a keypad report reads once its code is known (src/keypad-codes/uses.ts, wired in src/subscribers.ts). */
+export interface OperationAttribution {
+  actorUserId: string | null;
+  /** A refused entry (protocol 1.5 `refused`): a refused DOOR_UNLOCK, no bolt moved. */
+  rejected: boolean;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/** Names the code (and its holder) of a keypad report, in the transaction that records it. */
+export type AttributeOperation = (uow: UnitOfWork, lockId: string, report: OperationReport) => Promise<OperationAttribution | null>;
+
 /** Records `report` of lock `lockId`; the type audited, or null (a duplicate, an unknown lock, an untrusted LAN report). */
-export async function recordOperationReport(ctx: AppContext, lockId: string, report: OperationReport): Promise<AuditType | null> {
+export async function recordOperationReport(ctx: AppContext, lockId: string, report: OperationReport, attribute?: AttributeOperation): Promise<AuditType | null> {
   const signer = report.source === 'lan' ? await lanSigner(ctx, lockId, report) : null;
   if (typeof signer === 'string') {
     ctx.logger.warn({ lockId, reportId: report.id, reason: signer }, 'LAN operation report not trusted: not audited');
@@ -86,15 +99,21 @@ export async function recordOperationReport(ctx: AppContext, lockId: string, rep
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 1) return null;
     if (signer !== null) await rememberReplayKey(uow.db, { lockId, replayKey: signer.replayKey, expiresAt: signer.expiresAt, now });
-    if (now - report.ts <= FRESH_SECONDS && row.locked !== null) await storeLocked(uow.db, uow.dialect, lockId, report.locked, now);
+    const attributed = report.source === 'keypad' && attribute !== undefined ? await attribute(uow, lockId, report) : null;
+    const rejected = attributed?.rejected === true;
+    if (!rejected && now - report.ts <= FRESH_SECONDS && row.locked !== null) await storeLocked(uow.db, uow.dialect, lockId, report.locked, now);
     const type: AuditType = report.locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK';
+    // A refused keypad entry counts toward the refused-unlocks alarm, like any refused unlock.
+    if (rejected && type === 'DOOR_UNLOCK') uow.onCommit(() => unlockRefused(ctx, lockId));
     await recordAudit(ctx, uow, {
       lockId,
       type,
-      actorUserId: signer?.userId ?? null,
-      message: describe(report),
+      actorUserId: signer?.userId ?? attributed?.actorUserId ?? null,
+      rejected,
+      message: attributed?.message ?? describe(report),
       at: report.ts,
       details: {
+        ...attributed?.details,
         source: report.source,
         ...(report.slot === undefined ? {} : { slot: report.slot }),
         ...(signer === null ? {} : { jti: signer.jti }),

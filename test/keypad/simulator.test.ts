@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { runSimulator, type RunningSimulator } from '../../src/simulator/run-simulator.js';
 import { createTestClock } from '../helpers/clock.js';
-import { claimLock, createVerifiedUser, revokeLock, shareLock, type ClaimedLock } from '../helpers/locks.js';
+import { auditEntriesOf, claimLock, createVerifiedUser, revokeLock, shareLock, type ClaimedLock } from '../helpers/locks.js';
 import { capturingLogger } from '../helpers/mqtt.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { eventually } from '../helpers/wait.js';
@@ -113,6 +113,26 @@ describe('keypad codes on the simulator', () => {
     }, 'the lock refusing the code');
     assert.match(failed.sync.error ?? '', /^not_admin/);
     assert.deepEqual(await simulator.lock.enterCode(code.digits), { ok: false, reason: 'unknown_code' });
+  });
+
+  it("audits a keypad unlock as its holder's, counts it, and takes a used-up one-time code off the set's other locks", async () => {
+    const [a, b] = [await simulatedLock(), await simulatedLock()];
+    const member = await createVerifiedUser(t);
+    for (const { lock } of [a, b]) await shareLock(t, lock.id, admin, member.userId);
+    const code = await makeCode(t, admin, [a.lock.id, b.lock.id], { user: member.userId, maxUses: 1 });
+    for (const { lock } of [a, b]) await applied(code.id, lock.id);
+
+    assert.equal((await a.simulator.lock.enterCode(code.digits)).ok, true);
+    const unlock = await eventually(async () => (await auditEntriesOf(t, a.lock.id)).find((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 0 && e.actor_user_id === member.userId), 'the keypad unlock audited');
+    assert.equal(JSON.parse(unlock.details!).code, code.id);
+    assertNoDigits(unlock, code.digits, 'the audit entry');
+    await eventually(async () => (await codeOnLock(t, admin, code.id, b.lock.id))?.status === 'used_up' || undefined, 'the code used up');
+    const { config_version: version } = await heldVersion(b.lock.id);
+    await eventually(() => b.simulator.lock.configVersion === version || undefined, 'the other lock without the code');
+    assert.deepEqual(await b.simulator.lock.enterCode(code.digits), { ok: false, reason: 'unknown_code' });
+    const refused = await eventually(async () => (await auditEntriesOf(t, b.lock.id)).find((e) => e.type === 'DOOR_UNLOCK' && e.rejected === 1), 'the wrong code audited');
+    assert.match(refused.message, /unknown_code/);
+    assertNoDigits(refused, code.digits, 'the audit entry');
   });
 
   // Last but one: it moves the clock past the spring-forward night (the service's clock only goes forward).
