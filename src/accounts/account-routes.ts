@@ -12,15 +12,13 @@ import { presentCallerAccount } from './presenters.js';
 import { AccountResponse, AccountUpdate, PasswordChange, PasswordResetFinish, PasswordResetStart, VerifyQuery } from './schemas.js';
 
 /**
- * The account of each held caller as its JSON, made once by the route's own response serializer:
- * a held session's caller is one frozen object (src/accounts/authenticate.ts), so its every
+ * The caller's account as JSON, made by the route's own response serializer, once per held
+ * caller: a held session's caller is one frozen object (LiveSessions.callerOf), so its every
  * request after the first sends the same text (the Base64 key is the longest field to escape).
  */
-const serializedAccounts = new WeakMap<Caller, string>();
-
-function sendCallerAccount(reply: FastifyReply, caller: Caller): void {
-  let body = serializedAccounts.get(caller);
-  if (body === undefined) serializedAccounts.set(caller, (body = reply.serialize(presentCallerAccount(caller)) as string));
+function sendCallerAccount(ctx: AppContext, reply: FastifyReply, caller: Caller): void {
+  const serialise = () => reply.serialize(presentCallerAccount(caller)) as string;
+  const body = ctx.liveSessions === null ? serialise() : ctx.liveSessions.accountJsonOf(caller, serialise);
   reply.type('application/json; charset=utf-8').send(body);
 }
 
@@ -31,7 +29,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       // Synchronous when the legacy key exists: nothing to wait for, so no promise per request on the busiest read.
       handler: (request, reply) => {
         if (request.caller.publicKey === null) return accountWithPublicKey(ctx, request.caller);
-        sendCallerAccount(reply, request.caller);
+        sendCallerAccount(ctx, reply, request.caller);
       },
     });
 

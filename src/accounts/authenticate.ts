@@ -3,7 +3,7 @@ import { decodeCompactJws } from '../crypto/compact-jws.js';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/catalogue.js';
-import { callerFromUser, type Caller, type CallerUser } from './caller.js';
+import { callerFromUser, type Caller } from './caller.js';
 import type { AuthClaims } from '../crypto/service-tokens.js';
 import { heldSessionUser, liveSessionUser } from './live-sessions.js';
 import { warnIfSignedByUs } from './foreign-issuer.js';
@@ -42,21 +42,13 @@ function unverifiedIssuer(token: string): string {
 }
 
 /**
- * The callers made of each held user row, by session: built once, not on every request. A row is
- * replaced, never changed, when the user changes (src/accounts/live-sessions.ts), so its callers
- * go with it. Frozen: every request of the session shares the object.
+ * The caller of a service token verified before whose session is held in memory: the common case,
+ * with no waiting. Made once per held user row and session (LiveSessions.callerOf), not per request.
  */
-const heldCallers = new WeakMap<CallerUser, Map<string, Caller>>();
-
-/** The caller of a service token verified before whose session is held in memory: the common case, with no waiting. */
 export function heldCaller(ctx: AppContext, known: AuthClaims | null): Caller | undefined {
   const user = known ? heldSessionUser(ctx, known.sub, known.sid) : undefined;
   if (user === undefined) return undefined;
-  let callers = heldCallers.get(user);
-  if (callers === undefined) heldCallers.set(user, (callers = new Map()));
-  let caller = callers.get(known!.sid);
-  if (caller === undefined) callers.set(known!.sid, (caller = Object.freeze(callerFromUser(user, known!.sid, null))));
-  return caller;
+  return ctx.liveSessions!.callerOf(user, known!.sid, () => callerFromUser(user, known!.sid, null));
 }
 
 /**

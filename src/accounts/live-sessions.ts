@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../bus/event-bus.js';
 import type { Database } from '../db/database.js';
 import type { UnitOfWork } from '../db/transaction.js';
-import type { CallerUser } from './caller.js';
+import type { Caller, CallerUser } from './caller.js';
 import { readLiveSessionUser, type AccountWriter } from './queries.js';
 
 /** A user whose row was read, with the sessions of theirs found live and when each ends. */
@@ -27,6 +27,13 @@ export class LiveSessions {
   private readonly users: LRUCache<string, KnownUser>;
   private generation = 0;
   private trusted = true;
+  /**
+   * What is made of a held user row, once rather than on every request: its callers by session
+   * (frozen: every request of the session shares the object), and each caller's account as JSON.
+   * A row is replaced, never changed, when the user changes, so what was made of it goes with it.
+   */
+  private readonly callers = new WeakMap<CallerUser, Map<string, Caller>>();
+  private readonly accountJson = new WeakMap<Caller, string>();
 
   constructor(maxUsers = 50_000) {
     this.users = new LRUCache({ max: maxUsers });
@@ -65,6 +72,22 @@ export class LiveSessions {
     this.trusted = heard;
     this.generation += 1;
     this.users.clear();
+  }
+
+  /** The caller of `user`'s session `sessionId`, made by `make` the first time. */
+  callerOf(user: CallerUser, sessionId: string, make: () => Caller): Caller {
+    let callers = this.callers.get(user);
+    if (callers === undefined) this.callers.set(user, (callers = new Map()));
+    let caller = callers.get(sessionId);
+    if (caller === undefined) callers.set(sessionId, (caller = Object.freeze(make())));
+    return caller;
+  }
+
+  /** The caller's account as JSON (GET /account), serialised by `serialise` the first time. */
+  accountJsonOf(caller: Caller, serialise: () => string): string {
+    let json = this.accountJson.get(caller);
+    if (json === undefined) this.accountJson.set(caller, (json = serialise()));
+    return json;
   }
 
   /** Drops the user and all their sessions: the next request of theirs reads the database. */

@@ -55,16 +55,20 @@ export interface ParsedCertificate {
   extendedKeyUsages: string[] | null;
   /** OIDs of the extensions marked critical. */
   criticalExtensions: string[];
+  /**
+   * The certificate's key imported into WebCrypto to verify what it issued, per signature
+   * algorithm (an RSA key is imported for one hash): importing costs twice the verification, and
+   * issuers verified before stay cached (src/crypto/chain.ts, TrustAnchor) with their keys.
+   */
+  verificationKeys: Map<string, Promise<webcrypto.CryptoKey>>;
 }
 
-let providerSet = false;
-
-/** The WebCrypto that @peculiar/x509 uses, registered as its default on first use (not at import). */
+/**
+ * The WebCrypto that @peculiar/x509 uses: its process-wide default provider (the library's own
+ * state), made Node's on first use rather than at import.
+ */
 export function x509Crypto(): webcrypto.Crypto {
-  if (!providerSet) {
-    x509.cryptoProvider.set(webcrypto);
-    providerSet = true;
-  }
+  if (!x509.cryptoProvider.has(x509.CryptoProvider.DEFAULT) || x509.cryptoProvider.get() !== webcrypto) x509.cryptoProvider.set(webcrypto);
   return webcrypto;
 }
 
@@ -120,6 +124,7 @@ function readCertificate(der: Buffer): ParsedCertificate {
     notAfter: certificate.notAfter.getTime() / 1000,
     spki: encoding(asn.tbsCertificate.subjectPublicKeyInfo),
     ...readExtensions(asn),
+    verificationKeys: new Map(),
   };
 }
 
@@ -158,21 +163,14 @@ const SIGNATURE_ALGORITHMS: Record<string, string> = {
   '1.2.840.113549.1.1.13': 'rsa', // sha512WithRSAEncryption
 };
 
-/**
- * Issuer keys imported into WebCrypto, per issuer and signature algorithm (an RSA key is imported
- * for one hash): importing costs twice the verification, and verified issuers stay cached.
- */
-const verificationKeys = new WeakMap<ParsedCertificate, Map<string, Promise<webcrypto.CryptoKey>>>();
-
+/** The issuer's key for `algorithm`, imported once (ParsedCertificate.verificationKeys). */
 function verificationKey(issuer: ParsedCertificate, algorithm: x509.X509Certificate['signatureAlgorithm']): Promise<webcrypto.CryptoKey> {
   const params = { ...issuer.certificate.publicKey.algorithm, ...algorithm };
   const id = JSON.stringify(params);
-  let keys = verificationKeys.get(issuer);
-  if (keys === undefined) verificationKeys.set(issuer, (keys = new Map()));
-  let key = keys.get(id);
+  let key = issuer.verificationKeys.get(id);
   if (key === undefined) {
     key = issuer.certificate.publicKey.export(params, ['verify'], x509Crypto());
-    keys.set(id, key);
+    issuer.verificationKeys.set(id, key);
   }
   return key;
 }

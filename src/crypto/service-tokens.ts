@@ -1,4 +1,4 @@
-import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { SignJWT, compactVerify, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { errors } from '../errors/catalogue.js';
 import type { ServiceKeys } from './service-keys.js';
 import { VerifiedTokens } from './verified-tokens.js';
@@ -54,6 +54,8 @@ interface Options {
  */
 export class ServiceTokens {
   private readonly verified = new VerifiedTokens<AuthClaims>(50_000);
+  /** Issuers not ours seen on tokens our keys signed (firstSignedByUsAs). */
+  private readonly foreignIssuers = new Set<string>();
 
   constructor(private readonly options: Options) {}
 
@@ -89,6 +91,25 @@ export class ServiceTokens {
       .setIssuedAt(iat)
       .setExpirationTime(exp)
       .sign(key.privateKey);
+  }
+
+  /**
+   * True the first time a token that one of our keys signed names `issuer`, which is not ours:
+   * another instance runs with another BASE_URL. Each such issuer is told once (at most 100).
+   */
+  async firstSignedByUsAs(token: string, issuer: string): Promise<boolean> {
+    if (this.foreignIssuers.has(issuer) || this.foreignIssuers.size > 100) return false;
+    try {
+      const { kid } = decodeProtectedHeader(token);
+      const key = typeof kid === 'string' && KID_PATTERN.test(kid) ? await this.options.keys.publicKey(kid) : null;
+      if (!key) return false;
+      await compactVerify(token, key, { algorithms: ['EdDSA'] });
+    } catch {
+      return false;
+    }
+    if (this.foreignIssuers.has(issuer)) return false;
+    this.foreignIssuers.add(issuer);
+    return true;
   }
 
   /** The claims of an auth token verified before and not yet expired, without any work. */

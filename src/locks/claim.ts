@@ -7,7 +7,7 @@ import { inTransaction } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { configChanged } from './config-changes.js';
 import type { Executor } from '../db/transaction.js';
-import { insertMember, loadLockForMember, type MemberLock } from './queries.js';
+import { insertMember, loadLockRowForMember, type MemberLockRow } from './queries.js';
 
 /**
  * POST /device: the caller claims an unowned lock with its one-time registration key and
@@ -16,7 +16,7 @@ import { insertMember, loadLockForMember, type MemberLock } from './queries.js';
  * update, so of two concurrent claims exactly one wins (on PostgreSQL the loser waits for the
  * winner's row lock, then finds `claimed_at` set).
  */
-export async function claimLock(ctx: AppContext, caller: Caller, key: string, name: string, client?: AuditClient): Promise<MemberLock> {
+export async function claimLock(ctx: AppContext, caller: Caller, key: string, name: string, client?: AuditClient): Promise<MemberLockRow> {
   const keyHash = sha256Hex(key);
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
@@ -35,7 +35,7 @@ export async function claimLock(ctx: AppContext, caller: Caller, key: string, na
     await insertMember(uow.db, { lock_id: lockId, user_id: caller.userId, role: 'ADMIN', starts_at: null, ends_at: null, alias: null, colour: null, created: now, updated: now });
     await recordAudit(ctx, uow, { lockId, type: 'OWNER_ASSIGNED', actorUserId: caller.userId, ...(client ? { client } : {}) });
     await configChanged(ctx, uow, lockId);
-    const lock = await loadLockForMember(uow.db, uow.dialect, lockId, caller.userId);
+    const lock = await loadLockRowForMember(uow.db, uow.dialect, lockId, caller.userId);
     if (!lock) throw errors.internal();
     return lock;
   });

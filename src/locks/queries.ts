@@ -122,7 +122,8 @@ function memberLocksQuery(db: Executor, userId: string) {
     .where('lock_members.user_id', '=', userId);
 }
 
-type MemberLockRow = Awaited<ReturnType<ReturnType<typeof memberLocksQuery>['executeTakeFirstOrThrow']>>;
+/** One member's row of a lock as read (the lock's columns, the member's, the site's colour): what a lock's JSON is made from (src/locks/lock-json.ts). */
+export type MemberLockRow = Awaited<ReturnType<ReturnType<typeof memberLocksQuery>['executeTakeFirstOrThrow']>>;
 
 /**
  * Field by field on purpose: an object-rest destructuring of the row (`{ lock_id, ..., ...lock }`)
@@ -169,8 +170,13 @@ const memberLockQuery = prepareQuery<{ lockId: string; userId: string }, MemberL
 
 /** The lock as `userId` sees it, or undefined when they are not a member (or it does not exist). */
 export async function loadLockForMember(db: Executor, dialect: DialectName, lockId: string, userId: string): Promise<MemberLock | undefined> {
-  const row = await memberLockQuery.takeFirst(db, dialect, { lockId, userId });
+  const row = await loadLockRowForMember(db, dialect, lockId, userId);
   return row && toMemberLock(row);
+}
+
+/** The row of the lock as `userId` sees it (to present it), or undefined when they are not a member (or it does not exist). */
+export function loadLockRowForMember(db: Executor, dialect: DialectName, lockId: string, userId: string): Promise<MemberLockRow | undefined> {
+  return memberLockQuery.takeFirst(db, dialect, { lockId, userId });
 }
 
 /**
@@ -224,13 +230,12 @@ export interface LockListFilter {
   siteId?: string;
 }
 
-/** Every lock `userId` is enrolled on (one index range of lock_members), oldest lock first (by `created`: lock ids are random). */
-export async function listLocksForMember(db: Executor, userId: string, filter: LockListFilter = {}): Promise<MemberLock[]> {
+/** The rows of every lock `userId` is enrolled on (one index range of lock_members), oldest lock first (by `created`: lock ids are random). */
+export function listLockRowsForMember(db: Executor, userId: string, filter: LockListFilter = {}): Promise<MemberLockRow[]> {
   let query = memberLocksQuery(db, userId);
   if (filter.favouritesOnly) query = query.where('lock_members.favourite', '=', 1);
   if (filter.siteId !== undefined) query = query.where('locks.site_id', '=', filter.siteId);
-  const rows = await query.orderBy('locks.created').orderBy('lock_members.lock_id').execute();
-  return rows.map(toMemberLock);
+  return query.orderBy('locks.created').orderBy('lock_members.lock_id').execute();
 }
 
 export async function insertLock(db: Executor, lock: Insertable<LocksTable>): Promise<void> {

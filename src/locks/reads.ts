@@ -4,12 +4,13 @@ import { errors } from '../errors/catalogue.js';
 import { listAdministeredLocks } from './admin-queries.js';
 import { listLocksJson } from './list-json.js';
 import { tileIdsByLockForMember, type TileFilter } from './tile-ids.js';
-import { listLocksForMember, loadLockForMember, type MemberLock } from './queries.js';
+import { listLockRowsForMember, loadLockRowForMember, type MemberLockRow } from './queries.js';
 
 /** Reads of the lock endpoints; every one is scoped to the caller's own enrolments. */
 
+/** A lock as one member's row, to present (src/locks/presenters.ts), with the tiles that open it. */
 export interface LockWithTiles {
-  lock: MemberLock;
+  lock: MemberLockRow;
   tiles: string[];
 }
 
@@ -21,7 +22,7 @@ export function listLocksAsJson(ctx: AppContext, caller: Caller): Promise<string
 /** 404 when the caller is not enrolled on the lock, exactly as when it does not exist. */
 export async function getLock(ctx: AppContext, caller: Caller, lockId: string): Promise<LockWithTiles> {
   const db = ctx.db.kysely;
-  const [lock, tiles] = await Promise.all([loadLockForMember(db, ctx.db.dialect, lockId, caller.userId), tileIdsByLockForMember(db, caller.userId, { lockId })]);
+  const [lock, tiles] = await Promise.all([loadLockRowForMember(db, ctx.db.dialect, lockId, caller.userId), tileIdsByLockForMember(db, caller.userId, { lockId })]);
   if (!lock) throw errors.notFound('lock');
   return { lock, tiles: tiles.get(lock.id) ?? [] };
 }
@@ -29,7 +30,7 @@ export async function getLock(ctx: AppContext, caller: Caller, lockId: string): 
 /** The caller's locks with their tiles: pinned ones (GET /device/favourite) or a site's. */
 export async function listLocksWithTiles(ctx: AppContext, caller: Caller, filter: TileFilter): Promise<LockWithTiles[]> {
   const db = ctx.db.kysely;
-  const [locks, tiles] = await Promise.all([listLocksForMember(db, caller.userId, filter), tileIdsByLockForMember(db, caller.userId, filter)]);
+  const [locks, tiles] = await Promise.all([listLockRowsForMember(db, caller.userId, filter), tileIdsByLockForMember(db, caller.userId, filter)]);
   return locks.map((lock) => ({ lock, tiles: tiles.get(lock.id) ?? [] }));
 }
 

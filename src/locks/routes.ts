@@ -17,7 +17,8 @@ export function lockRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/device', {
       schema: { tags: ['locks'], summary: 'Every lock the caller is enrolled on', response: { 200: Type.Array(LockResponse), ...errorResponses(401, 406) } },
-      // Already JSON text, the bytes presentLock and this schema would give (test/locks/list-json.test.ts).
+      // JSON text the database writes, made from the lock's one description and this very schema
+      // (src/locks/lock-json.ts): what the schema, applied, would write (test/locks/list-json.test.ts).
       handler: async (request, reply) => sendJsonText(reply, await listLocksAsJson(ctx, request.caller)),
     });
 

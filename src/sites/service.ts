@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { newPublicId } from '../crypto/random.js';
 import type { Executor } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
-import { DEFAULT_LOCK_COLOUR } from '../locks/presenters.js';
+import { DEFAULT_LOCK_COLOUR } from '../locks/lock-json.js';
 import { listLocksWithTiles, type LockWithTiles } from '../locks/reads.js';
 import { Colour } from '../locks/schemas.js';
 import { adminOnly, assertAllowed } from '../access/member-policy.js';

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import build from 'fast-json-stringify';
+import { Type } from '@sinclair/typebox';
+import { LockResponse } from '../../src/locks/schemas.js';
 import { storeDevice, storeDoorOpen, storeHealth, storeLocked, storePresence } from '../../src/locks/state.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, createSite, shareLock } from '../helpers/locks.js';
@@ -8,8 +11,9 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
  * GET /device writes its JSON in SQL (src/locks/list-json.ts); GET /device/{id} presents and
- * serialises each lock with the response schema. The list must be byte for byte the single
- * answers joined, whatever the stored values look like.
+ * serialises each lock with the response schema, both from the lock's one description
+ * (src/locks/lock-json.ts). The list must be byte for byte the single answers joined, whatever
+ * the stored values look like, and what its declared schema would write of it, unchanged.
  */
 describe('GET /device, the JSON the database writes', () => {
   let t: TestService;
@@ -25,12 +29,15 @@ describe('GET /device, the JSON the database writes', () => {
   const setMember = (id: string, userId: string, values: Record<string, unknown>) =>
     t.service.ctx.db.kysely.updateTable('lock_members').set(values).where('lock_id', '=', id).where('user_id', '=', userId).execute();
 
-  /** The list's text must be `[` + each lock's GET /device/{id} text, joined by `,` + `]`. */
+  const serialiseList = build(Type.Array(LockResponse));
+
+  /** The list's text must be `[` + each lock's GET /device/{id} text, joined by `,` + `]`, and what the declared schema writes of it. */
   async function assertListMatchesSingles(user: TestUser, count: number): Promise<void> {
     const list = await t.api.get('/device', { token: user.authToken });
     assert.equal(list.status, 200);
     assert.match(list.headers.get('content-type') ?? '', /^application\/json; charset=utf-8$/);
     assert.equal(list.body.length, count);
+    assert.equal(serialiseList(JSON.parse(list.text)), list.text, 'the declared schema, applied, would change nothing');
     const singles: string[] = [];
     for (const lock of list.body as Array<{ id: string }>) {
       const one = await t.api.get(`/device/${lock.id}`, { token: user.authToken });

@@ -2,10 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pathId } from '../../src/ids/path-ids.js';
 import { readPermittedAddresses, readUnlockBetween, readUsageRequirements } from '../../src/locks/json.js';
-import { DEFAULT_LOCK_COLOUR, presentLock, presentSiteLock } from '../../src/locks/presenters.js';
-import type { MemberLock } from '../../src/locks/queries.js';
+import build from 'fast-json-stringify';
+import { DEFAULT_LOCK_COLOUR } from '../../src/locks/lock-json.js';
+import { presentLock, presentSiteLock } from '../../src/locks/presenters.js';
+import type { MemberLockRow } from '../../src/locks/queries.js';
+import { LockResponse, SiteLockResponse } from '../../src/locks/schemas.js';
 
-function memberLock(overrides: Partial<MemberLock> = {}, member: Partial<MemberLock['member']> = {}): MemberLock {
+type Member = { alias: string | null; colour: string | null; role: 'ADMIN' | 'USER'; favourite: 0 | 1; hidden: 0 | 1; starts_at: number | null; ends_at: number | null; schedule: string | null };
+
+function memberLock(overrides: Partial<MemberLockRow> = {}, member: Partial<Member> = {}): MemberLockRow {
   return {
     id: 'lock-1',
     name: 'Provisioned',
@@ -36,7 +41,17 @@ function memberLock(overrides: Partial<MemberLock> = {}, member: Partial<MemberL
     created: 100,
     updated: 200,
     site_colour: null,
-    member: { lockId: 'lock-1', userId: 'u1', role: 'USER', start: null, end: null, alias: null, favourite: false, hidden: false, colour: null, schedule: null, ...member },
+    lock_id: 'lock-1',
+    user_id: 'u1',
+    role: 'USER',
+    starts_at: null,
+    ends_at: null,
+    alias: null,
+    favourite: 0,
+    hidden: 0,
+    colour: null,
+    schedule: null,
+    ...member,
     ...overrides,
   };
 }
@@ -66,6 +81,24 @@ describe('presentLock', () => {
     assert.equal(presentLock(memberLock({ last_operation: 300 }), []).lastOperation, 300);
     assert.equal(presentLock(memberLock(), []).lastOperation, 200);
     assert.equal(presentLock(memberLock({ claimed_at: null }), []).lastOperation, 100);
+  });
+
+  it('shows what the response schema, applied, would write unchanged: no key it drops, no value it changes', () => {
+    const rows = [
+      memberLock(),
+      memberLock({ locked: 1, connected: 1, door_open: 0, battery: 40, jammed: 0, tamper: 1, device_kind: 'zwave', device_capabilities: 'keypad,battery' }, { role: 'ADMIN', alias: 'Mine', favourite: 1, hidden: 1, starts_at: 10.5, ends_at: 20 }),
+      memberLock({ usage_requirements: '{"time":[{"start":"08:00","end":"18:00","timezone":"UTC","days":["MONDAY"]}],"location":{"latitude":1,"longitude":2,"radius":3.4}}', unlock_between: '{"start":"01:00","end":"02:00","timezone":"UTC","days":["MONDAY"]}' }, { role: 'ADMIN', schedule: '[{"start":"08:00","end":"18:00","timezone":"UTC","days":["MONDAY"]}]' }),
+      memberLock({ usage_requirements: '{"location":{"latitude":1,"longitude":2,"enabled":false}}', direct_access: 1, direct_access_endpoints: '["192.0.2.7:8443",3]' }),
+      memberLock({ direct_access: 0, direct_access_endpoints: '["192.0.2.7:8443"]' }),
+    ];
+    const lock = build(LockResponse);
+    const siteLock = build(SiteLockResponse);
+    for (const row of rows) {
+      const presented = presentLock(row, ['tile-1']);
+      assert.deepEqual(JSON.parse(lock(presented)), presented);
+      const entry = presentSiteLock(row, ['tile-1']);
+      assert.deepEqual(JSON.parse(siteLock(entry)), entry);
+    }
   });
 
   it('never includes secrets or owner information', () => {

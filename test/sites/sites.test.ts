@@ -61,7 +61,7 @@ describe('sites', () => {
         start: null,
         end: null,
         role: 'ADMIN',
-        settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Own', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile], hidden: false, capabilities: EVERY_CAPABILITY },
+        settings: { unlockTime: 5, permittedAddresses: [], defaultName: 'Own', usageRequirements: {}, unlockBetweenWindow: null, tiles: [tile], hidden: false, capabilities: EVERY_CAPABILITY, directAccessEndpoints: [] },
         state: { connected: false },
         favourite: false,
       });
