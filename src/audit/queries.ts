@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Executor } from '../db/transaction.js';
 import { activeAdmin } from '../access/active-admin.js';
 import type { AuditEntriesTable } from './tables.js';
-import type { AuditType } from './types.js';
+import { AUDIT_TYPES, type AuditType } from './types.js';
 
 export type AuditRow = Selectable<AuditEntriesTable>;
 
@@ -74,6 +74,8 @@ export async function userLogPage(db: Executor, userId: string, page: PageQuery,
       .selectFrom('audit_entries as a')
       .selectAll('a')
       .where(column, '=', userId)
+      // The spec's types only: the SDK decodes `type` as an enum (Latchkey's own, such as a lockdown an admin declared, stay off it).
+      .where('a.type', 'in', [...AUDIT_TYPES])
       .$if(page.start !== undefined, (q) => q.where('a.timestamp', '>=', page.start!))
       .$if(page.end !== undefined, (q) => q.where('a.timestamp', '<=', page.end!))
       .$if(scope !== undefined, (q) => q.where('a.lock_id', 'in', administeredLocks(db, scope!)))

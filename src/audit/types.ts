@@ -34,8 +34,11 @@ export const ALARM_AUDIT_TYPES = ['ALARM_RAISED', 'ALARM_CLEARED'] as const;
  */
 export const CODE_AUDIT_TYPES = ['CODE_ADDED', 'CODE_CHANGED', 'CODE_REMOVED'] as const;
 
+/** Lockdowns (src/operations/lockdown.ts, issue 31 point 3): declared, one administrator's lift signed, lifted. Shown as the alarms' are. */
+export const LOCKDOWN_AUDIT_TYPES = ['LOCKDOWN_DECLARED', 'LOCKDOWN_LIFT_SIGNED', 'LOCKDOWN_LIFTED'] as const;
+
 export type SpecAuditType = (typeof AUDIT_TYPES)[number];
-export type AuditType = SpecAuditType | (typeof ALARM_AUDIT_TYPES)[number] | (typeof CODE_AUDIT_TYPES)[number];
+export type AuditType = SpecAuditType | (typeof ALARM_AUDIT_TYPES)[number] | (typeof CODE_AUDIT_TYPES)[number] | (typeof LOCKDOWN_AUDIT_TYPES)[number];
 
 /** The types the v1 lock log shows; v2 and the user log show all of them. */
 export const V1_TYPES: readonly SpecAuditType[] = ['DOOR_OPEN', 'DOOR_CLOSE', 'DOOR_UNLOCK', 'DOOR_LOCK', 'OWNER_ASSIGNED', 'DEVICE_CONNECTED', 'DEVICE_DISCONNECTED'];
@@ -44,7 +47,7 @@ export const V1_TYPES: readonly SpecAuditType[] = ['DOOR_OPEN', 'DOOR_CLOSE', 'D
 export const SUBJECT_TYPES: readonly AuditType[] = ['LOCK_SHARED', 'LOCK_REVOKED', 'USER_PROMOTED', 'USER_DEMOTED'];
 
 export function isAuditType(value: string): value is AuditType {
-  return [AUDIT_TYPES, ALARM_AUDIT_TYPES, CODE_AUDIT_TYPES].some((types) => (types as readonly string[]).includes(value));
+  return [AUDIT_TYPES, ALARM_AUDIT_TYPES, CODE_AUDIT_TYPES, LOCKDOWN_AUDIT_TYPES].some((types) => (types as readonly string[]).includes(value));
 }
 
 export function hasSubject(type: string): boolean {
@@ -76,6 +79,9 @@ const DESCRIPTIONS: Record<AuditType, string> = {
   CODE_ADDED: 'keypad code added',
   CODE_CHANGED: 'keypad code changed',
   CODE_REMOVED: 'keypad code removed',
+  LOCKDOWN_DECLARED: 'lockdown declared',
+  LOCKDOWN_LIFT_SIGNED: 'lockdown lift signed',
+  LOCKDOWN_LIFTED: 'lockdown lifted',
 };
 
 /** What was attempted, for refusals. */
@@ -100,6 +106,9 @@ const ATTEMPTS: Record<AuditType, string> = {
   CODE_ADDED: 'keypad code grant',
   CODE_CHANGED: 'keypad code change',
   CODE_REMOVED: 'keypad code removal',
+  LOCKDOWN_DECLARED: 'lockdown',
+  LOCKDOWN_LIFT_SIGNED: 'lockdown lift',
+  LOCKDOWN_LIFTED: 'lockdown lift',
 };
 
 /**

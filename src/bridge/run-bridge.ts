@@ -91,6 +91,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       outboxFile: join(config.dataDir, 'outbox', `${lockConfig.id}.jsonl`),
       // Z-Wave tells a move at the keypad before saying it was the keypad; Matter sends its event beside the attribute.
       operationGraceMs: OPERATION_GRACE_MS,
+      lockdownFile: join(config.dataDir, 'lockdowns', `${lockConfig.id}.json`),
       defaultCommandMs: config.lockReplyTimeoutMs,
       now,
       log,

@@ -129,12 +129,21 @@ export const ConfigCodeSchema = Type.Object({
   usedElsewhere: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 
+/** Protocol 1.4: a lockdown as its administrators signed it (docs/device-protocol.md, Config). */
+export const ConfigLockdownSchema = Type.Object({
+  /** The LOCKDOWN operation token (compact JWS). */
+  token: Type.String({ minLength: 1, maxLength: MAX_TOKEN_BYTES }),
+  /** LIFT_LOCKDOWN tokens signed so far. */
+  lifts: Type.Array(Type.String({ minLength: 1, maxLength: MAX_TOKEN_BYTES }), { maxItems: 64 }),
+});
+
 export const ConfigSchema = Type.Object({
   version: Type.Integer({ minimum: 0 }),
   unlockDuration: Type.Integer({ minimum: 0 }),
   unlockBetween: Type.Union([UnlockBetweenWindowSchema, Type.Null()]),
   users: Type.Array(ConfigUserSchema),
   codes: Type.Optional(Type.Array(ConfigCodeSchema, { maxItems: MAX_CONFIG_CODES })),
+  lockdown: Type.Optional(Type.Union([ConfigLockdownSchema, Type.Null()])),
 });
 
 export type LockState = Static<typeof StateSchema>;

@@ -7,6 +7,7 @@ import { parseLegacyPublicKey, sameId, verifyOperationSignature } from '../crypt
 import { decodeOperationToken } from '../operations/body.js';
 import { checkOperationClaims, replayKey } from '../operations/claims.js';
 import { parseOperation, type Operation } from '../operations/parse-operation.js';
+import { parseLockdownOperation, type LockdownFamilyOperation } from '../operations/lockdown-operation.js';
 import type { CommandPayload, ConfigUser, LockConfig } from '../device-protocol/payloads.js';
 import { ReplayMemory } from './replay-memory.js';
 
@@ -20,8 +21,11 @@ import { ReplayMemory } from './replay-memory.js';
 
 export type CheckResult = { ok: true; userId: string; operation: Operation } | { ok: false; error: string };
 
+/** A lockdown's token checked by the lock: who signed it, with which role in the config, and what it says. */
+export type LockdownCheck = { ok: true; userId: string; role: 'ADMIN' | 'USER'; operation: LockdownFamilyOperation } | { ok: false; error: string };
+
 /** Refusal reasons a lock sends in `reply.error` (`<code>: <detail>`). */
-const refuse = (code: string, detail: string): CheckResult => ({ ok: false, error: `${code}: ${detail}` });
+const refuse = (code: string, detail: string): { ok: false; error: string } => ({ ok: false, error: `${code}: ${detail}` });
 
 /** Protocol 1.2: the refusal of a command whose `deadline` has passed on the lock's clock. */
 export const DEADLINE_PASSED = 'deadline_passed: the command arrived or was carried out after its deadline';
@@ -90,6 +94,35 @@ export class CommandChecker {
     }
     if (!isDeepStrictEqual(sent, claims.operation)) return refuse('operation_mismatch', 'the command\'s operation differs from the signed one');
     return { ok: true, userId: claims.iss, operation: claims.operation };
+  }
+
+  /**
+   * A lockdown's declaration or lift, as it comes in the config (device protocol 1.4): signed by a
+   * user of the config, naming this lock among its `locks`. A lift is checked as a command's token
+   * is, at the lock's now. A declaration is checked as of its own `iat` (claims and certificate
+   * chain): it may reach a lock that was offline long after it was signed, and locking down late
+   * is the safe failure, where ignoring it is not. Nothing is remembered: the same tokens come with
+   * every config.
+   */
+  async checkLockdown(token: string, config: LockConfig): Promise<LockdownCheck> {
+    try {
+      const decoded = decodeOperationToken(token);
+      const { payload } = decoded;
+      const declaration = (payload.operation as { type?: unknown } | null)?.type === 'LOCKDOWN';
+      const at = declaration && typeof payload.iat === 'number' && Number.isFinite(payload.iat) && payload.iat >= 0 ? Math.min(payload.iat, this.options.now()) : this.options.now();
+      const claims = checkOperationClaims(payload, { lockId: typeof payload.sub === 'string' ? payload.sub : '', now: at }, parseLockdownOperation);
+      if (!claims.operation.locks.some((id) => sameId(id, this.options.lockId))) return refuse('bad_request', 'the lockdown does not name this lock');
+      const user = config.users.find((candidate) => sameId(candidate.userId, claims.iss));
+      if (user === undefined) return refuse('not_enrolled', 'the signer is not a user of this lock');
+      if (!isMemberActive(user, this.options.now())) return refuse('outside_user_window', 'the signer\'s access is not active now');
+      if (decoded.header.alg === 'EdDSA' && this.anchor === undefined) return refuse('bad_signature', 'no trusted root provisioned');
+      const legacyPublicKey = decoded.header.alg === 'RS256' ? this.legacyKeyOf(user) : undefined;
+      await verifyOperationSignature(decoded, { legacyPublicKey, trustedRoot: this.anchor as TrustAnchor, now: at });
+      return { ok: true, userId: claims.iss.toLowerCase(), role: user.role, operation: claims.operation };
+    } catch (err) {
+      if (isAppError(err)) return { ok: false, error: `${err.error}: ${err.message}` };
+      throw err;
+    }
   }
 
   private legacyKeyOf(user: ConfigUser): KeyObject | undefined {

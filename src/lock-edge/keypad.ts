@@ -34,7 +34,7 @@ interface HeldCode {
   token: string;
 }
 
-export type KeypadRefusal = 'unknown_code' | 'outside_window' | 'outside_schedule' | 'used_up' | 'holder_inactive' | 'locked_out' | 'busy';
+export type KeypadRefusal = 'unknown_code' | 'outside_window' | 'outside_schedule' | 'used_up' | 'holder_inactive' | 'locked_out' | 'busy' | 'locked_down';
 
 export type KeypadEntry =
   | { ok: true; codeId: string; holder: { userId: string } | { guest: string } }

@@ -9,6 +9,7 @@ import { CommandChecker, DEADLINE_PASSED, isPastDeadline } from './command-check
 import { createTrustAnchor } from '../crypto/chain.js';
 import { Keypad, type KeypadEntry } from './keypad.js';
 import { OperationOutbox } from './outbox.js';
+import { LockdownGuard } from './lockdown.js';
 import { ReplayMemory } from './replay-memory.js';
 
 /** One line of a lock's log: what happened, with details (never the secret or a token). */
@@ -33,8 +34,10 @@ export interface Bolt {
    * waiting. Past it nothing may move: resolve `{ ok: false, error: DEADLINE_PASSED }` instead.
    */
   mutate(operation: { locked: boolean; duration?: number }, deadline: number, config: LockConfig | null): Promise<Outcome>;
-  /** A new config applied, or none (deleted). */
+  /** A new config applied, or none (deleted); under a lockdown its unlock-between window is left out. */
   configure(config: LockConfig | null): void;
+  /** A lockdown came into force (device protocol 1.4): shut the bolt now, ending any unlock. Without it, the endpoint sends a lock. */
+  lockDown?(): void;
 }
 
 export interface LockEndpointOptions {
@@ -48,6 +51,8 @@ export interface LockEndpointOptions {
   trustedRoot?: string;
   /** Where used tokens are remembered across restarts; without it, in memory only. */
   replayFile?: string;
+  /** Where a lockdown in force is kept across restarts (protocol 1.4); without it, in memory only. */
+  lockdownFile?: string;
   /** Wait this long before handling each command (a slow lock). Default 0. */
   replyDelayMs?: number;
   /** How long a command without a deadline (protocol 1.1) may take, from its arrival; default: no limit. */
@@ -102,11 +107,15 @@ export class LockEndpoint {
   private lastLocked: boolean | undefined;
   /** Commands and local requests being carried out (their moves need no grace). */
   private acting = 0;
+  private readonly lockdown: LockdownGuard;
+  /** Configs are applied one after another (a lockdown's check is asynchronous); commands wait for the last one. */
+  private configuring: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: LockEndpointOptions) {
     this.prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
     this.replays = options.replayFile === undefined ? new ReplayMemory() : ReplayMemory.open(options.replayFile, options.now());
     this.checker = new CommandChecker({ lockId: options.id, now: options.now, replays: this.replays, ...(options.trustedRoot === undefined ? {} : { trustedRoot: options.trustedRoot }) });
+    this.lockdown = new LockdownGuard(this.checker, options.log, options.lockdownFile);
     this.keypad = new Keypad({ lockId: options.id, secret: options.secret, anchor: options.trustedRoot === undefined ? undefined : createTrustAnchor(options.trustedRoot), now: options.now });
     this.outbox = new OperationOutbox(options.outboxFile ?? null);
   }
@@ -126,6 +135,11 @@ export class LockEndpoint {
     if (this.bolt === undefined || !this.available) {
       this.options.log('keypad_refused', { reason: 'busy', code: entry.codeId });
       return { ok: false, reason: 'busy', codeId: entry.codeId };
+    }
+    // Protocol 1.4: under a lockdown a code opens only for one of its responders.
+    if (!this.lockdown.mayUnlock('userId' in entry.holder ? entry.holder.userId : '')) {
+      this.options.log('keypad_refused', { reason: 'locked_down', code: entry.codeId });
+      return { ok: false, reason: 'locked_down', codeId: entry.codeId };
     }
     // The report goes before the state it leads to (protocol 1.3), so the unlock is audited once, as the holder's.
     this.holds += 1;
@@ -192,9 +206,15 @@ export class LockEndpoint {
     }
   }
 
-  /** The bolt commands go to; set before connecting. */
+  /** The bolt commands go to; set before connecting. A lockdown kept from before a restart shuts it at once. */
   attach(bolt: Bolt): void {
     this.bolt = bolt;
+    if (this.lockdown.active !== null) this.driveLocked();
+  }
+
+  /** The lockdown in force on this lock (protocol 1.4), or null. */
+  get lockdownId(): string | null {
+    return this.lockdown.active?.id ?? null;
   }
 
   get connected(): boolean {
@@ -291,7 +311,7 @@ export class LockEndpoint {
 
   private sendState(): void {
     if (this.bolt === undefined) return;
-    this.publish('state', { ...this.bolt.state, configVersion: this.configVersion, ...this.codeReport() }, true);
+    this.publish('state', { ...this.bolt.state, configVersion: this.configVersion, ...this.codeReport(), lockdown: this.lockdownId }, true);
   }
 
   /** Protocol 1.5: while the config held carries codes, the ones the lock refused (even none). */
@@ -389,6 +409,23 @@ export class LockEndpoint {
   }
 
   private applyConfig(payload: Buffer): void {
+    this.configuring = this.configuring.then(() => this.applyConfigNow(payload)).catch((err: unknown) => this.options.log('error', { message: err instanceof Error ? err.message : String(err) }));
+  }
+
+  /** The config as the bolt gets it: no unlock-between window under a lockdown. */
+  private boltConfig(): LockConfig | null {
+    return this.config !== null && this.lockdown.active !== null ? { ...this.config, unlockBetween: null } : this.config;
+  }
+
+  private driveLocked(): void {
+    const bolt = this.bolt;
+    if (bolt === undefined) return;
+    bolt.configure(this.boltConfig());
+    if (bolt.lockDown) bolt.lockDown();
+    else void bolt.mutate({ locked: true }, Number.POSITIVE_INFINITY, this.boltConfig()).catch((err: unknown) => this.options.log('error', { message: err instanceof Error ? err.message : String(err) }));
+  }
+
+  private async applyConfigNow(payload: Buffer): Promise<void> {
     if (payload.length === 0) {
       this.config = null;
       this.bolt?.configure(null);
@@ -404,16 +441,19 @@ export class LockEndpoint {
     }
     const changed = this.config?.version !== config.version;
     this.config = config;
-    this.bolt?.configure(config);
+    const lockdown = await this.lockdown.apply(config);
+    if (lockdown === 'declared') this.driveLocked();
+    else this.bolt?.configure(this.boltConfig());
     // The keypad's codes are checked (signatures) before the state says this version is held.
-    this.keypad.configure(config).then(
-      () => {
-        if (this.config !== config) return;
-        if (changed) this.publishState();
-        this.options.log('config', { version: config.version, users: config.users.length, codes: config.codes?.length ?? 0, codesRefused: this.keypad.codeErrors.length, unlockDuration: config.unlockDuration, unlockBetween: config.unlockBetween !== null });
-      },
-      (err: unknown) => this.options.log('error', { message: err instanceof Error ? err.message : String(err) }),
-    );
+    try {
+      await this.keypad.configure(config);
+    } catch (err) {
+      this.options.log('error', { message: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    if (this.config !== config) return;
+    if (changed || lockdown !== null) this.publishState();
+    this.options.log('config', { version: config.version, users: config.users.length, codes: config.codes?.length ?? 0, codesRefused: this.keypad.codeErrors.length, unlockDuration: config.unlockDuration, unlockBetween: config.unlockBetween !== null, lockdown: this.lockdownId });
   }
 
   private async handleCommand(payload: Buffer, arrived: number): Promise<void> {
@@ -428,6 +468,7 @@ export class LockEndpoint {
     // A command of protocol 1.1 names no deadline: the bridge gives it the service's reply timeout.
     const command = decoded.value.deadline === undefined && defaultCommandMs !== undefined ? { ...decoded.value, deadline: arrived + defaultCommandMs / 1000 } : decoded.value;
     if (replyDelayMs > 0) await sleep(replyDelayMs);
+    await this.configuring;
     this.reply(await this.execute(command));
   }
 
@@ -447,6 +488,8 @@ export class LockEndpoint {
       if (!checked.ok) return checked;
       const { operation, userId } = checked;
       if (operation.type !== 'MUTATE_LOCK') return { ok: false, error: `unsupported_operation: ${operation.type} is delivered through config`, userId };
+      // Protocol 1.4: under a lockdown only its responders unlock, whatever the service sent (or on the LAN).
+      if (!operation.locked && !this.lockdown.mayUnlock(userId)) return { ok: false, error: 'locked_down: the lock is locked down; only its responders may unlock', userId };
       // Checked again as the bolt is about to move: the check itself may have taken a while.
       if (isPastDeadline(command, this.options.now())) return { ok: false, error: DEADLINE_PASSED, userId };
       if (this.bolt === undefined || !this.available) return { ok: false, error: 'busy: the lock cannot be reached', userId };

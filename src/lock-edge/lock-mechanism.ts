@@ -3,7 +3,7 @@ import type { LockState } from '../device-protocol/payloads.js';
 import { isInsideUnlockWindow, msUntilNextMinute } from './unlock-window.js';
 
 /** Why the bolt moved, for the log and the state report. */
-export type ChangeCause = 'command' | 'auto_relock' | 'unlock_window' | 'door';
+export type ChangeCause = 'command' | 'auto_relock' | 'unlock_window' | 'door' | 'lockdown';
 
 /**
  * The bolt and door of a simulated lock. The bolt is open while an unlock is running (until
@@ -48,6 +48,12 @@ export class LockMechanism {
     this.unlockUntil = 0;
     this.evaluate('command');
     return true;
+  }
+
+  /** A lockdown (device protocol 1.4): ends a running unlock and shuts the bolt, whatever the window (the lock has dropped it). */
+  lockDown(): void {
+    this.unlockUntil = 0;
+    this.evaluate('lockdown');
   }
 
   setWindow(window: UnlockBetweenWindow | null): void {

@@ -9,6 +9,8 @@ export interface LockConfigPayload {
   unlockBetween: Required<UnlockBetweenWindow> | null;
   /** `schedule`: the user's own weekly hours, only when their share has some (shared decisions §8). */
   users: Array<{ userId: string; publicKey: string | null; role: 'ADMIN' | 'USER'; start: number | null; end: number | null; schedule?: TimeRequirement[] }>;
+  /** Device protocol 1.4: the lockdown the lock is or was last under, as signed, with the lifts signed so far (src/operations/lockdown.ts). */
+  lockdown?: { token: string; lifts: string[] };
 }
 
 /**
@@ -46,6 +48,7 @@ export async function lockConfigs(db: Executor, lockIds: string[]): Promise<Map<
     const schedule = readSchedule(m.schedule);
     configs.get(m.lock_id)?.users.push({ userId: m.user_id, publicKey: m.public_key, role: m.role, start: m.starts_at, end: m.ends_at, ...(schedule === null ? {} : { schedule }) });
   }
+  for (const [lockId, lockdown] of await configLockdowns(db, [...configs.keys()])) configs.get(lockId)!.lockdown = lockdown;
   return configs;
 }
 
@@ -53,4 +56,24 @@ export async function lockConfigs(db: Executor, lockIds: string[]): Promise<Map<
 export async function currentConfigVersion(db: Executor, lockId: string): Promise<number | undefined> {
   const row = await db.selectFrom('locks').select('config_version').where('id', '=', lockId).executeTakeFirst();
   return row?.config_version;
+}
+
+/** What each lock's config carries (device protocol 1.4): its current or last lockdown's token and the lifts that name it. */
+export async function configLockdowns(db: Executor, lockIds: readonly string[]): Promise<Map<string, { token: string; lifts: string[] }>> {
+  const out = new Map<string, { token: string; lifts: string[] }>();
+  if (lockIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('lockdown_locks as ll')
+    .innerJoin('lockdowns as l', 'l.id', 'll.lockdown_id')
+    .leftJoin('lockdown_lifts as f', 'f.lockdown_id', 'll.lockdown_id')
+    .select(['ll.lock_id', 'l.token', 'f.token as lift', 'f.locks as liftLocks'])
+    .where('ll.lock_id', 'in', [...lockIds])
+    .orderBy('f.created')
+    .execute();
+  for (const row of rows) {
+    const entry = out.get(row.lock_id) ?? { token: row.token, lifts: [] };
+    out.set(row.lock_id, entry);
+    if (row.lift !== null && row.liftLocks !== null && (JSON.parse(row.liftLocks) as string[]).includes(row.lock_id)) entry.lifts.push(row.lift);
+  }
+  return out;
 }

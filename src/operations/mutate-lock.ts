@@ -7,6 +7,7 @@ import { abandonCommand, beginCommand, confirmCommand, markCommandLate, pendingC
 import { readPermittedAddresses, readUsageRequirements } from '../locks/json.js';
 import { secondsSince } from '../metrics/registry.js';
 import type { MutateLockOperation } from './operation-schemas.js';
+import { activeResponders } from './lockdown-queries.js';
 import { ALLOWED, deniedBy, refused, type OperationDecision } from './refusals.js';
 import { consumeOperationToken } from './replay.js';
 import type { VerifiedOperation } from './verify.js';
@@ -34,6 +35,11 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
     now,
   });
   if (!allowed.allowed) return deniedBy(allowed, facts);
+  // Under a lockdown only its responders unlock (the lock refuses the others itself too: src/lock-edge/lockdown.ts).
+  if (!operation.locked) {
+    const responders = await activeResponders(ctx.db.kysely, lock.id);
+    if (responders !== undefined && !responders.includes(caller.userId)) return deniedBy({ allowed: false, status: 403, reason: 'the lock is locked down: only its responders may unlock' }, facts);
+  }
 
   const command = pendingCommand(lock.id, caller.userId, operation.locked, now, ctx.config.lockReplyTimeoutMs, commandId);
   // One commit for both writes (shared with concurrent unlocks on SQLite: src/db/group-commit.ts);

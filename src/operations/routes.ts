@@ -7,6 +7,7 @@ import { cachedLegacyKeyReader } from '../crypto/operation-token.js';
 import { auditClientOf } from '../audit/client.js';
 import { MAX_EXECUTE_BODY_BYTES } from './body.js';
 import { executeOperation } from './execute.js';
+import { submitLockdown } from './lockdown.js';
 import { QueuedOperationSchema, readQueuedOperation } from './queue.js';
 
 /** Bodies a little over the token limit still reach extractCompactJws, which answers 400 rather than 413. */
@@ -64,8 +65,28 @@ export function operationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         return reply.code(202).header('location', `/device/${queued.lockId}/operations/${queued.id}`).send(queued);
       },
     });
+
+    app.post('/lockdown', {
+      bodyLimit: EXECUTE_BODY_LIMIT,
+      schema: {
+        tags: ['locks'],
+        summary: 'Lock down one lock, a site or all your locks (a signed LOCKDOWN), or sign its lift (LIFT_LOCKDOWN); the locks enforce it themselves',
+        body: { content: { 'application/jwt': { schema: CompactJws }, 'text/plain': { schema: CompactJws }, 'application/json': { schema: COMPACT_JWS_JSON } } },
+        response: { 200: LockdownOutcomeSchema, ...errorResponses(400, 401, 403, 404, 409, 415, 429) },
+      },
+      handler: async (request) => {
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        return submitLockdown(ctx, { caller: request.caller, body, contentType: request.headers['content-type'], client: auditClientOf(request) }, readLegacyKey);
+      },
+    });
   };
 }
+
+const LockdownOutcomeSchema = Type.Object({
+  lockdownId: Type.String(),
+  quorum: Type.Integer({ description: 'distinct administrators whose lifts it takes' }),
+  locks: Type.Array(Type.Object({ lockId: Type.String(), lifts: Type.Integer({ description: 'lifts signed that name this lock' }), lifted: Type.Boolean() })),
+});
 
 /** GET /device/{lockId}/operations/{operationId}: the status of a queued operation (served beyond the spec; docs/decisions.md). */
 function queuedOperationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {

@@ -38,7 +38,40 @@ export interface QueuedOperationsTable {
   error_message: string | null;
 }
 
+/** A lockdown as declared (migration 0072, src/operations/lockdown.ts): its LOCKDOWN token, verbatim. */
+export interface LockdownsTable {
+  /** The lockdownId the client chose. */
+  id: string;
+  declared_by: string;
+  /** The token's `sub`: the lock, the site or the declaring user (all their locks). */
+  scope: string;
+  token: string;
+  /** JSON array of user ids. */
+  responders: string;
+  quorum: number;
+  created: number;
+}
+
+/** One administrator's LIFT_LOCKDOWN, verbatim (its `locks`, JSON, the locks it lifts). */
+export interface LockdownLiftsTable {
+  lockdown_id: string;
+  user_id: string;
+  token: string;
+  locks: string;
+  created: number;
+}
+
+/** The lockdown a lock is under (`lifted_at` null) or was last under. */
+export interface LockdownLocksTable {
+  lock_id: string;
+  lockdown_id: string;
+  lifted_at: number | null;
+}
+
 export interface ExecuteTables {
+  lockdowns: LockdownsTable;
+  lockdown_lifts: LockdownLiftsTable;
+  lockdown_locks: LockdownLocksTable;
   used_operation_tokens: UsedOperationTokensTable;
   queued_operations: QueuedOperationsTable;
 }

@@ -72,7 +72,7 @@ async function admit(ctx: AppContext, caller: Caller, lockId: string): Promise<O
  * The caller's own key came with the request (read with their session); another user's needs a
  * query, kept so that a valid token of someone else still answers 403 once its claims are checked.
  */
-async function legacyKeyFor(ctx: AppContext, caller: Caller, decoded: DecodedOperationToken, readKey: LegacyKeyReader): Promise<KeyObject | undefined> {
+export async function legacyKeyFor(ctx: AppContext, caller: Caller, decoded: DecodedOperationToken, readKey: LegacyKeyReader): Promise<KeyObject | undefined> {
   const issuer = decoded.payload.iss;
   if (decoded.header.alg !== 'RS256' || typeof issuer !== 'string' || issuer.length > 64) return undefined;
   const stored = sameId(issuer, caller.userId) ? caller.publicKey : (await findUserById(ctx.db.kysely, issuer.toLowerCase()))?.public_key;

@@ -17,6 +17,8 @@ export interface SimulatorOptions {
   outboxFile?: string;
   /** Serve unlock on the LAN (`--lan-port`, protocol 1.3). */
   lan?: SimulatorLan;
+  /** Where a lockdown in force is kept across restarts (`--lockdown-file`, protocol 1.4); default: in memory. */
+  lockdownFile?: string;
   topicPrefix?: string;
   /** Lines `open`, `close`, `offline`, `online`, `state`, `code DIGITS`, `keypad SLOT lock|unlock`, `manual lock|unlock` are read from here. */
   stdin: Readable;
@@ -99,6 +101,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<RunningSi
     ...(options.replayFile === undefined ? {} : { replayFile: options.replayFile }),
     ...(options.outboxFile === undefined ? {} : { outboxFile: options.outboxFile }),
     ...(options.lan === undefined ? {} : { lan: options.lan }),
+    ...(options.lockdownFile === undefined ? {} : { lockdownFile: options.lockdownFile }),
     ...(options.topicPrefix === undefined ? {} : { topicPrefix: options.topicPrefix }),
   });
   try {

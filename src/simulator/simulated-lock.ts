@@ -33,6 +33,8 @@ export interface SimulatedLockOptions {
   outboxFile?: string;
   /** Serve unlock on the LAN (protocol 1.3). */
   lan?: SimulatorLan;
+  /** Where a lockdown in force is kept across restarts (protocol 1.4); without it, in memory only. */
+  lockdownFile?: string;
   /** Unix seconds. */
   now: () => number;
   log: SimulatorLog;
@@ -54,13 +56,14 @@ export class SimulatedLock implements Bolt {
   private lanServer: LanServer | undefined;
 
   constructor(private readonly options: SimulatedLockOptions) {
-    const { replyDelayMs, trustedRoot, replayFile, topicPrefix, lan: _lan, outboxFile, ...rest } = options;
+    const { replyDelayMs, trustedRoot, replayFile, lockdownFile, topicPrefix, lan: _lan, outboxFile, ...rest } = options;
     this.endpoint = new LockEndpoint({
       ...rest,
       device: SIMULATOR_DEVICE,
       replyDelayMs,
       ...(trustedRoot === undefined ? {} : { trustedRoot }),
       ...(replayFile === undefined ? {} : { replayFile }),
+      ...(lockdownFile === undefined ? {} : { lockdownFile }),
       ...(topicPrefix === undefined ? {} : { topicPrefix }),
       ...(outboxFile === undefined ? {} : { outboxFile }),
     });
@@ -69,6 +72,15 @@ export class SimulatedLock implements Bolt {
       this.endpoint.publishState();
     });
     this.endpoint.attach(this);
+  }
+
+  /** The lockdown in force (protocol 1.4), or null. */
+  get lockdownId(): string | null {
+    return this.endpoint.lockdownId;
+  }
+
+  lockDown(): void {
+    this.mechanism.lockDown();
   }
 
   get state(): BoltState {

@@ -55,6 +55,10 @@ const FROM_AUDIT: Record<AuditType, WebhookEventType> = {
   CODE_ADDED: 'code.added',
   CODE_CHANGED: 'code.changed',
   CODE_REMOVED: 'code.removed',
+  // A lockdown changes what the lock's config makes it do (issue 31 point 3); its entry's type says which step.
+  LOCKDOWN_DECLARED: 'lock.settings_changed',
+  LOCKDOWN_LIFT_SIGNED: 'lock.settings_changed',
+  LOCKDOWN_LIFTED: 'lock.settings_changed',
 };
 
 /** The event an audit entry stands for; null for a type no event stands for (none today). */

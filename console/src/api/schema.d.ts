@@ -12826,6 +12826,173 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/lockdown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lock down one lock, a site or all your locks (a signed LOCKDOWN), or sign its lift (LIFT_LOCKDOWN); the locks enforce it themselves */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /** @example eyJhbGciOiJFZERTQSIsIng1YyI6WyLigKYiXX0.eyJpc3MiOiLigKYiLCJvcGVyYXRpb24iOnsidHlwZSI6Ik1VVEFURV9MT0NLIiwibG9ja2VkIjpmYWxzZX19.c2lnbmF0dXJl */
+                    "application/jwt": unknown;
+                    /** @example eyJhbGciOiJFZERTQSIsIng1YyI6WyLigKYiXX0.eyJpc3MiOiLigKYiLCJvcGVyYXRpb24iOnsidHlwZSI6Ik1VVEFURV9MT0NLIiwibG9ja2VkIjpmYWxzZX19.c2lnbmF0dXJl */
+                    "text/plain": unknown;
+                    /** @example eyJhbGciOiJFZERTQSIsIng1YyI6WyLigKYiXX0.eyJpc3MiOiLigKYiLCJvcGVyYXRpb24iOnsidHlwZSI6Ik1VVEFURV9MT0NLIiwibG9ja2VkIjpmYWxzZX19.c2lnbmF0dXJl */
+                    "application/json": unknown;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            lockdownId: string;
+                            /** @description distinct administrators whose lifts it takes */
+                            quorum: number;
+                            locks: {
+                                lockId: string;
+                                /** @description lifts signed that name this lock */
+                                lifts: number;
+                                lifted: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description caller lacks permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description requested format is not JSON */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description error */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "door.unlocked": {

@@ -22,6 +22,7 @@ import { applicationSenderMigration } from './0050_application_sender.js';
 import { lockAlarmsMigration } from './0060_lock_alarms.js';
 import { alarmTimersMigration } from './0070_alarm_timers.js';
 import { alarmMailMigration } from './0071_alarm_mail.js';
+import { lockdownsMigration } from './0072_lockdowns.js';
 import { queuedOperationsMigration } from './0080_queued_operations.js';
 import { lockDecommissionMigration } from './0081_lock_decommission.js';
 import { visitorInvitationsMigration } from './0082_visitor_invitations.js';
@@ -57,6 +58,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0060_lock_alarms': lockAlarmsMigration(dialect),
     '0070_alarm_timers': alarmTimersMigration(dialect),
     '0071_alarm_mail': alarmMailMigration(),
+    '0072_lockdowns': lockdownsMigration(dialect),
     '0080_queued_operations': queuedOperationsMigration(dialect),
     '0081_lock_decommission': lockDecommissionMigration(dialect),
     '0082_visitor_invitations': visitorInvitationsMigration(dialect),
