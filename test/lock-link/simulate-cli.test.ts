@@ -44,8 +44,8 @@ describe('latchkey lock simulate', () => {
   const logged = (action: string) => lines.filter((line) => line.action === action);
 
   it('connects, unlocks for its owner, reports a door opened on stdin, and stops on SIGTERM', async () => {
-    await eventually(() => t.service.ctx.link.isOnline(lock.id), 'the simulator online', 10_000);
-    await eventually(() => logged('config').some((line) => line.users === 1), 'the config logged', 10_000);
+    await eventually(() => t.service.ctx.link.isOnline(lock.id), 'the simulator online', 30_000);
+    await eventually(() => logged('config').some((line) => line.users === 1), 'the config logged', 30_000);
     const res = await execute(t, owner, lock.id, signed(owner, lock.id, { type: 'MUTATE_LOCK', locked: false }));
     assert.equal(res.status, 200, `${res.text} ${stderr}`);
     // The simulator's stdout is a channel of its own: its lines may trail the HTTP answer.
