@@ -12,9 +12,13 @@ import type { LockMembersTable } from '../locks/tables.js';
 type WithAdmin = DatabaseSchema & { admin: LockMembersTable };
 
 export function activeAdmin(userId: string, now: number) {
+  return (eb: ExpressionBuilder<WithAdmin, 'admin'>) => eb.and([eb('admin.user_id', '=', userId), anActiveAdmin(now)(eb)]);
+}
+
+/** The same rule for whoever holds the `admin` row: every active ADMIN of the locks read (who to tell, who may aim a webhook). */
+export function anActiveAdmin(now: number) {
   return (eb: ExpressionBuilder<WithAdmin, 'admin'>) =>
     eb.and([
-      eb('admin.user_id', '=', userId),
       eb('admin.role', '=', 'ADMIN'),
       eb.or([eb('admin.starts_at', 'is', null), eb('admin.starts_at', '<=', now)]),
       eb.or([eb('admin.ends_at', 'is', null), eb('admin.ends_at', '>', now)]),

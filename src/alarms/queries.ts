@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import { activeAdmin } from '../access/active-admin.js';
+import { activeAdmin, anActiveAdmin } from '../access/active-admin.js';
 import type { DialectName } from '../db/database.js';
 import type { Executor } from '../db/transaction.js';
 import type { LockAlarmsTable } from './tables.js';
@@ -157,9 +157,7 @@ export async function alarmMailRecipients(db: Executor, lockId: string, now: num
     .innerJoin('locks', 'locks.id', 'admin.lock_id')
     .select(['users.email', 'users.namespace', 'admin.alias', 'locks.name as lockName'])
     .where('admin.lock_id', '=', lockId)
-    .where('admin.role', '=', 'ADMIN')
-    .where((eb) => eb.or([eb('admin.starts_at', 'is', null), eb('admin.starts_at', '<=', now)]))
-    .where((eb) => eb.or([eb('admin.ends_at', 'is', null), eb('admin.ends_at', '>', now)]))
+    .where(anActiveAdmin(now))
     .where('users.email_verified', '=', 1)
     .where('users.email', 'is not', null)
     .orderBy('users.id')

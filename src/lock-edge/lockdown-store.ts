@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readStoredFile } from './stored-file.js';
 import { dirname } from 'node:path';
 
 /** A lockdown the lock holds (device protocol 1.4): declared by `declaredBy`, lifted only by `quorum` distinct administrators. */
@@ -28,12 +29,7 @@ export class LockdownStore {
 
   constructor(private readonly file: string | null = null) {
     if (file === null) return;
-    let text: string | null = null;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
+    const text = readStoredFile(file);
     // A file that does not read back is not trusted to mean "no lockdown": the lock refuses to start.
     if (text !== null) this.state = parseStored(text, file);
     mkdirSync(dirname(file), { recursive: true });

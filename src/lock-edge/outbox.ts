@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readStoredFile } from './stored-file.js';
 import { dirname } from 'node:path';
 import { decodeOperationReport, type OperationReport } from '../device-protocol/payloads.js';
 
@@ -16,12 +17,7 @@ export class OperationOutbox {
 
   constructor(private readonly file: string | null = null, private readonly max = MAX_REPORTS) {
     if (file === null) return;
-    let text = '';
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
+    const text = readStoredFile(file) ?? '';
     for (const line of text.split('\n')) {
       if (line === '') continue;
       const decoded = decodeOperationReport(Buffer.from(line));

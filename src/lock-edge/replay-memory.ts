@@ -1,4 +1,5 @@
-import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { readStoredFile } from './stored-file.js';
 import { dirname } from 'node:path';
 
 const LOOK_EVERY_LINES = 1_000;
@@ -23,12 +24,7 @@ export class ReplayMemory {
   /** A memory kept in `file` (created with its folder when missing), holding the keys still live at `now`. */
   static open(file: string, now: number, maxEntries = 100_000): ReplayMemory {
     const memory = new ReplayMemory(maxEntries, file);
-    let text = '';
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
+    const text = readStoredFile(file) ?? '';
     for (const line of text.split('\n')) {
       const entry = journalEntry(line);
       if (entry !== null && entry[1] > now) memory.seen.set(entry[0], entry[1]);

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { anActiveAdmin } from '../access/active-admin.js';
 import type { Executor } from '../db/transaction.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.js';
 
@@ -51,13 +52,11 @@ export async function lockScope(db: Executor, lockId: string, now: number): Prom
   const lock = await db.selectFrom('locks').select('site_id').where('id', '=', lockId).executeTakeFirst();
   if (!lock) return null;
   const admins = await db
-    .selectFrom('lock_members as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.user_id as userId', 'u.namespace as namespace'])
-    .where('m.lock_id', '=', lockId)
-    .where('m.role', '=', 'ADMIN')
-    .where((eb) => eb.or([eb('m.starts_at', 'is', null), eb('m.starts_at', '<=', now)]))
-    .where((eb) => eb.or([eb('m.ends_at', 'is', null), eb('m.ends_at', '>', now)]))
+    .selectFrom('lock_members as admin')
+    .innerJoin('users as u', 'u.id', 'admin.user_id')
+    .select(['admin.user_id as userId', 'u.namespace as namespace'])
+    .where('admin.lock_id', '=', lockId)
+    .where(anActiveAdmin(now))
     .execute();
   return { siteId: lock.site_id, admins };
 }
@@ -66,13 +65,11 @@ export async function lockScope(db: Executor, lockId: string, now: number): Prom
 export async function administeredLocks(db: Executor, userId: string, lockIds: readonly string[], now: number): Promise<Set<string>> {
   if (lockIds.length === 0) return new Set();
   const rows = await db
-    .selectFrom('lock_members as m')
-    .select('m.lock_id')
-    .where('m.user_id', '=', userId)
-    .where('m.lock_id', 'in', [...lockIds])
-    .where('m.role', '=', 'ADMIN')
-    .where((eb) => eb.or([eb('m.starts_at', 'is', null), eb('m.starts_at', '<=', now)]))
-    .where((eb) => eb.or([eb('m.ends_at', 'is', null), eb('m.ends_at', '>', now)]))
+    .selectFrom('lock_members as admin')
+    .select('admin.lock_id')
+    .where('admin.user_id', '=', userId)
+    .where('admin.lock_id', 'in', [...lockIds])
+    .where(anActiveAdmin(now))
     .execute();
   return new Set(rows.map((r) => r.lock_id));
 }
@@ -81,14 +78,12 @@ export async function administeredLocks(db: Executor, userId: string, lockIds: r
 export async function applicationLocks(db: Executor, applicationId: string, lockIds: readonly string[], now: number): Promise<Set<string>> {
   if (lockIds.length === 0) return new Set();
   const rows = await db
-    .selectFrom('lock_members as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select('m.lock_id')
+    .selectFrom('lock_members as admin')
+    .innerJoin('users as u', 'u.id', 'admin.user_id')
+    .select('admin.lock_id')
     .where('u.namespace', '=', applicationId)
-    .where('m.lock_id', 'in', [...lockIds])
-    .where('m.role', '=', 'ADMIN')
-    .where((eb) => eb.or([eb('m.starts_at', 'is', null), eb('m.starts_at', '<=', now)]))
-    .where((eb) => eb.or([eb('m.ends_at', 'is', null), eb('m.ends_at', '>', now)]))
+    .where('admin.lock_id', 'in', [...lockIds])
+    .where(anActiveAdmin(now))
     .execute();
   return new Set(rows.map((r) => r.lock_id));
 }
