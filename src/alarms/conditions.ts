@@ -2,7 +2,7 @@ import { auditMessage } from '../audit/types.js';
 import type { AppContext } from '../context.js';
 import { inTransaction, type Executor, type UnitOfWork } from '../db/transaction.js';
 import type { AlarmKind } from './kinds.js';
-import { readLiveForAlarms, readThresholdRow, recentRefusedUnlocks } from './queries.js';
+import { keypadLockoutEnd, readLiveForAlarms, readThresholdRow, recentRefusedUnlocks } from './queries.js';
 import { endAlarm, raiseAlarm } from './raise.js';
 import { effectiveThresholds, refusalsHold, type AlarmThresholds } from './thresholds.js';
 
@@ -57,10 +57,26 @@ export function unlockRefused(ctx: AppContext, lockId: string): Promise<boolean>
   });
 }
 
+/**
+ * The lock's keypad is locked out until `until` (its clock, Unix seconds; the report that says so
+ * is in this transaction and kept the lockout: src/keypad-codes/uses.ts): `keypad_locked_out`,
+ * raised once however many refused entries repeat it; the watch clears it once the lockout is over.
+ */
+export async function keypadLockedOut(ctx: AppContext, uow: UnitOfWork, lockId: string, until: number): Promise<boolean> {
+  const now = ctx.now();
+  if (until <= now) return false;
+  return raiseAlarm(ctx, uow, lockId, 'keypad_locked_out', now, ` (until ${new Date(until * 1000).toISOString()})`);
+}
+
 /** What the watch decides for one lock and kind at `now`, on the stored row (locked on PostgreSQL). */
 export async function decideTimed(ctx: AppContext, uow: UnitOfWork, lockId: string, kind: AlarmKind, now: number): Promise<void> {
   if (kind === 'refused_unlocks') {
     if (!(await refusalsHoldNow(uow, lockId, now)).holds) await endAlarm(ctx, uow, lockId, kind, now);
+    return;
+  }
+  if (kind === 'keypad_locked_out') {
+    const until = await keypadLockoutEnd(uow.db, lockId);
+    if (until === null || until <= now) await endAlarm(ctx, uow, lockId, kind, now);
     return;
   }
   const live = await readLiveForAlarms(uow.db, uow.dialect, lockId);

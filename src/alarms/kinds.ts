@@ -1,12 +1,13 @@
 /**
  * The alarms of a lock. The first four are derived from what a lock's state reports carry (device
  * protocol 1.2), pure and unit-tested here; the door's (held open, forced open) from its door
- * changes, `offline` from its presence and `refused_unlocks` from refused unlocks, the timed ones
- * by the alarm watch (watch.ts). Each kind is its own condition: a battery at 4 % has both
+ * changes, `offline` from its presence, `refused_unlocks` from refused unlocks and
+ * `keypad_locked_out` from a keypad's lockout (issue 30 point 5: repeated wrong codes; it ends when
+ * the lockout does), the timed ones by the alarm watch (watch.ts). Each kind is its own condition: a battery at 4 % has both
  * `battery_low` and `battery_critical` open (docs/decisions.md).
  */
 export const HEALTH_ALARM_KINDS = ['jammed', 'tampered', 'battery_low', 'battery_critical'] as const;
-export const ALARM_KINDS = [...HEALTH_ALARM_KINDS, 'held_open', 'forced_open', 'offline', 'refused_unlocks'] as const;
+export const ALARM_KINDS = [...HEALTH_ALARM_KINDS, 'held_open', 'forced_open', 'offline', 'refused_unlocks', 'keypad_locked_out'] as const;
 export type AlarmKind = (typeof ALARM_KINDS)[number];
 export type HealthAlarmKind = (typeof HEALTH_ALARM_KINDS)[number];
 
@@ -41,6 +42,7 @@ const WORDS: Record<AlarmKind, string> = {
   forced_open: 'door forced open',
   offline: 'lock offline',
   refused_unlocks: 'repeated refused unlocks',
+  keypad_locked_out: 'keypad locked out after repeated wrong codes',
 };
 
 export function describeAlarm(kind: AlarmKind): string {

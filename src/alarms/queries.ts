@@ -134,10 +134,16 @@ export function staleAlarms(db: Executor): Promise<Array<{ lock_id: string; kind
     .execute();
 }
 
-/** Locks with an open `refused_unlocks` alarm (few: it clears once its window passes). */
-export async function locksWithRefusalAlarm(db: Executor): Promise<string[]> {
-  const rows = await db.selectFrom('lock_alarms').select('lock_id').where('kind', '=', 'refused_unlocks').where('cleared_at', 'is', null).execute();
+/** Locks with an open alarm of `kind` (for `refused_unlocks` and `keypad_locked_out`, few: they clear once their time passes). */
+export async function locksWithOpenAlarm(db: Executor, kind: string): Promise<string[]> {
+  const rows = await db.selectFrom('lock_alarms').select('lock_id').where('kind', '=', kind).where('cleared_at', 'is', null).execute();
   return rows.map((row) => row.lock_id);
+}
+
+/** When the lock's keypad lockout ends (what its last report said, src/keypad-codes/uses.ts), or null. */
+export async function keypadLockoutEnd(db: Executor, lockId: string): Promise<number | null> {
+  const row = await db.selectFrom('keypad_locks').select('lockout_until').where('lock_id', '=', lockId).executeTakeFirst();
+  return row?.lockout_until ?? null;
 }
 
 export interface AlarmMailRecipient {

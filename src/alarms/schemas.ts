@@ -4,7 +4,7 @@ import { THRESHOLD_BOUNDS } from './thresholds.js';
 /** The kinds of src/alarms/kinds.ts (ALARM_KINDS; a unit test holds them equal). */
 export const AlarmKindSchema = Type.Union([
   Type.Literal('jammed'), Type.Literal('tampered'), Type.Literal('battery_low'), Type.Literal('battery_critical'),
-  Type.Literal('held_open'), Type.Literal('forced_open'), Type.Literal('offline'), Type.Literal('refused_unlocks'),
+  Type.Literal('held_open'), Type.Literal('forced_open'), Type.Literal('offline'), Type.Literal('refused_unlocks'), Type.Literal('keypad_locked_out'),
 ]);
 
 export const LockAlarm = Type.Object({
@@ -24,7 +24,7 @@ function mailFields() {
   const flag = Type.Boolean();
   return {
     jammed: flag, tampered: flag, battery_low: flag, battery_critical: flag,
-    held_open: flag, forced_open: flag, offline: flag, refused_unlocks: flag,
+    held_open: flag, forced_open: flag, offline: flag, refused_unlocks: flag, keypad_locked_out: flag,
   };
 }
 

@@ -11,7 +11,7 @@ import { endAlarm, raiseAlarm } from './raise.js';
 
 /** How many cleared alarms GET /device/{id}/alarms and GET /site/{id}/alarms list. */
 export const HISTORY_LIMIT = 100;
-/** How many open alarms GET /site/{id}/alarms lists at most (8 kinds a lock). */
+/** How many open alarms GET /site/{id}/alarms lists at most (one of each kind a lock). */
 const OPEN_LIMIT = 1000;
 
 /**

@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { inTransaction } from '../db/transaction.js';
 import { decideTimed } from './conditions.js';
 import type { AlarmKind } from './kinds.js';
-import { heldOpenCandidates, locksWithRefusalAlarm, offlineCandidates, staleAlarms } from './queries.js';
+import { heldOpenCandidates, locksWithOpenAlarm, offlineCandidates, staleAlarms } from './queries.js';
 import { DEFAULT_THRESHOLDS } from './thresholds.js';
 
 /** Locks looked at in one sweep, at most, per kind of question (a sweep after it takes the rest). */
@@ -10,7 +10,7 @@ const MAX_PER_SWEEP = 2000;
 
 /**
  * The alarms that time raises or clears: `held_open` and `offline` once their threshold passes,
- * `refused_unlocks` once its window does. Every `intervalMs` (ALARM_SWEEP_MS) it asks the database
+ * `refused_unlocks` once its window does, `keypad_locked_out` once the keypad's lockout is over. Every `intervalMs` (ALARM_SWEEP_MS) it asks the database
  * which locks' stored state now crosses a threshold, by the service's clock (ctx.now), and decides
  * each on its row (conditions.ts). It keeps no timer per lock: a restarted service finds the same
  * doors open and the same locks offline, and of several instances sweeping, the unique open alarm
@@ -52,7 +52,7 @@ export class AlarmWatch {
       const [kind, lockId] = key.split(':') as [AlarmKind, string];
       return decide(lockId, kind);
     });
-    for (const lockId of await locksWithRefusalAlarm(db)) await decide(lockId, 'refused_unlocks');
+    for (const kind of ['refused_unlocks', 'keypad_locked_out'] as const) for (const lockId of await locksWithOpenAlarm(db, kind)) await decide(lockId, kind);
   }
 
   /** Pages through `next` until it answers nothing new (or the sweep's bound): one decision each. */

@@ -92,6 +92,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       // Z-Wave tells a move at the keypad before saying it was the keypad; Matter sends its event beside the attribute.
       operationGraceMs: OPERATION_GRACE_MS,
       lockdownFile: join(config.dataDir, 'lockdowns', `${lockConfig.id}.json`),
+      keypadFile: join(config.dataDir, 'keypads', `${lockConfig.id}.json`),
       defaultCommandMs: config.lockReplyTimeoutMs,
       now,
       log,

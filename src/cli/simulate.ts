@@ -40,7 +40,7 @@ async function rootFromDatabase(config: Config): Promise<string | undefined> {
 export const lockSimulateCommand: Command = {
   path: ['lock', 'simulate'],
   summary: 'Run a virtual lock on the lock link; reads open/close/offline/online/state lines on stdin',
-  usage: 'lock simulate --id ID [--secret-file PATH] [--mqtt URL] [--reply-delay MS] [--root-file PATH] [--replay-file PATH] [--outbox-file PATH] [--lockdown-file PATH] [--lan-port N [--lan-host HOST] [--lan-advertise HOST]]  (secret: LOCK_SECRET or --secret-file)',
+  usage: 'lock simulate --id ID [--secret-file PATH] [--mqtt URL] [--reply-delay MS] [--root-file PATH] [--replay-file PATH] [--outbox-file PATH] [--lockdown-file PATH] [--keypad-file PATH] [--lan-port N [--lan-host HOST] [--lan-advertise HOST]]  (secret: LOCK_SECRET or --secret-file)',
   options: {
     id: { type: 'string', description: 'the lock id printed by `latchkey lock provision` (required)' },
     'secret-file': { type: 'string', description: 'a file holding the device secret printed by `latchkey lock provision`; or set LOCK_SECRET' },
@@ -54,6 +54,7 @@ export const lockSimulateCommand: Command = {
     'lan-host': { type: 'string', description: 'the interface the LAN endpoint listens on; default: all' },
     'lan-advertise': { type: 'string', description: 'the host name or address phones reach the LAN endpoint at, in the URL the lock announces; default: --lan-host, else 127.0.0.1' },
     'lockdown-file': { type: 'string', description: 'a file where the lock keeps a lockdown in force, so it holds after a restart too; default: in memory only' },
+    'keypad-file': { type: 'string', description: "a file where the keypad keeps each code's uses and a lockout, so a one-time code used before a restart stays used; default: in memory only" },
   },
   async run(values) {
     const id = requireString(values, 'id').toLowerCase();
@@ -77,6 +78,7 @@ export const lockSimulateCommand: Command = {
     const lanAdvertise = typeof values['lan-advertise'] === 'string' ? values['lan-advertise'] : undefined;
     if (lanPort === undefined && (lanHost !== undefined || lanAdvertise !== undefined)) throw new UsageError('--lan-host and --lan-advertise need --lan-port');
     const lockdownFile = typeof values['lockdown-file'] === 'string' ? values['lockdown-file'] : undefined;
+    const keypadFile = typeof values['keypad-file'] === 'string' ? values['keypad-file'] : undefined;
     const simulator = await runSimulator({
       id, secret, mqttUrl, replyDelayMs, topicPrefix: config.topicPrefix, stdin: process.stdin, stdout: process.stdout,
       ...(trustedRoot ? { trustedRoot } : {}),
@@ -84,6 +86,7 @@ export const lockSimulateCommand: Command = {
       ...(outboxFile ? { outboxFile } : {}),
       ...(lanPort === undefined ? {} : { lan: { port: lanPort, ...(lanHost === undefined ? {} : { host: lanHost }), ...(lanAdvertise === undefined ? {} : { advertiseHost: lanAdvertise }) } }),
       ...(lockdownFile ? { lockdownFile } : {}),
+      ...(keypadFile ? { keypadFile } : {}),
     });
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

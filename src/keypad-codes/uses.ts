@@ -1,3 +1,4 @@
+import { keypadLockedOut } from '../alarms/conditions.js';
 import type { AppContext } from '../context.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { configChanged } from '../locks/config-changes.js';
@@ -10,7 +11,8 @@ import { findCode } from './queries.js';
  * counted on its lock and, once the code's uses across its locks reach its maximum, the code leaves
  * every lock of its set (their configs follow); the entry is attributed to the code's holder and
  * names the code, never its digits; a refused entry is a refused DOOR_UNLOCK (which the
- * `refused_unlocks` alarm counts), a lockout is said in it and kept for the lock's administrators.
+ * `refused_unlocks` alarm counts), a lockout is said in it, kept for the lock's administrators and
+ * raises the `keypad_locked_out` alarm (src/alarms), cleared once the lockout is over.
  */
 
 export interface KeypadReport {
@@ -69,11 +71,12 @@ async function settleUses(ctx: AppContext, uow: UnitOfWork, codeId: string, maxU
   }
 }
 
-/** The keypad locked out: kept for its administrators (the entry of the refusal says it on the live stream). */
+/** The keypad locked out: kept for its administrators, and the `keypad_locked_out` alarm raised (once) until it ends. */
 async function lockedOut(ctx: AppContext, uow: UnitOfWork, lockId: string, until: number): Promise<void> {
   await uow.db
     .insertInto('keypad_locks')
     .values({ lock_id: lockId, applied_version: null, lockout_until: until, updated: ctx.now() })
     .onConflict((oc) => oc.column('lock_id').doUpdateSet({ lockout_until: until, updated: ctx.now() }))
     .execute();
+  await keypadLockedOut(ctx, uow, lockId, until);
 }

@@ -9,6 +9,7 @@ import type { ConfigCode, ConfigUser, LockConfig } from '../device-protocol/payl
 import { isAppError } from '../errors/catalogue.js';
 import { decodeOperationToken } from '../operations/body.js';
 import { parseAddCode, type AddCodeOperation } from '../operations/code-operations.js';
+import { KeypadStore } from './keypad-store.js';
 
 /**
  * A lock's keypad (device protocol 1.5, docs/device-protocol.md "Codes"): the codes its config
@@ -47,6 +48,8 @@ export interface KeypadOptions {
   /** The root CA tokens' x5c chains must end at (EdDSA). */
   anchor: TrustAnchor | undefined;
   now: () => number;
+  /** Where each code's uses and a lockout are kept across restarts; without it, in memory only. */
+  file?: string | undefined;
 }
 
 export class Keypad {
@@ -56,14 +59,14 @@ export class Keypad {
   private refusedCodes: Array<{ code: string; error: string }> = [];
   /** Checked entries by token, so a config sent again is not verified again. */
   private readonly verified = new Map<string, HeldCode | { error: string }>();
-  /** Uses on this lock, by code id (a new config does not reset them). */
-  private readonly uses = new Map<string, number>();
+  /** Uses on this lock, by code id (a new config does not reset them), and a lockout: kept across restarts. */
+  private readonly store: KeypadStore;
   private wrong: number[] = [];
-  private lockedOutUntil = 0;
   private users: ConfigUser[] = [];
 
   constructor(private readonly options: KeypadOptions) {
     this.box = keypadBoxFromSecret(options.secret, options.lockId);
+    this.store = new KeypadStore(options.file ?? null);
   }
 
   /** The codes of the config held that the lock refused (protocol 1.5 `state.codeErrors`). */
@@ -99,7 +102,8 @@ export class Keypad {
   /** A code typed at the keypad. */
   enter(digits: string): KeypadEntry {
     const now = this.options.now();
-    if (now < this.lockedOutUntil) return { ok: false, reason: 'locked_out', lockoutUntil: this.lockedOutUntil };
+    const lockedOutUntil = this.store.lockedOutUntil;
+    if (now < lockedOutUntil) return { ok: false, reason: 'locked_out', lockoutUntil: lockedOutUntil };
     // Every held code compared, in time that does not depend on which (or whether one) matches.
     let match: HeldCode | undefined;
     for (const code of this.codes) if (sameSecret(digits, code.digits) && match === undefined) match = code;
@@ -107,10 +111,10 @@ export class Keypad {
     const terms = match.terms;
     const holder = terms.user === undefined ? null : this.users.find((user) => sameId(user.userId, terms.user!));
     if (holder === undefined) return { ok: false, reason: 'holder_inactive', codeId: match.id };
-    const used = (this.uses.get(match.id) ?? 0) + match.usedElsewhere;
+    const used = this.store.usesOf(match.id) + match.usedElsewhere;
     const opens = codeOpensNow(terms, used, holder, now);
     if (!opens.ok) return { ok: false, reason: opens.reason, codeId: match.id };
-    this.uses.set(match.id, (this.uses.get(match.id) ?? 0) + 1);
+    this.store.countUse(match.id);
     this.wrong = [];
     return { ok: true, codeId: match.id, holder: terms.user === undefined ? { guest: terms.guest! } : { userId: terms.user } };
   }
@@ -119,8 +123,8 @@ export class Keypad {
     this.wrong = [...this.wrong.filter((at) => at > now - LOCKOUT_WINDOW_SECONDS), now];
     if (this.wrong.length < MAX_WRONG_ENTRIES) return { ok: false, reason: 'unknown_code' };
     this.wrong = [];
-    this.lockedOutUntil = now + LOCKOUT_SECONDS;
-    return { ok: false, reason: 'unknown_code', lockoutUntil: this.lockedOutUntil };
+    this.store.lockOut(now + LOCKOUT_SECONDS);
+    return { ok: false, reason: 'unknown_code', lockoutUntil: now + LOCKOUT_SECONDS };
   }
 
   /**

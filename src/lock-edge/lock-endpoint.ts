@@ -53,6 +53,8 @@ export interface LockEndpointOptions {
   replayFile?: string;
   /** Where a lockdown in force is kept across restarts (protocol 1.4); without it, in memory only. */
   lockdownFile?: string;
+  /** Where the keypad keeps each code's uses and a lockout across restarts (protocol 1.5); without it, in memory only. */
+  keypadFile?: string;
   /** Wait this long before handling each command (a slow lock). Default 0. */
   replyDelayMs?: number;
   /** How long a command without a deadline (protocol 1.1) may take, from its arrival; default: no limit. */
@@ -116,7 +118,7 @@ export class LockEndpoint {
     this.replays = options.replayFile === undefined ? new ReplayMemory() : ReplayMemory.open(options.replayFile, options.now());
     this.checker = new CommandChecker({ lockId: options.id, now: options.now, replays: this.replays, ...(options.trustedRoot === undefined ? {} : { trustedRoot: options.trustedRoot }) });
     this.lockdown = new LockdownGuard(this.checker, options.log, options.lockdownFile);
-    this.keypad = new Keypad({ lockId: options.id, secret: options.secret, anchor: options.trustedRoot === undefined ? undefined : createTrustAnchor(options.trustedRoot), now: options.now });
+    this.keypad = new Keypad({ lockId: options.id, secret: options.secret, anchor: options.trustedRoot === undefined ? undefined : createTrustAnchor(options.trustedRoot), now: options.now, file: options.keypadFile });
     this.outbox = new OperationOutbox(options.outboxFile ?? null);
   }
 

@@ -1,6 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { readStoredFile } from './stored-file.js';
-import { dirname } from 'node:path';
+import { prepareStoredFile, readStoredFile, replaceStoredFile } from './stored-file.js';
 
 /** A lockdown the lock holds (device protocol 1.4): declared by `declaredBy`, lifted only by `quorum` distinct administrators. */
 export interface HeldLockdown {
@@ -32,7 +30,7 @@ export class LockdownStore {
     const text = readStoredFile(file);
     // A file that does not read back is not trusted to mean "no lockdown": the lock refuses to start.
     if (text !== null) this.state = parseStored(text, file);
-    mkdirSync(dirname(file), { recursive: true });
+    prepareStoredFile(file);
   }
 
   get active(): HeldLockdown | null {
@@ -54,11 +52,7 @@ export class LockdownStore {
   }
 
   private save(next: Stored): void {
-    if (this.file !== null) {
-      const temporary = `${this.file}.tmp`;
-      writeFileSync(temporary, JSON.stringify(next), { flush: true });
-      renameSync(temporary, this.file);
-    }
+    if (this.file !== null) replaceStoredFile(this.file, JSON.stringify(next));
     this.state = next;
   }
 }

@@ -1,6 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { readStoredFile } from './stored-file.js';
-import { dirname } from 'node:path';
+import { prepareStoredFile, readStoredFile, replaceStoredFile } from './stored-file.js';
 import { decodeOperationReport, type OperationReport } from '../device-protocol/payloads.js';
 
 /** Reports kept at most; past it the oldest is dropped (a lock cut off for weeks must not fill its disk). */
@@ -23,7 +21,7 @@ export class OperationOutbox {
       const decoded = decodeOperationReport(Buffer.from(line));
       if (decoded.ok) this.reports.push(decoded.value);
     }
-    mkdirSync(dirname(file), { recursive: true });
+    prepareStoredFile(file);
   }
 
   get size(): number {
@@ -52,8 +50,6 @@ export class OperationOutbox {
 
   private save(): void {
     if (this.file === null) return;
-    const temporary = `${this.file}.tmp`;
-    writeFileSync(temporary, this.reports.map((report) => `${JSON.stringify(report)}\n`).join(''), { flush: true });
-    renameSync(temporary, this.file);
+    replaceStoredFile(this.file, this.reports.map((report) => `${JSON.stringify(report)}\n`).join(''));
   }
 }

@@ -19,6 +19,8 @@ export interface SimulatorOptions {
   lan?: SimulatorLan;
   /** Where a lockdown in force is kept across restarts (`--lockdown-file`, protocol 1.4); default: in memory. */
   lockdownFile?: string;
+  /** Where the keypad keeps each code's uses and a lockout across restarts (`--keypad-file`); default: in memory. */
+  keypadFile?: string;
   topicPrefix?: string;
   /** Lines `open`, `close`, `offline`, `online`, `state`, `code DIGITS`, `keypad SLOT lock|unlock`, `manual lock|unlock` are read from here. */
   stdin: Readable;
@@ -102,6 +104,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<RunningSi
     ...(options.outboxFile === undefined ? {} : { outboxFile: options.outboxFile }),
     ...(options.lan === undefined ? {} : { lan: options.lan }),
     ...(options.lockdownFile === undefined ? {} : { lockdownFile: options.lockdownFile }),
+    ...(options.keypadFile === undefined ? {} : { keypadFile: options.keypadFile }),
     ...(options.topicPrefix === undefined ? {} : { topicPrefix: options.topicPrefix }),
   });
   try {

@@ -35,6 +35,8 @@ export interface SimulatedLockOptions {
   lan?: SimulatorLan;
   /** Where a lockdown in force is kept across restarts (protocol 1.4); without it, in memory only. */
   lockdownFile?: string;
+  /** Where the keypad keeps each code's uses and a lockout across restarts; without it, in memory only. */
+  keypadFile?: string;
   /** Unix seconds. */
   now: () => number;
   log: SimulatorLog;
@@ -56,7 +58,7 @@ export class SimulatedLock implements Bolt {
   private lanServer: LanServer | undefined;
 
   constructor(private readonly options: SimulatedLockOptions) {
-    const { replyDelayMs, trustedRoot, replayFile, lockdownFile, topicPrefix, lan: _lan, outboxFile, ...rest } = options;
+    const { replyDelayMs, trustedRoot, replayFile, lockdownFile, keypadFile, topicPrefix, lan: _lan, outboxFile, ...rest } = options;
     this.endpoint = new LockEndpoint({
       ...rest,
       device: SIMULATOR_DEVICE,
@@ -64,6 +66,7 @@ export class SimulatedLock implements Bolt {
       ...(trustedRoot === undefined ? {} : { trustedRoot }),
       ...(replayFile === undefined ? {} : { replayFile }),
       ...(lockdownFile === undefined ? {} : { lockdownFile }),
+      ...(keypadFile === undefined ? {} : { keypadFile }),
       ...(topicPrefix === undefined ? {} : { topicPrefix }),
       ...(outboxFile === undefined ? {} : { outboxFile }),
     });

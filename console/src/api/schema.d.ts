@@ -6051,7 +6051,7 @@ export interface paths {
                             /** @description open alarms, most recently raised first */
                             open: {
                                 id: string;
-                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks";
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks" | "keypad_locked_out";
                                 /** @description Unix seconds */
                                 raisedAt: number;
                                 /** @description Unix seconds; null while open */
@@ -6060,7 +6060,7 @@ export interface paths {
                             /** @description the 100 most recently raised cleared alarms */
                             history: {
                                 id: string;
-                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks";
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks" | "keypad_locked_out";
                                 /** @description Unix seconds */
                                 raisedAt: number;
                                 /** @description Unix seconds; null while open */
@@ -6179,7 +6179,7 @@ export interface paths {
                             /** @description open alarms of the site's locks the caller administers, most recently raised first */
                             open: {
                                 id: string;
-                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks";
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks" | "keypad_locked_out";
                                 /** @description Unix seconds */
                                 raisedAt: number;
                                 /** @description Unix seconds; null while open */
@@ -6189,7 +6189,7 @@ export interface paths {
                             /** @description the 100 most recently raised cleared alarms of those locks */
                             history: {
                                 id: string;
-                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks";
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks" | "keypad_locked_out";
                                 /** @description Unix seconds */
                                 raisedAt: number;
                                 /** @description Unix seconds; null while open */
@@ -6310,6 +6310,7 @@ export interface paths {
                                 forced_open: boolean;
                                 offline: boolean;
                                 refused_unlocks: boolean;
+                                keypad_locked_out: boolean;
                             };
                         };
                     };
@@ -6418,6 +6419,7 @@ export interface paths {
                             forced_open?: boolean;
                             offline?: boolean;
                             refused_unlocks?: boolean;
+                            keypad_locked_out?: boolean;
                         };
                     };
                 };
@@ -6448,6 +6450,7 @@ export interface paths {
                                 forced_open: boolean;
                                 offline: boolean;
                                 refused_unlocks: boolean;
+                                keypad_locked_out: boolean;
                             };
                         };
                     };
