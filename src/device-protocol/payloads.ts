@@ -30,6 +30,8 @@ export type LockCapability = (typeof LOCK_CAPABILITIES)[number];
 export const DeviceSchema = Type.Object({
   kind: Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9][a-z0-9._-]*$' }),
   capabilities: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 })),
+  /** Protocol 1.5: how many digits a code on its keypad may have (a Matter lock's Min/MaxPINCodeLength); absent: it does not say. */
+  codeDigits: Type.Optional(Type.Object({ min: Type.Integer({ minimum: 1, maximum: 32 }), max: Type.Integer({ minimum: 1, maximum: 32 }) })),
 });
 
 /** Protocol 1.3: at most this many LAN addresses per lock, each an http(s) URL of at most 256 characters. */

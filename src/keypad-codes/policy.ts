@@ -12,6 +12,33 @@ export const MAX_CODE_LENGTH = 8;
 export const DEFAULT_CODE_LENGTH = 6;
 export const CODE_DIGITS_PATTERN = `^[0-9]{${MIN_CODE_LENGTH},${MAX_CODE_LENGTH}}$`;
 
+/** How many digits one lock's keypad takes (device protocol 1.5 `codeDigits`). */
+export interface DigitRange {
+  min: number;
+  max: number;
+}
+
+/**
+ * The lengths every one of these locks takes: the range every supported lock takes, narrowed by
+ * what each lock said of its own keypad (a lock that said nothing narrows nothing). Null when no
+ * length fits them all.
+ */
+export function commonDigits(ranges: ReadonlyArray<DigitRange | null>): DigitRange | null {
+  let min = MIN_CODE_LENGTH;
+  let max = MAX_CODE_LENGTH;
+  for (const range of ranges) {
+    if (range === null) continue;
+    min = Math.max(min, range.min);
+    max = Math.min(max, range.max);
+  }
+  return min <= max ? { min, max } : null;
+}
+
+/** The length of a generated code: the default when every lock takes it, else the nearest they all take. */
+export function generatedLength(range: DigitRange): number {
+  return Math.min(range.max, Math.max(range.min, DEFAULT_CODE_LENGTH));
+}
+
 /** Creating, changing, revoking and reading a lock's codes: an ADMIN inside their window. */
 export function canManageCodes(member: Enrolment, now: number): Decision {
   return adminOnly(member, now);

@@ -3,6 +3,7 @@ import { activeAdmin } from '../access/active-admin.js';
 import type { MemberRole, TimeRequirement } from '../access/types.js';
 import type { Executor } from '../db/transaction.js';
 import { readSchedule } from '../locks/json.js';
+import type { DigitRange } from './policy.js';
 import type { KeypadCodeLocksTable, KeypadCodesTable } from './tables.js';
 
 export type CodeRow = Selectable<KeypadCodesTable>;
@@ -45,6 +46,13 @@ export async function digestTaken(db: Executor, lockId: string, digest: string, 
   let query = db.selectFrom('keypad_code_locks').select('code_id').where('lock_id', '=', lockId).where('digest', '=', digest).where('removed_at', 'is', null);
   if (exceptCode !== null) query = query.where('code_id', '!=', exceptCode);
   return (await query.executeTakeFirst()) !== undefined;
+}
+
+/** The digits each lock's keypad takes, as it said (device protocol 1.5); null where it has not. */
+export async function codeDigitsOf(db: Executor, lockIds: readonly string[]): Promise<Array<{ lockId: string; digits: DigitRange | null }>> {
+  if (lockIds.length === 0) return [];
+  const rows = await db.selectFrom('locks').select(['id', 'code_digits_min', 'code_digits_max']).where('id', 'in', [...lockIds]).orderBy('id').execute();
+  return rows.map((row) => ({ lockId: row.id, digits: row.code_digits_min === null || row.code_digits_max === null ? null : { min: row.code_digits_min, max: row.code_digits_max } }));
 }
 
 export function insertCodeLock(db: Executor, row: Insertable<KeypadCodeLocksTable>) {

@@ -14,8 +14,8 @@ import type { AddCodeOperation } from '../operations/code-operations.js';
 import { recordRefusal, refused } from '../operations/refusals.js';
 import { consumeReplayKey } from '../operations/replay.js';
 import { digestOf, sealContext } from './digits.js';
-import { canManageCodes, codeOutlastsGranter, DEFAULT_CODE_LENGTH, isTrivialCode } from './policy.js';
-import { codeLocksOf, digestTaken, findCode, findEnrolment, insertCode, insertCodeLock, type CodeLockRow, type CodeRow } from './queries.js';
+import { canManageCodes, codeOutlastsGranter, commonDigits, generatedLength, isTrivialCode } from './policy.js';
+import { codeDigitsOf, codeLocksOf, digestTaken, findCode, findEnrolment, insertCode, insertCodeLock, type CodeLockRow, type CodeRow } from './queries.js';
 import { readCode } from './reads.js';
 import type { KeypadCode, NewCodeBody } from './schemas.js';
 import { followKeypad } from './sync.js';
@@ -73,6 +73,20 @@ async function holderSince(uow: UnitOfWork, lockId: string, grant: Grant): Promi
   const member = await findEnrolment(uow.db, lockId, grant.user);
   if (!member) throw errors.notFound('member');
   return member.created;
+}
+
+/**
+ * The length a code on these locks may have (`length`: the one it has, or null to choose): within
+ * what each lock's keypad takes, as it said (device protocol 1.5); a 400 naming a lock otherwise.
+ */
+async function fittingLength(uow: UnitOfWork, lockIds: readonly string[], length: number | null): Promise<number> {
+  const locks = await codeDigitsOf(uow.db, lockIds);
+  const range = commonDigits(locks.map((lock) => lock.digits));
+  if (length !== null && range !== null && length >= range.min && length <= range.max) return length;
+  if (length === null && range !== null) return generatedLength(range);
+  const narrow = locks.find((lock) => lock.digits !== null && (length === null || length < lock.digits.min || length > lock.digits.max)) ?? locks.find((lock) => lock.digits !== null);
+  if (narrow === undefined || narrow.digits === null) throw errors.validation('digits: no length fits every one of these locks');
+  throw errors.validation(`digits: lock ${narrow.lockId} takes codes of ${narrow.digits.min} to ${narrow.digits.max} digits`);
 }
 
 /** Digits free on every lock: the typed ones (409 when one lock has them live), or newly drawn. */
@@ -133,7 +147,8 @@ export async function createCode(ctx: AppContext, caller: Caller, body: NewCodeB
     if (await findCode(uow.db, grant.code)) throw errors.conflict('a code with this id exists: change it with PUT /lock-codes/{id}');
     const since = new Map<string, number | null>();
     for (const lockId of lockIds) since.set(lockId, await holderSince(uow, lockId, grant));
-    const digits = await chooseDigits(ctx, uow, lockIds, body.digits, body.length ?? DEFAULT_CODE_LENGTH, grant.code);
+    const length = await fittingLength(uow, lockIds, body.digits?.length ?? body.length ?? null);
+    const digits = await chooseDigits(ctx, uow, lockIds, body.digits, length, grant.code);
     await insertCode(uow.db, {
       id: grant.code,
       created_by: caller.userId,
@@ -217,6 +232,7 @@ export async function changeCode(ctx: AppContext, caller: Caller, codeId: string
       await consume(uow, v, now);
       const digest = digestOf(ctx.box, v.lockId, digits);
       const placing = existing === undefined || existing.removed_at !== null;
+      if (placing) await fittingLength(uow, [v.lockId], digits.length);
       if (placing && (await digestTaken(uow.db, v.lockId, digest, codeId))) throw errors.conflict(`lock ${v.lockId} already has a live code with these digits`);
       await followKeypad(uow.db, v.lockId, now);
       const version = await nextVersion(ctx, uow, v.lockId);

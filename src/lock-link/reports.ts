@@ -42,9 +42,9 @@ export async function recordAllDisconnected(ctx: AppContext): Promise<void> {
   }
 }
 
-/** What the lock says it is (protocol 1.2): its kind and the capabilities this protocol knows. */
+/** What the lock says it is (protocol 1.2): its kind and the capabilities this protocol knows; the digits its keypad takes (1.5). */
 export async function recordDevice(ctx: AppContext, lockId: string, device: LockDevice): Promise<void> {
-  await storeDevice(ctx.db.kysely, lockId, device.kind, knownCapabilities(device));
+  await storeDevice(ctx.db.kysely, lockId, device.kind, knownCapabilities(device), device.codeDigits ?? null);
 }
 
 /** The LAN addresses the lock announces (protocol 1.3); members see them only while its owner allows it. */

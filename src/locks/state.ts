@@ -124,8 +124,8 @@ export async function clearPendingMarker(db: Executor, marker: PendingMarker): P
 }
 
 /** What the lock says it is (device protocol 1.2); written on each announcement that says it (nothing is audited). */
-export async function storeDevice(db: Executor, lockId: string, kind: string, capabilities: readonly string[]): Promise<void> {
-  await db.updateTable('locks').set({ device_kind: kind, device_capabilities: capabilities.join(',') }).where('id', '=', lockId).execute();
+export async function storeDevice(db: Executor, lockId: string, kind: string, capabilities: readonly string[], codeDigits: { min: number; max: number } | null = null): Promise<void> {
+  await db.updateTable('locks').set({ device_kind: kind, device_capabilities: capabilities.join(','), code_digits_min: codeDigits?.min ?? null, code_digits_max: codeDigits?.max ?? null }).where('id', '=', lockId).execute();
 }
 
 /** The battery, jam and tamper a state report carries (device protocol 1.2); what it omits is left as it was. */

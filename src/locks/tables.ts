@@ -48,6 +48,9 @@ export interface LocksTable {
   /** What the lock says it is (device protocol 1.2, migration 0020): its kind, its capabilities (comma-separated). */
   device_kind: string | null;
   device_capabilities: string | null;
+  /** The digits its keypad takes (device protocol 1.5 `codeDigits`, migration 0150); null until it says. */
+  code_digits_min: number | null;
+  code_digits_max: number | null;
   /** Its last reported battery (per cent), jam and tamper; null until it reports them. */
   battery: number | null;
   jammed: Flag | null;

@@ -30,7 +30,7 @@ export interface TestLockOptions {
   behaviour?: Behaviour;
   subscribeConfig?: boolean;
   /** Protocol 1.2: what the lock says it is, and what its first state report adds (battery, jammed, tamper). */
-  device?: { kind: string; capabilities?: string[] };
+  device?: { kind: string; capabilities?: string[]; codeDigits?: { min: number; max: number } };
   health?: { battery?: number; jammed?: boolean; tamper?: boolean };
 }
 

@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { capturingLogger } from '../helpers/mqtt.js';
 import { auditEntriesOf, claimLock, createVerifiedUser, revokeLock, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { connectTestLock } from '../helpers/test-lock.js';
+import { eventually } from '../helpers/wait.js';
 import { certify, type Signer } from '../execute/support.js';
 import { addCode, assertNoDigits, codeOnLock, makeCode, postCode, removeCode } from './support.js';
 
@@ -144,5 +146,27 @@ describe('keypad codes: the API', () => {
 
     const stranger = await createVerifiedUser(t);
     assert.equal((await postCode(t, admin, [one.id], { user: stranger.userId })).status, 404, 'a holder who is no member');
+  });
+
+  it('takes only codes of a length every lock of the set takes, as each lock said (device protocol 1.5 codeDigits)', async () => {
+    const [narrow, plain] = [await claimLock(t, admin), await claimLock(t, admin)];
+    const device = await connectTestLock({ url: `mqtt://127.0.0.1:${t.service.ctx.broker!.port}`, id: narrow.id, secret: narrow.secret, device: { kind: 'matter', capabilities: ['keypad'], codeDigits: { min: 5, max: 7 } } });
+    try {
+      await eventually(async () => (await t.service.ctx.db.kysely.selectFrom('locks').select('code_digits_max').where('id', '=', narrow.id).executeTakeFirstOrThrow()).code_digits_max === 7 || undefined, 'the lock said what it takes');
+      const short = await postCode(t, admin, [narrow.id, plain.id], { guest: 'Short' }, { digits: '4829' });
+      assert.equal(short.status, 400, short.text);
+      assert.match(short.body.message, new RegExp(`lock ${narrow.id} takes codes of 5 to 7 digits`));
+      assertNoDigits(short.body, '4829', 'the refusal');
+      assert.equal((await postCode(t, admin, [narrow.id], { guest: 'Long' }, { length: 8 })).status, 400);
+      assert.equal((await postCode(t, admin, [plain.id], { guest: 'Fits' }, { digits: '4829' })).status, 201, 'a lock that said nothing takes 4 to 8');
+      const fits = await postCode(t, admin, [narrow.id, plain.id], { guest: 'Fits' }, { digits: '48291' });
+      assert.equal(fits.status, 201, fits.text);
+      // A code of 4 digits cannot be put on the narrow lock afterwards either.
+      const four = await makeCode(t, admin, [plain.id], { guest: 'Four' }, '7391');
+      const onto = await t.api.put(`/lock-codes/${four.id}`, { token: admin.authToken, body: { tokens: [plain.id, narrow.id].map((l) => addCode(admin, l, four.id, { guest: 'Four' })) } });
+      assert.equal(onto.status, 400, onto.text);
+    } finally {
+      await device.close();
+    }
   });
 });

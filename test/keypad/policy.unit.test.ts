@@ -1,11 +1,21 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { codeOutlastsGranter, codeStatus, codeTravels, isTrivialCode, syncState } from '../../src/keypad-codes/policy.js';
+import { codeOutlastsGranter, codeStatus, codeTravels, commonDigits, generatedLength, isTrivialCode, syncState } from '../../src/keypad-codes/policy.js';
 
 describe('keypad codes: policy', () => {
   it('refuses digits that are too easy to guess', () => {
     for (const digits of ['0000', '777777', '1234', '45678', '9876', '3210']) assert.equal(isTrivialCode(digits), true, digits);
     for (const digits of ['1235', '4826', '0001', '135790', '9875']) assert.equal(isTrivialCode(digits), false, digits);
+  });
+
+  it('narrows the lengths to what every lock of a set takes, and moves a generated length into them', () => {
+    assert.deepEqual(commonDigits([]), { min: 4, max: 8 });
+    assert.deepEqual(commonDigits([null, { min: 4, max: 10 }]), { min: 4, max: 8 }, 'a Z-Wave lock narrows nothing');
+    assert.deepEqual(commonDigits([{ min: 6, max: 8 }, { min: 4, max: 7 }]), { min: 6, max: 7 });
+    assert.equal(commonDigits([{ min: 4, max: 5 }, { min: 6, max: 8 }]), null);
+    assert.equal(generatedLength({ min: 4, max: 8 }), 6);
+    assert.equal(generatedLength({ min: 4, max: 5 }), 5);
+    assert.equal(generatedLength({ min: 7, max: 8 }), 7);
   });
 
   it("reads a code's state on a lock", () => {

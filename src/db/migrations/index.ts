@@ -29,6 +29,7 @@ import { visitorInvitationsMigration } from './0082_visitor_invitations.js';
 import { directAccessMigration } from './0090_direct_access.js';
 import { webhooksMigration } from './0110_webhooks.js';
 import { keypadCodesMigration } from './0130_keypad_codes.js';
+import { lockCodeDigitsMigration } from './0150_lock_code_digits.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -65,5 +66,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0090_direct_access': directAccessMigration(dialect),
     '0110_webhooks': webhooksMigration(dialect),
     '0130_keypad_codes': keypadCodesMigration(dialect),
+    '0150_lock_code_digits': lockCodeDigitsMigration(),
   };
 }
