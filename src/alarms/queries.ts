@@ -171,14 +171,14 @@ export async function alarmMailRecipients(db: Executor, lockId: string, now: num
   return rows.map((row) => ({ email: row.email!, namespace: row.namespace, alias: row.alias, lockName: row.lockName }));
 }
 
-/** The open (`cleared` false) or cleared alarms of the locks of `siteId` that `userId` administers at `now`, most recently raised first. */
-export function siteAlarms(db: Executor, siteId: string, userId: string, now: number, cleared: boolean, limit: number): Promise<AlarmRow[]> {
+/** The open (`cleared` false) or cleared alarms of the locks (of `siteId`, or all) that `userId` administers at `now`, most recently raised first. */
+export function administeredAlarms(db: Executor, siteId: string | null, userId: string, now: number, cleared: boolean, limit: number): Promise<AlarmRow[]> {
   return db
     .selectFrom('lock_alarms as a')
     .innerJoin('locks', 'locks.id', 'a.lock_id')
     .innerJoin('lock_members as admin', 'admin.lock_id', 'a.lock_id')
     .selectAll('a')
-    .where('locks.site_id', '=', siteId)
+    .$if(siteId !== null, (q) => q.where('locks.site_id', '=', siteId!))
     .where(activeAdmin(userId, now))
     .where('a.cleared_at', cleared ? 'is not' : 'is', null)
     .orderBy('a.raised_at', 'desc')

@@ -6,7 +6,7 @@ import { SiteIdParams } from '../sites/schemas.js';
 import { presentAlarm, presentSiteAlarm } from './presenters.js';
 import { AlarmSettings, AlarmSettingsChange, LockAlarms, SiteAlarms } from './schemas.js';
 import { changeAlarmSettings, readAlarmSettings } from './settings.js';
-import { readLockAlarms, readSiteAlarms } from './service.js';
+import { readAdministeredAlarms, readLockAlarms, readSiteAlarms } from './service.js';
 
 export function alarmRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -32,6 +32,18 @@ export function alarmRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       handler: async (request) => {
         const alarms = await readSiteAlarms(ctx, request.caller, pathId(request.params.siteId, 'site'));
+        return { open: alarms.open.map(presentSiteAlarm), history: alarms.history.map(presentSiteAlarm) };
+      },
+    });
+
+    app.get('/alarms', {
+      schema: {
+        tags: ['alarms'],
+        summary: 'Open alarms and their history of every lock the caller administers',
+        response: { 200: SiteAlarms, ...errorResponses(401) },
+      },
+      handler: async (request) => {
+        const alarms = await readAdministeredAlarms(ctx, request.caller);
         return { open: alarms.open.map(presentSiteAlarm), history: alarms.history.map(presentSiteAlarm) };
       },
     });

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { alarmConditions, type AlarmKind } from './kinds.js';
-import { clearedAlarms, openAlarms, readLockHealth, siteAlarms, type AlarmRow } from './queries.js';
+import { administeredAlarms, clearedAlarms, openAlarms, readLockHealth, type AlarmRow } from './queries.js';
 import { isMemberOfSite } from '../sites/queries.js';
 import { endAlarm, raiseAlarm } from './raise.js';
 
@@ -44,6 +44,16 @@ export async function readLockAlarms(ctx: AppContext, caller: Caller, lockId: st
 export async function readSiteAlarms(ctx: AppContext, caller: Caller, siteId: string): Promise<{ open: AlarmRow[]; history: AlarmRow[] }> {
   const db = ctx.db.kysely;
   if (!(await isMemberOfSite(db, siteId, caller.userId))) throw errors.notFound('site');
+  return administeredBy(ctx, caller, siteId);
+}
+
+/** The open alarms and recent history of every lock the caller administers (GET /alarms: the console's list of locks; none for a caller who administers none). */
+export function readAdministeredAlarms(ctx: AppContext, caller: Caller): Promise<{ open: AlarmRow[]; history: AlarmRow[] }> {
+  return administeredBy(ctx, caller, null);
+}
+
+async function administeredBy(ctx: AppContext, caller: Caller, siteId: string | null): Promise<{ open: AlarmRow[]; history: AlarmRow[] }> {
+  const db = ctx.db.kysely;
   const now = ctx.now();
-  return { open: await siteAlarms(db, siteId, caller.userId, now, false, OPEN_LIMIT), history: await siteAlarms(db, siteId, caller.userId, now, true, HISTORY_LIMIT) };
+  return { open: await administeredAlarms(db, siteId, caller.userId, now, false, OPEN_LIMIT), history: await administeredAlarms(db, siteId, caller.userId, now, true, HISTORY_LIMIT) };
 }

@@ -34,8 +34,12 @@ export const ALARM_AUDIT_TYPES = ['ALARM_RAISED', 'ALARM_CLEARED'] as const;
  */
 export const CODE_AUDIT_TYPES = ['CODE_ADDED', 'CODE_CHANGED', 'CODE_REMOVED'] as const;
 
-/** Lockdowns (src/operations/lockdown.ts, issue 31 point 3): declared, one administrator's lift signed, lifted. Shown as the alarms' are. */
-export const LOCKDOWN_AUDIT_TYPES = ['LOCKDOWN_DECLARED', 'LOCKDOWN_LIFT_SIGNED', 'LOCKDOWN_LIFTED'] as const;
+/**
+ * Lockdowns (src/operations/lockdown.ts, issue 31 point 3): declared, one administrator's lift
+ * signed, lifted; and what the lock itself then says it enforces (src/lock-link/reports.ts). Shown
+ * as the alarms' are.
+ */
+export const LOCKDOWN_AUDIT_TYPES = ['LOCKDOWN_DECLARED', 'LOCKDOWN_LIFT_SIGNED', 'LOCKDOWN_LIFTED', 'LOCKDOWN_REPORTED'] as const;
 
 export type SpecAuditType = (typeof AUDIT_TYPES)[number];
 export type AuditType = SpecAuditType | (typeof ALARM_AUDIT_TYPES)[number] | (typeof CODE_AUDIT_TYPES)[number] | (typeof LOCKDOWN_AUDIT_TYPES)[number];
@@ -82,6 +86,7 @@ const DESCRIPTIONS: Record<AuditType, string> = {
   LOCKDOWN_DECLARED: 'lockdown declared',
   LOCKDOWN_LIFT_SIGNED: 'lockdown lift signed',
   LOCKDOWN_LIFTED: 'lockdown lifted',
+  LOCKDOWN_REPORTED: 'lockdown as the lock reports it',
 };
 
 /** What was attempted, for refusals. */
@@ -109,6 +114,7 @@ const ATTEMPTS: Record<AuditType, string> = {
   LOCKDOWN_DECLARED: 'lockdown',
   LOCKDOWN_LIFT_SIGNED: 'lockdown lift',
   LOCKDOWN_LIFTED: 'lockdown lift',
+  LOCKDOWN_REPORTED: 'lockdown report',
 };
 
 /**

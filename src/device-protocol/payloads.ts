@@ -85,6 +85,8 @@ export const StateSchema = Type.Object({
   tamper: Type.Optional(Type.Boolean()),
   /** Protocol 1.5: the codes of the config it holds that the lock refused, each with its reason; absent or []: none. */
   codeErrors: Type.Optional(Type.Array(Type.Object({ code: Type.String({ maxLength: 64 }), error: Type.String({ maxLength: 1024 }) }), { maxItems: MAX_CONFIG_CODES })),
+  /** Protocol 1.4: the id of the lockdown the lock enforces, or null; absent: the lock does not say. */
+  lockdown: Type.Optional(Type.Union([Type.String({ pattern: '^[0-9a-fA-F-]{36}$' }), Type.Null()])),
 });
 
 export const EventSchema = Type.Object({

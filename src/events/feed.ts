@@ -8,6 +8,8 @@ import type { Executor } from '../db/transaction.js';
 export interface LockSnapshot {
   locked?: boolean;
   connected: boolean;
+  /** Whether the lock says it enforces a lockdown (protocol 1.4); absent before it says. */
+  lockedDown?: boolean;
 }
 
 /** One open stream as the feed sees it. */
@@ -29,9 +31,13 @@ function entriesAfter(db: Executor, lockId: string, afterSeq: number, limit: num
 }
 
 async function snapshot(db: Executor, lockId: string): Promise<LockSnapshot> {
-  const row = await db.selectFrom('locks').select(['locked', 'connected']).where('id', '=', lockId).executeTakeFirst();
+  const row = await db.selectFrom('locks').select(['locked', 'connected', 'reported_lockdown']).where('id', '=', lockId).executeTakeFirst();
   if (!row) return { connected: false };
-  return row.locked === null ? { connected: row.connected === 1 } : { locked: row.locked === 1, connected: row.connected === 1 };
+  return {
+    ...(row.locked === null ? {} : { locked: row.locked === 1 }),
+    connected: row.connected === 1,
+    ...(row.reported_lockdown === null ? {} : { lockedDown: row.reported_lockdown !== '' }),
+  };
 }
 
 /**

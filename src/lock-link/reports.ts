@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { knownCapabilities, type LockDevice, type LockEvent, type LockState } from '../device-protocol/payloads.js';
 import { reportLocked } from '../locks/command-life.js';
-import { connectedLockIds, storeDevice, storeDoorOpen, storeHealth, storePresence } from '../locks/state.js';
+import { connectedLockIds, storeDevice, storeDoorOpen, storeHealth, storePresence, storeReportedLockdown } from '../locks/state.js';
 
 /**
  * What the lock link reports, written to the locks table (through src/locks/state.ts) and the
@@ -79,6 +79,7 @@ export function recordState(ctx: AppContext, lockId: string, state: LockState): 
     await storeHealth(uow.db, lockId, state);
     await deriveAlarms(ctx, uow, lockId, now);
     const audited: AuditType[] = lockAudit === null ? [] : [lockAudit];
+    if (state.lockdown !== undefined && (await recordReportedLockdown(ctx, uow, lockId, state.lockdown, now))) audited.push('LOCKDOWN_REPORTED');
     if (state.doorOpen !== undefined) {
       const door = await storeDoorOpen(uow.db, lockId, state.doorOpen, now);
       if (door.changed && door.wasKnown) {
@@ -90,4 +91,17 @@ export function recordState(ctx: AppContext, lockId: string, state: LockState): 
     }
     return audited;
   });
+}
+
+/**
+ * The lockdown the lock says it enforces (protocol 1.4): stored, and audited when it changes
+ * (LOCKDOWN_REPORTED, on the live stream: the lock confirms a declaration or a lift), except a
+ * lock's first report of none. Returns true when audited.
+ */
+async function recordReportedLockdown(ctx: AppContext, uow: UnitOfWork, lockId: string, lockdownId: string | null, now: number): Promise<boolean> {
+  const changed = await storeReportedLockdown(uow.db, lockId, lockdownId, now);
+  if (changed === undefined || (changed.before === null && lockdownId === null)) return false;
+  const message = lockdownId === null ? 'the lock reports no lockdown in force' : 'the lock reports the lockdown in force';
+  await recordAudit(ctx, uow, { lockId, type: 'LOCKDOWN_REPORTED', actorUserId: null, message, details: { lockdown: lockdownId?.toLowerCase() ?? changed.before } });
+  return true;
 }

@@ -207,6 +207,13 @@ const usageRequirements: Stored = {
   by: { column: m('role'), cases: { ADMIN: 1 } },
 };
 
+/** Whether the lock says it enforces a lockdown: its id, or '' for none (src/locks/state.ts storeReportedLockdown). */
+const lockedDown: Plain = {
+  kind: 'plain',
+  js: (row) => cell(row, l('reported_lockdown')) !== '',
+  sql: () => "case when l.reported_lockdown = '' then 'false' else 'true' end",
+};
+
 /** GET /device's and GET /device/{id}'s lock, as one member (the row's) sees it. */
 export const LOCK_JSON = object<LockResponse>({
   id: text([l('id')]),
@@ -239,6 +246,7 @@ export const LOCK_JSON = object<LockResponse>({
     battery: when(l('battery'), integer(l('battery'))),
     jammed: when(l('jammed'), flag(l('jammed'))),
     tamper: when(l('tamper'), flag(l('tamper'))),
+    lockedDown: when(l('reported_lockdown'), lockedDown),
   }),
   // What the lock says it is; absent until it says (a lock of protocol 1.1 never does).
   device: when(l('device_kind'), object<NonNullable<LockResponse['device']>>({

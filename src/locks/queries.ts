@@ -27,7 +27,7 @@ export interface Membership {
 }
 
 /** A lock as one member sees it: the lock's columns plus their membership and the site's colour. */
-export type MemberLock = Omit<LockRow, 'registration_key_hash' | 'secret_hash' | 'pending_actor_user_id' | 'pending_target_locked' | 'pending_until' | 'pending_command_id' | 'pending_late' | 'decommissioned_at' | 'door_changed_at' | 'presence_changed_at' | 'code_digits_min' | 'code_digits_max'> & {
+export type MemberLock = Omit<LockRow, 'registration_key_hash' | 'secret_hash' | 'pending_actor_user_id' | 'pending_target_locked' | 'pending_until' | 'pending_command_id' | 'pending_late' | 'decommissioned_at' | 'door_changed_at' | 'presence_changed_at' | 'code_digits_min' | 'code_digits_max' | 'reported_lockdown_at'> & {
   member: Membership;
   site_colour: string | null;
 };
@@ -73,6 +73,7 @@ const LOCK_COLUMNS = [
   'locks.tamper',
   'locks.direct_access',
   'locks.direct_access_endpoints',
+  'locks.reported_lockdown',
   'locks.created',
   'locks.updated',
 ] as const;
@@ -157,6 +158,7 @@ function toMemberLock(row: MemberLockRow): MemberLock {
     tamper: row.tamper,
     direct_access: row.direct_access,
     direct_access_endpoints: row.direct_access_endpoints,
+    reported_lockdown: row.reported_lockdown,
     created: row.created,
     updated: row.updated,
     site_colour: row.site_colour,

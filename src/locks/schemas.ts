@@ -85,6 +85,7 @@ export const LockStateResponse = Type.Object({
   battery: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'per cent; absent for a mains-powered lock, or before it reports' })),
   jammed: Type.Optional(Type.Boolean({ description: 'the bolt is jammed; absent before the lock reports it' })),
   tamper: Type.Optional(Type.Boolean({ description: 'tampering detected; absent before the lock reports it' })),
+  lockedDown: Type.Optional(Type.Boolean({ description: 'the lock says it enforces a lockdown (device protocol 1.4; GET /lockdowns has its details, for administrators); absent before it says' })),
 });
 
 export const LockDeviceResponse = Type.Object({

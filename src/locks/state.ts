@@ -138,3 +138,21 @@ export async function storeHealth(db: Executor, lockId: string, health: { batter
   if (Object.keys(values).length === 0) return;
   await db.updateTable('locks').set(values).where('id', '=', lockId).execute();
 }
+
+/**
+ * The lockdown a state report says the lock enforces (device protocol 1.4): its id or '' for none.
+ * Conditional, so only the report that changes it (on one instance) says so: what it was before
+ * (null when the lock never said), or undefined when nothing changed.
+ */
+export async function storeReportedLockdown(db: Executor, lockId: string, lockdownId: string | null, now: number): Promise<{ before: string | null } | undefined> {
+  const value = lockdownId?.toLowerCase() ?? '';
+  const row = await db.selectFrom('locks').select('reported_lockdown').where('id', '=', lockId).executeTakeFirst();
+  if (row === undefined || row.reported_lockdown === value) return undefined;
+  const result = await db
+    .updateTable('locks')
+    .set({ reported_lockdown: value, reported_lockdown_at: now })
+    .where('id', '=', lockId)
+    .where((eb) => (row.reported_lockdown === null ? eb('reported_lockdown', 'is', null) : eb('reported_lockdown', '=', row.reported_lockdown)))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1 ? { before: row.reported_lockdown } : undefined;
+}

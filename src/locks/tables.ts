@@ -62,6 +62,9 @@ export interface LocksTable {
   direct_access: Generated<Flag>;
   /** The LAN addresses the lock announces (device protocol 1.3), a JSON array; null before it says. */
   direct_access_endpoints: string | null;
+  /** The lockdown the lock says it enforces (protocol 1.4, migration 0170): its id, '' for none, null before it says; when that changed. */
+  reported_lockdown: string | null;
+  reported_lockdown_at: number | null;
   created: number;
   updated: number;
   /** Set when its owner retired it (POST /device/{id}/decommission, migration 0081); null while in service. */

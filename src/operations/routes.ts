@@ -8,6 +8,8 @@ import { auditClientOf } from '../audit/client.js';
 import { MAX_EXECUTE_BODY_BYTES } from './body.js';
 import { executeOperation } from './execute.js';
 import { submitLockdown } from './lockdown.js';
+import { readLockdowns } from './lockdown-reads.js';
+import { LockdownList, LockdownQuery } from './lockdown-schemas.js';
 import { QueuedOperationSchema, readQueuedOperation } from './queue.js';
 
 /** Bodies a little over the token limit still reach extractCompactJws, which answers 400 rather than 413. */
@@ -33,8 +35,9 @@ const COMPACT_JWS_JSON = { ...CompactJws, description: `${CompactJws.description
 export function operationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const readLegacyKey = cachedLegacyKeyReader();
   return async (app) => {
-    // Bodiless: the parsers removed below do not concern it.
+    // Bodiless: the parsers removed below do not concern them.
     await app.register(queuedOperationRoutes(ctx));
+    await app.register(lockdownReadRoutes(ctx));
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: EXECUTE_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
@@ -99,6 +102,21 @@ function queuedOperationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         response: { 200: QueuedOperationSchema, ...errorResponses(401, 404) },
       },
       handler: async (request) => readQueuedOperation(ctx, request.caller, pathId(request.params.lockId, 'lock'), pathId(request.params.operationId, 'operation')),
+    });
+  };
+}
+
+/** GET /lockdowns: the lockdowns holding on the caller's locks, for their administrators (issue 31 point 4). */
+function lockdownReadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get('/lockdowns', {
+      schema: {
+        tags: ['locks'],
+        summary: 'The lockdowns holding on locks you administer: who declared them, their scope, k, responders, the lifts signed so far and what each lock says it enforces',
+        querystring: LockdownQuery,
+        response: { 200: LockdownList, ...errorResponses(400, 401, 403, 404) },
+      },
+      handler: async (request) => ({ lockdowns: await readLockdowns(ctx, request.caller, request.query) }),
     });
   };
 }

@@ -59,6 +59,7 @@ const FROM_AUDIT: Record<AuditType, WebhookEventType> = {
   LOCKDOWN_DECLARED: 'lock.settings_changed',
   LOCKDOWN_LIFT_SIGNED: 'lock.settings_changed',
   LOCKDOWN_LIFTED: 'lock.settings_changed',
+  LOCKDOWN_REPORTED: 'lock.settings_changed',
 };
 
 /** The event an audit entry stands for; null for a type no event stands for (none today). */

@@ -98,5 +98,13 @@ describe('alarm email and site alarms', () => {
     assert.deepEqual(asUser.body, { open: [], history: [] });
     assert.equal((await t.api.get(`/site/${site.id}/alarms`, { token: stranger.authToken })).status, 404);
     assert.equal((await t.api.get('/site/not-a-site/alarms', { token: owner.authToken })).status, 404);
+
+    // GET /alarms: every lock the caller administers, in a site or not (the console's list of locks); a USER's and a stranger's are empty.
+    const all = await t.api.get('/alarms', { token: owner.authToken });
+    assert.equal(all.status, 200);
+    assert.deepEqual(new Set(all.body.open.map((a: { lockId: string; kind: string }) => `${a.lockId} ${a.kind}`)), new Set([`${first.id} jammed`, `${elsewhere.id} jammed`]));
+    assert.deepEqual(all.body.history.map((a: { lockId: string; kind: string }) => [a.lockId, a.kind]), [[second.id, 'tampered']]);
+    assert.deepEqual((await t.api.get('/alarms', { token: member.authToken })).body, { open: [], history: [] });
+    assert.deepEqual((await t.api.get('/alarms', { token: stranger.authToken })).body, { open: [], history: [] });
   });
 });

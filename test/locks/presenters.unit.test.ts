@@ -38,6 +38,7 @@ function memberLock(overrides: Partial<MemberLockRow> = {}, member: Partial<Memb
     tamper: null,
     direct_access: 0,
     direct_access_endpoints: null,
+    reported_lockdown: null,
     created: 100,
     updated: 200,
     site_colour: null,

@@ -6265,6 +6265,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alarms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open alarms and their history of every lock the caller administers */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description open alarms of the site's locks the caller administers, most recently raised first */
+                            open: {
+                                id: string;
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks" | "keypad_locked_out";
+                                /** @description Unix seconds */
+                                raisedAt: number;
+                                /** @description Unix seconds; null while open */
+                                clearedAt: number | null;
+                                lockId: string;
+                            }[];
+                            /** @description the 100 most recently raised cleared alarms of those locks */
+                            history: {
+                                id: string;
+                                kind: "jammed" | "tampered" | "battery_low" | "battery_critical" | "held_open" | "forced_open" | "offline" | "refused_unlocks" | "keypad_locked_out";
+                                /** @description Unix seconds */
+                                raisedAt: number;
+                                /** @description Unix seconds; null while open */
+                                clearedAt: number | null;
+                                lockId: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description requested format is not JSON */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/device/{lockId}/alarm-settings": {
         parameters: {
             query?: never;
@@ -6815,6 +6914,8 @@ export interface paths {
                                 jammed?: boolean;
                                 /** @description tampering detected; absent before the lock reports it */
                                 tamper?: boolean;
+                                /** @description the lock says it enforces a lockdown (device protocol 1.4; GET /lockdowns has its details, for administrators); absent before it says */
+                                lockedDown?: boolean;
                             };
                             /** @description what the lock says it is (device protocol 1.2); absent until it says */
                             device?: {
@@ -7000,6 +7101,8 @@ export interface paths {
                                 jammed?: boolean;
                                 /** @description tampering detected; absent before the lock reports it */
                                 tamper?: boolean;
+                                /** @description the lock says it enforces a lockdown (device protocol 1.4; GET /lockdowns has its details, for administrators); absent before it says */
+                                lockedDown?: boolean;
                             };
                             /** @description what the lock says it is (device protocol 1.2); absent until it says */
                             device?: {
@@ -7473,6 +7576,8 @@ export interface paths {
                                 jammed?: boolean;
                                 /** @description tampering detected; absent before the lock reports it */
                                 tamper?: boolean;
+                                /** @description the lock says it enforces a lockdown (device protocol 1.4; GET /lockdowns has its details, for administrators); absent before it says */
+                                lockedDown?: boolean;
                             };
                             /** @description what the lock says it is (device protocol 1.2); absent until it says */
                             device?: {
@@ -12549,6 +12654,177 @@ export interface paths {
                 };
                 /** @description authentication token invalid */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description requested format is not JSON */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lockdowns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The lockdowns holding on locks you administer: who declared them, their scope, k, responders, the lifts signed so far and what each lock says it enforces */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only the locks of this site */
+                    siteId?: string;
+                    /** @description only this lock */
+                    lockId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description newest first: those holding on a lock the caller administers (not yet lifted by the service, or still said in force by the lock) */
+                            lockdowns: {
+                                id: string;
+                                declaredBy: {
+                                    userId: string;
+                                    /** @description the person's display name, else their email; null when neither is known */
+                                    name: string | null;
+                                };
+                                /** @description Unix seconds */
+                                declaredAt: number;
+                                scope: {
+                                    /** @description what the declaration's sub named: one lock, a site, or all the declarer's locks */
+                                    kind: "lock" | "site" | "all";
+                                    /** @description the lock, the site, or the declaring user */
+                                    id: string;
+                                };
+                                /** @description distinct administrators whose LIFT_LOCKDOWN it takes (k) */
+                                quorum: number;
+                                /** @description members whose unlocks the locks still carry out */
+                                responders: {
+                                    userId: string;
+                                    /** @description the person's display name, else their email; null when neither is known */
+                                    name: string | null;
+                                }[];
+                                /** @description the lifts signed so far, oldest first */
+                                lifts: {
+                                    userId: string;
+                                    /** @description the person's display name, else their email; null when neither is known */
+                                    name: string | null;
+                                    /** @description Unix seconds */
+                                    signedAt: number;
+                                }[];
+                                /** @description the locks it names that the caller administers */
+                                locks: {
+                                    lockId: string;
+                                    /** @description lifts signed so far that name this lock */
+                                    lifts: number;
+                                    /** @description when the service counted the quorum of lifts for this lock (Unix seconds); null while it holds */
+                                    liftedAt: number | null;
+                                    /** @description what the lock last said (device protocol 1.4 state.lockdown): this lockdown in force, not in force (not yet applied, or lifted at the lock), or unknown (it never said) */
+                                    reported: "in_force" | "not_in_force" | "unknown";
+                                    /** @description when what the lock says last changed (Unix seconds) */
+                                    reportedAt: number | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description caller lacks permission */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };

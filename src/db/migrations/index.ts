@@ -30,6 +30,7 @@ import { directAccessMigration } from './0090_direct_access.js';
 import { webhooksMigration } from './0110_webhooks.js';
 import { keypadCodesMigration } from './0130_keypad_codes.js';
 import { lockCodeDigitsMigration } from './0150_lock_code_digits.js';
+import { reportedLockdownMigration } from './0170_reported_lockdown.js';
 
 /**
  * Every migration, registered explicitly and in order. Migrations are immutable once merged:
@@ -67,5 +68,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0110_webhooks': webhooksMigration(dialect),
     '0130_keypad_codes': keypadCodesMigration(dialect),
     '0150_lock_code_digits': lockCodeDigitsMigration(),
+    '0170_reported_lockdown': reportedLockdownMigration(dialect),
   };
 }
