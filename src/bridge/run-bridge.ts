@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { BridgeConfig, BridgedLockConfig } from '../config/bridge.js';
 import { LockEndpoint, type LockLog } from '../lock-edge/lock-endpoint.js';
 import { lanEndpointUrl, startLanServer, type LanServer } from '../lock-edge/lan-server.js';
+import { KeypadSlots } from './keypad-slots.js';
 import type { RealLock } from './real-lock.js';
 import type { Unpairing } from './matter/network.js';
 import { MATTER_CAPABILITIES, MatterLock } from './matter/matter-lock.js';
@@ -48,6 +49,7 @@ interface BridgedLock {
   id: string;
   endpoint: LockEndpoint;
   bolt: RealLock;
+  slots: KeypadSlots | undefined;
 }
 
 export function runBridge({ config, logger, now = () => Date.now() / 1000 }: BridgeOptions): RunningBridge {
@@ -70,11 +72,13 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
     const log: LockLog = (action, fields = {}) => logger.info({ lockId: lockConfig.id, ...fields }, action);
     let bolt: BridgedLock['bolt'];
     let capabilities: string[];
+    let slots: KeypadSlots | undefined;
     if (lockConfig.zwave !== undefined && zwave !== null) {
       const lock = new ZwaveLock(lockConfig.zwave.nodeId, zwave, now, log);
       zwaveLocks.set(lock.nodeId, lock);
       bolt = lock;
       capabilities = ZWAVE_CAPABILITIES;
+      slots = new KeypadSlots({ file: join(config.dataDir, 'keypad-slots', `${lockConfig.id}.json`), writer: lock, now, log, refresh: () => void endpoint.refreshKeypad() });
     } else if (lockConfig.matter !== undefined) {
       const lock = new MatterLock(lockConfig.id, now, log);
       matterLocks.push({ config: lockConfig, lock });
@@ -97,6 +101,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       now,
       log,
       ...(config.trustedRoot === null ? {} : { trustedRoot: config.trustedRoot }),
+      ...(slots === undefined ? {} : { keypadMirror: slots }),
     });
     bolt.listen({
       changed: () => endpoint.publishState(),
@@ -106,11 +111,12 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       },
       reachable: (reachable) => endpoint.setAvailable(reachable),
       operated: (operation) => endpoint.reportOperation(operation),
+      keypadRefused: (kind) => endpoint.reportKeypadRefusal(kind),
     });
     // Offline to the service until the lock is seen through its stack.
     endpoint.setAvailable(false);
     endpoint.attach(bolt);
-    locks.push({ id: lockConfig.id, endpoint, bolt });
+    locks.push({ id: lockConfig.id, endpoint, bolt, slots });
   }
 
   zwave?.start();
@@ -162,7 +168,10 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
     },
     close: () => (closing ??= (async () => {
       clearInterval(pinger);
-      for (const { bolt } of locks) bolt.stop();
+      for (const { bolt, slots } of locks) {
+        bolt.stop();
+        slots?.close();
+      }
       await (await lan.catch(() => null))?.close();
       await Promise.all(locks.map(({ endpoint }) => endpoint.close()));
       await zwave?.close();

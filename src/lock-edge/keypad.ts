@@ -41,6 +41,33 @@ export type KeypadEntry =
   | { ok: true; codeId: string; holder: { userId: string } | { guest: string } }
   | { ok: false; reason: KeypadRefusal; codeId?: string; lockoutUntil?: number };
 
+/** A held code as a real lock's keypad should hold it now (the bridge mirrors this into the lock). */
+export interface KeypadCode {
+  id: string;
+  digits: string;
+  /** Whether the code may open now: its window, schedule, uses, holder's access, no lockout or lockdown against it. */
+  opens: boolean;
+}
+
+/** Every held code, and when (Unix seconds) one of them may next change whether it opens (null: never by time alone). */
+export interface KeypadView {
+  codes: KeypadCode[];
+  nextChange: number | null;
+}
+
+/**
+ * A real lock's own keypad kept in line with this one (the bridge's code slots,
+ * src/bridge/keypad-slots.ts): the lock checks typed digits itself and tells which slot opened.
+ */
+export interface KeypadMirror {
+  /** Makes the real keypad hold `view` (resolves once written or failed; never rejects). */
+  update(view: KeypadView): Promise<void>;
+  /** The code whose digits the real lock holds in `slot`, if any. */
+  codeAt(slot: number): string | undefined;
+  /** Codes the real lock does not hold as it should (a write failed, no free slot): said in `state.codeErrors`. */
+  readonly errors: Array<{ code: string; error: string }>;
+}
+
 export interface KeypadOptions {
   lockId: string;
   /** The device secret: the keypad key is derived from it. */
@@ -117,6 +144,55 @@ export class Keypad {
     this.store.countUse(match.id);
     this.wrong = [];
     return { ok: true, codeId: match.id, holder: terms.user === undefined ? { guest: terms.guest! } : { userId: terms.user } };
+  }
+
+  /**
+   * What a real keypad should hold now: each code with whether it opens (as `enter` would decide,
+   * `mayUnlock` saying whether a lockdown lets its holder in), and the next instant that may change.
+   */
+  view(mayUnlock: (userId: string) => boolean): KeypadView {
+    const now = this.options.now();
+    const edges: number[] = [this.lockedOutUntil];
+    let scheduled = false;
+    const codes = this.codes.map((code) => {
+      const terms = code.terms;
+      const holder = terms.user === undefined ? null : this.users.find((user) => sameId(user.userId, terms.user!));
+      edges.push(terms.start ?? 0, terms.end ?? 0, holder?.start ?? 0, holder?.end ?? 0);
+      if (terms.schedule !== undefined || holder?.schedule != null) scheduled = true;
+      const opens = now >= this.lockedOutUntil && holder !== undefined && mayUnlock(terms.user ?? '')
+        && codeOpensNow(terms, (this.uses.get(code.id) ?? 0) + code.usedElsewhere, holder, now).ok;
+      return { id: code.id, digits: code.digits, opens };
+    });
+    // Weekly hours are HH:mm on some zone's wall clock: every zone's minutes start on a UTC minute.
+    if (scheduled) edges.push(Math.floor(now / 60) * 60 + 60);
+    const future = edges.filter((at) => at > now);
+    return { codes, nextChange: future.length === 0 ? null : Math.min(...future) };
+  }
+
+  /**
+   * A real lock opened with a held code (it checked the digits itself): its use counted as `enter`
+   * counts one. Returns the code's holder, or null when the keypad holds no such code.
+   */
+  used(codeId: string): KeypadEntry & { ok: true } | null {
+    const code = this.codes.find((held) => sameId(held.id, codeId));
+    if (code === undefined) return null;
+    this.uses.set(code.id, (this.uses.get(code.id) ?? 0) + 1);
+    this.wrong = [];
+    return { ok: true, codeId: code.id, holder: code.terms.user === undefined ? { guest: code.terms.guest! } : { userId: code.terms.user } };
+  }
+
+  /** A real lock refused digits it does not hold (or holds disabled): a wrong entry, counted towards the lockout. */
+  refused(): KeypadEntry {
+    const now = this.options.now();
+    if (now < this.lockedOutUntil) return { ok: false, reason: 'locked_out', lockoutUntil: this.lockedOutUntil };
+    return this.wrongEntry(now);
+  }
+
+  /** A real lock locked its keypad out itself (its own limit of wrong codes): kept until `until`. */
+  lockedOut(until: number): KeypadEntry {
+    this.wrong = [];
+    this.lockedOutUntil = Math.max(this.lockedOutUntil, until);
+    return { ok: false, reason: 'locked_out', lockoutUntil: this.lockedOutUntil };
   }
 
   private wrongEntry(now: number): KeypadEntry {

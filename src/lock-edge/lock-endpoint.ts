@@ -7,7 +7,7 @@ import { decodeOperationToken } from '../operations/body.js';
 import { DEFAULT_TOPIC_PREFIX, lockTopic, type TopicKind } from '../device-protocol/topics.js';
 import { CommandChecker, DEADLINE_PASSED, isPastDeadline } from './command-check.js';
 import { createTrustAnchor } from '../crypto/chain.js';
-import { Keypad, type KeypadEntry } from './keypad.js';
+import { Keypad, LOCKOUT_SECONDS, type KeypadEntry, type KeypadMirror } from './keypad.js';
 import { OperationOutbox } from './outbox.js';
 import { LockdownGuard } from './lockdown.js';
 import { ReplayMemory } from './replay-memory.js';
@@ -70,6 +70,11 @@ export interface LockEndpointOptions {
    * before the reason (Z-Wave); default 0.
    */
   operationGraceMs?: number;
+  /**
+   * A real lock that checks typed codes itself (the bridge's code slots): kept holding the codes
+   * that may open now; a config counts as held once it was written (or failed, said in codeErrors).
+   */
+  keypadMirror?: KeypadMirror;
   /** Unix seconds. */
   now: () => number;
   log: LockLog;
@@ -129,11 +134,7 @@ export class LockEndpoint {
    */
   async enterCode(digits: string): Promise<KeypadEntry> {
     const entry = this.keypad.enter(digits);
-    if (!entry.ok) {
-      this.options.log('keypad_refused', { reason: entry.reason, ...(entry.codeId === undefined ? {} : { code: entry.codeId }), ...(entry.lockoutUntil === undefined ? {} : { lockoutUntil: entry.lockoutUntil }) });
-      this.queueReport({ source: 'keypad', locked: false, refused: entry.reason, ...(entry.codeId === undefined ? {} : { code: entry.codeId }), ...(entry.lockoutUntil === undefined ? {} : { lockoutUntil: entry.lockoutUntil }) });
-      return entry;
-    }
+    if (!entry.ok) return this.keypadRefusal(entry);
     if (this.bolt === undefined || !this.available) {
       this.options.log('keypad_refused', { reason: 'busy', code: entry.codeId });
       return { ok: false, reason: 'busy', codeId: entry.codeId };
@@ -156,6 +157,39 @@ export class LockEndpoint {
       this.acting -= 1;
       this.release();
     }
+  }
+
+  /** A refused keypad entry: logged and reported by the code's id (never digits); a lockout reaches a real keypad too. */
+  private keypadRefusal(entry: KeypadEntry & { ok: false }): KeypadEntry {
+    const named = { ...(entry.codeId === undefined ? {} : { code: entry.codeId }), ...(entry.lockoutUntil === undefined ? {} : { lockoutUntil: entry.lockoutUntil }) };
+    this.options.log('keypad_refused', { reason: entry.reason, ...named });
+    this.queueReport({ source: 'keypad', locked: false, refused: entry.reason, ...named });
+    if (entry.lockoutUntil !== undefined) void this.refreshKeypad();
+    return entry;
+  }
+
+  /**
+   * A real lock refused typed digits (`wrong`: a code it does not hold, or holds disabled) or
+   * locked its keypad out itself (`lockout`, its own limit): a refused entry; wrong codes count
+   * towards the keypad's lockout, which disables every code on the real lock until it ends.
+   */
+  reportKeypadRefusal(kind: 'wrong' | 'lockout'): void {
+    const entry = kind === 'wrong' ? this.keypad.refused() : this.keypad.lockedOut(this.options.now() + LOCKOUT_SECONDS);
+    if (!entry.ok) this.keypadRefusal(entry);
+  }
+
+  /** Brings the real lock's keypad in line with the codes held (a time edge, the lock back); its failures go out in the state. */
+  async refreshKeypad(): Promise<void> {
+    if (await this.mirrorKeypad()) this.publishState();
+  }
+
+  /** Whether the codes the real keypad failed to take changed. */
+  private async mirrorKeypad(): Promise<boolean> {
+    const mirror = this.options.keypadMirror;
+    if (mirror === undefined) return false;
+    const before = JSON.stringify(mirror.errors);
+    await mirror.update(this.keypad.view((userId) => this.lockdown.mayUnlock(userId)));
+    return JSON.stringify(mirror.errors) !== before;
   }
 
   get id(): string {
@@ -199,7 +233,12 @@ export class LockEndpoint {
 
   /** The lock moved its bolt at its keypad or by hand (protocol 1.3): reported to the service, before the state it leads to. */
   reportOperation(operation: { source: Exclude<OperationSource, 'lan'>; locked: boolean; slot?: number }): void {
-    this.queueReport(operation);
+    // A real keypad names the slot: the code in it is reported by id (1.5) and its use counted, so a code used up leaves the lock.
+    const codeId = operation.source === 'keypad' && operation.slot !== undefined ? this.options.keypadMirror?.codeAt(operation.slot) : undefined;
+    const used = codeId === undefined || operation.locked ? null : this.keypad.used(codeId);
+    if (used !== null) this.options.log('keypad_unlock', { code: used.codeId, ...('userId' in used.holder ? { user: used.holder.userId } : {}) });
+    this.queueReport(used === null ? operation : { ...operation, code: used.codeId });
+    if (used !== null) void this.refreshKeypad();
     if (this.graceTimer !== undefined) {
       clearTimeout(this.graceTimer);
       this.graceTimer = undefined;
@@ -266,6 +305,8 @@ export class LockEndpoint {
     this.options.log(available ? 'reachable' : 'unreachable');
     this.publish('online', this.presence(), true);
     if (available) this.publishState();
+    // Slot writes that failed while the lock was away are made now.
+    if (available) void this.refreshKeypad();
   }
 
   /**
@@ -318,7 +359,10 @@ export class LockEndpoint {
 
   /** Protocol 1.5: while the config held carries codes, the ones the lock refused (even none). */
   private codeReport(): { codeErrors?: Array<{ code: string; error: string }> } {
-    return this.config?.codes === undefined ? {} : { codeErrors: this.keypad.codeErrors };
+    if (this.config?.codes === undefined) return {};
+    const refused = this.keypad.codeErrors;
+    const unwritten = (this.options.keypadMirror?.errors ?? []).filter((e) => !refused.some((r) => r.code === e.code));
+    return { codeErrors: [...refused, ...unwritten] };
   }
 
   /** Ends a hold; the state remembered meanwhile goes out once none is left. */
@@ -431,7 +475,9 @@ export class LockEndpoint {
     if (payload.length === 0) {
       this.config = null;
       this.bolt?.configure(null);
-      void this.keypad.configure(null);
+      await this.keypad.configure(null);
+      // A lock released from its owner holds no code on its real keypad either.
+      void this.refreshKeypad();
       this.options.log('config', { cleared: true });
       return;
     }
@@ -454,7 +500,10 @@ export class LockEndpoint {
       return;
     }
     if (this.config !== config) return;
-    if (changed || lockdown !== null) this.publishState();
+    // A real keypad takes the codes before the state says this version is held.
+    const unwritten = await this.mirrorKeypad();
+    if (this.config !== config) return;
+    if (changed || lockdown !== null || unwritten) this.publishState();
     this.options.log('config', { version: config.version, users: config.users.length, codes: config.codes?.length ?? 0, codesRefused: this.keypad.codeErrors.length, unlockDuration: config.unlockDuration, unlockBetween: config.unlockBetween !== null, lockdown: this.lockdownId });
   }
 

@@ -52,15 +52,16 @@ export async function startBridgeRig(realLocks: RealLock[], zwaveUrl?: string, o
     logLevel: 'debug',
   };
   const log = capturingLogger();
-  const bridge = runBridge({ config, logger: log.logger });
-  return {
-    t, bridge, admin, log, config, locks,
+  const rig: BridgeRig = {
+    t, bridge: runBridge({ config, logger: log.logger }), admin, log, config, locks,
     async close() {
-      await bridge.close();
+      // The bridge running now: a test may have stopped the first and started another on the same data directory.
+      await rig.bridge.close();
       await t.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
+  return rig;
 }
 
 /**

@@ -32,6 +32,10 @@ const MANUAL_UNLOCK = 2;
 const KEYPAD_LOCK = 5;
 const KEYPAD_UNLOCK = 6;
 const LOCK_JAMMED = 11;
+const INVALID_CREDENTIAL = 0x32;
+/** User Code slots the mock lock has. */
+const SLOTS = 20;
+const CODE_ENABLED = 1;
 const DOOR_OPEN = 22;
 const DOOR_CLOSED = 23;
 const TAMPER_COVER_REMOVED = 3;
@@ -90,9 +94,23 @@ async function moveBolt(node: MockNode, locked: boolean, event: number, slot?: n
   await notify(node, ACCESS_CONTROL, event, slot === undefined ? undefined : Uint8Array.from([slot]));
 }
 
+/**
+ * Digits typed at the keypad, checked as the lock's firmware would: against its User Code slots as
+ * Z-Wave JS's own User Code behaviour keeps them (UserCode_userCode_N, UserCode_userIdStatus_N).
+ */
+function typeCode(node: MockNode, digits: string): Promise<unknown> {
+  for (let slot = 1; slot <= SLOTS; slot += 1) {
+    const code = node.state.get(`UserCode_userCode_${slot}`) as string | Uint8Array | undefined;
+    const held = typeof code === 'string' ? code : code === undefined ? undefined : Buffer.from(code).toString('ascii');
+    if (held === digits && node.state.get(`UserCode_userIdStatus_${slot}`) === CODE_ENABLED) return moveBolt(node, false, KEYPAD_UNLOCK, slot);
+  }
+  return notify(node, ACCESS_CONTROL, INVALID_CREDENTIAL);
+}
+
 async function act(node: MockNode, action: Action): Promise<void> {
   switch (action.do) {
     case 'door': return void (await notify(node, ACCESS_CONTROL, action.open ? DOOR_OPEN : DOOR_CLOSED));
+    case 'code': return void (await typeCode(node, action.digits));
     case 'keypad': return moveBolt(node, action.locked, action.locked ? KEYPAD_LOCK : KEYPAD_UNLOCK, action.slot);
     case 'manual': return moveBolt(node, action.locked, action.locked ? MANUAL_LOCK : MANUAL_UNLOCK);
     case 'jam': return void (await notify(node, ACCESS_CONTROL, LOCK_JAMMED));
@@ -123,11 +141,11 @@ async function createLockNode(controller: MockController, id: number): Promise<M
         CommandClasses.Version,
         CommandClasses['Manufacturer Specific'],
         ccCaps({ ccId: CommandClasses['Door Lock'], isSupported: true, version: 4, doorSupported: true, boltSupported: true, latchSupported: false }),
-        ccCaps({ ccId: CommandClasses['User Code'], isSupported: true, version: 1, numUsers: 20 }),
+        ccCaps({ ccId: CommandClasses['User Code'], isSupported: true, version: 1, numUsers: SLOTS }),
         ccCaps({
           ccId: CommandClasses.Notification, isSupported: true, version: 8, supportsV1Alarm: false,
           notificationTypesAndEvents: {
-            [ACCESS_CONTROL]: [MANUAL_LOCK, MANUAL_UNLOCK, KEYPAD_LOCK, KEYPAD_UNLOCK, LOCK_JAMMED, DOOR_OPEN, DOOR_CLOSED],
+            [ACCESS_CONTROL]: [MANUAL_LOCK, MANUAL_UNLOCK, KEYPAD_LOCK, KEYPAD_UNLOCK, LOCK_JAMMED, DOOR_OPEN, DOOR_CLOSED, INVALID_CREDENTIAL],
             [HOME_SECURITY]: [TAMPER_COVER_REMOVED],
           },
         }),

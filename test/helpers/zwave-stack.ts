@@ -11,6 +11,8 @@ import { freePort } from './ports.js';
 export type NodeAction =
   | { do: 'door'; open: boolean }
   | { do: 'keypad'; slot: number; locked: boolean }
+  /** Someone types digits at the keypad: the lock checks its own User Code slots (an enabled one holding them opens, naming its slot; else "invalid credential"). */
+  | { do: 'code'; digits: string }
   | { do: 'manual'; locked: boolean }
   | { do: 'jam' }
   | { do: 'tamper' }

@@ -1,13 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEADLINE_PASSED } from '../../lock-edge/command-check.js';
 import type { BoltState, LockLog, Outcome } from '../../lock-edge/lock-endpoint.js';
+import type { SlotWriter } from '../keypad-slots.js';
 import { RealLock } from '../real-lock.js';
 import type { ZwaveEvent, ZwaveNodeState, ZwaveServerClient, ZwaveValue } from './server-client.js';
 
 /**
  * One Z-Wave door lock (a node of Z-Wave JS) as a Latchkey lock's bolt: Door Lock CC moves and
  * reports the bolt, Notification CC the door, jams, tamper and keypad or manual operations (with
- * the user-code slot), Battery CC the battery. What the lock's config decides on its own (the
+ * the user-code slot, and wrong codes), Battery CC the battery, User Code CC the codes in its slots
+ * (a SlotWriter for KeypadSlots). What the lock's config decides on its own (the
  * relock after an unlock's duration, the unlock-between window) is scheduled by LockMechanism
  * and carried out here.
  *
@@ -18,6 +20,10 @@ import type { ZwaveEvent, ZwaveNodeState, ZwaveServerClient, ZwaveValue } from '
 const DOOR_LOCK = 0x62;
 const NOTIFICATION = 0x71;
 const BATTERY = 0x80;
+const USER_CODE = 0x63;
+// User Code CC's user id status.
+const CODE_ENABLED = 1;
+const CODE_DISABLED = 2;
 const SECURED = 0xff;
 const UNSECURED = 0x00;
 const NODE_DEAD = 3;
@@ -31,16 +37,24 @@ const OPERATIONS: Record<number, { source: 'manual' | 'keypad' | 'rf' | 'auto'; 
   9: { source: 'auto', locked: true },
 };
 const LOCK_JAMMED = 11;
+// A code the lock does not hold (or holds disabled); its own lockout after too many.
+const INVALID_CREDENTIAL = 0x32;
+const KEYPAD_DISABLED = 0x10;
+const CODE_LIMIT_EXCEEDED = 0x13;
 const DOOR_OPEN = 22;
 const DOOR_CLOSED = 23;
+
+/** How long a slot write may take (Z-Wave JS sends it, then asks the slot back), milliseconds. */
+const SLOT_WRITE_MS = 30_000;
 
 /** How often a command's bolt is asked for while it has not arrived, milliseconds. */
 const POLL_MS = 200;
 
 export const ZWAVE_CAPABILITIES = ['keypad', 'doorSensor', 'battery', 'jamDetection'];
 
-export class ZwaveLock extends RealLock {
+export class ZwaveLock extends RealLock implements SlotWriter {
   private mode: number | null = null;
+  private supportedUsers: number | null = null;
   private doorFromNotification: boolean | null = null;
   private doorFromDoorLock: boolean | null = null;
   private nodeStatus: number | null = null;
@@ -60,6 +74,23 @@ export class ZwaveLock extends RealLock {
 
   get state(): BoltState {
     return this.stateOf(this.mode === SECURED, this.doorFromNotification ?? this.doorFromDoorLock);
+  }
+
+  /** User Code CC's number of slots, asked of the lock once (Z-Wave JS answers from its cache when it has it). */
+  async slotCount(): Promise<number> {
+    if (this.supportedUsers !== null) return this.supportedUsers;
+    const count = (await this.server.request('endpoint.invoke_cc_api', { nodeId: this.nodeId, endpoint: 0, commandClass: USER_CODE, methodName: 'getUsersCount', args: [] }, SLOT_WRITE_MS)).response;
+    if (typeof count !== 'number' || count < 1) throw new Error('the lock did not say how many user codes it holds');
+    return (this.supportedUsers = count);
+  }
+
+  /**
+   * A User Code slot (User Code CC, through its API: Z-Wave JS checks the code, 4 to 10 of the
+   * characters the lock takes, and asks the slot back): the digits enabled or disabled, or cleared.
+   */
+  async write(slot: number, content: { digits: string; enabled: boolean } | null): Promise<void> {
+    const [methodName, args] = content === null ? ['clear', [slot]] : ['set', [slot, content.enabled ? CODE_ENABLED : CODE_DISABLED, content.digits]];
+    await this.server.request('endpoint.invoke_cc_api', { nodeId: this.nodeId, endpoint: 0, commandClass: USER_CODE, methodName, args }, SLOT_WRITE_MS);
   }
 
   /** The node as start_listening reports it (every (re)connection). */
@@ -173,6 +204,8 @@ export class ZwaveLock extends RealLock {
         if (operation.source !== 'rf') this.late.personAtTheDoor();
         if (operation.source === 'keypad' || operation.source === 'manual') this.events?.operated({ source: operation.source, locked: operation.locked, ...(slot === undefined ? {} : { slot }) });
       }
+      if (event === INVALID_CREDENTIAL) this.events?.keypadRefused('wrong');
+      if (event === KEYPAD_DISABLED || event === CODE_LIMIT_EXCEEDED) this.events?.keypadRefused('lockout');
       if (event === LOCK_JAMMED && this.jammed !== true) {
         this.jammed = true;
         this.events?.changed();
