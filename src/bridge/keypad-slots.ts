@@ -1,8 +1,6 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { KeypadMirror, KeypadView } from '../lock-edge/keypad.js';
 import type { LockLog } from '../lock-edge/lock-endpoint.js';
-import { readStoredFile } from '../lock-edge/stored-file.js';
+import { prepareStoredFile, readStoredFile, replaceStoredFile } from '../lock-edge/stored-file.js';
 
 /**
  * A real lock's own keypad, whatever its stack (Z-Wave User Code slots, Matter users with a PIN
@@ -53,7 +51,7 @@ export class KeypadSlots implements KeypadMirror {
   constructor(private readonly options: KeypadSlotsOptions) {
     const text = readStoredFile(options.file);
     this.slots = text === null ? [] : parseSlots(text);
-    mkdirSync(dirname(options.file), { recursive: true });
+    prepareStoredFile(options.file);
   }
 
   get errors(): Array<{ code: string; error: string }> {
@@ -137,9 +135,7 @@ export class KeypadSlots implements KeypadMirror {
 
   /** Written (a temporary file renamed over it) before it is relied on, so a restart finds what the lock holds. */
   private save(slots: SlotEntry[]): void {
-    const temporary = `${this.options.file}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ slots }), { flush: true });
-    renameSync(temporary, this.options.file);
+    replaceStoredFile(this.options.file, JSON.stringify({ slots }));
     this.slots = slots;
   }
 }

@@ -8,6 +8,6 @@ export interface LockEvents {
   reachable(reachable: boolean): void;
   /** Someone at the door moved the bolt (a code at the keypad, with its user-code slot when told; a hand): reported to the service. */
   operated(operation: { source: 'keypad' | 'manual'; locked: boolean; slot?: number }): void;
-  /** The lock refused a code typed at its keypad (`wrong`), or locked its keypad out itself after too many (`lockout`). */
-  keypadRefused(kind: 'wrong' | 'lockout'): void;
+  /** The lock refused a code typed at its keypad (`wrong`; `slot` when it names the slot of a code it holds disabled), or locked its keypad out itself after too many (`lockout`). */
+  keypadRefused(kind: 'wrong' | 'lockout', slot?: number): void;
 }

@@ -8,7 +8,7 @@ import type { RealLock } from './real-lock.js';
 import type { Unpairing } from './matter/network.js';
 import { MATTER_CAPABILITIES, MatterLock } from './matter/matter-lock.js';
 import { ZwaveServerClient } from './zwave/server-client.js';
-import { ZWAVE_CAPABILITIES, ZwaveLock } from './zwave/zwave-lock.js';
+import { ZWAVE_CAPABILITIES, ZWAVE_CODE_DIGITS, ZwaveLock } from './zwave/zwave-lock.js';
 
 /**
  * `latchkey bridge`: each real lock it drives is a Latchkey lock of its own (its id, its secret,
@@ -73,11 +73,13 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
     let bolt: BridgedLock['bolt'];
     let capabilities: string[];
     let slots: KeypadSlots | undefined;
+    let codeDigits: { min: number; max: number } | undefined;
     if (lockConfig.zwave !== undefined && zwave !== null) {
       const lock = new ZwaveLock(lockConfig.zwave.nodeId, zwave, now, log);
       zwaveLocks.set(lock.nodeId, lock);
       bolt = lock;
       capabilities = ZWAVE_CAPABILITIES;
+      codeDigits = ZWAVE_CODE_DIGITS;
       slots = new KeypadSlots({ file: join(config.dataDir, 'keypad-slots', `${lockConfig.id}.json`), writer: lock, now, log, refresh: () => void endpoint.refreshKeypad() });
     } else if (lockConfig.matter !== undefined) {
       const lock = new MatterLock(lockConfig.id, now, log);
@@ -90,7 +92,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       secret: lockConfig.secret,
       mqttUrl: config.mqttUrl,
       topicPrefix: config.topicPrefix,
-      device: { kind: lockConfig.zwave !== undefined ? 'zwave' : 'matter', capabilities },
+      device: { kind: lockConfig.zwave !== undefined ? 'zwave' : 'matter', capabilities, ...(codeDigits === undefined ? {} : { codeDigits }) },
       replayFile: join(config.dataDir, 'replays', `${lockConfig.id}.jsonl`),
       outboxFile: join(config.dataDir, 'outbox', `${lockConfig.id}.jsonl`),
       // Z-Wave tells a move at the keypad before saying it was the keypad; Matter sends its event beside the attribute.
@@ -111,7 +113,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       },
       reachable: (reachable) => endpoint.setAvailable(reachable),
       operated: (operation) => endpoint.reportOperation(operation),
-      keypadRefused: (kind) => endpoint.reportKeypadRefusal(kind),
+      keypadRefused: (kind, slot) => endpoint.reportKeypadRefusal(kind, slot),
     });
     // Offline to the service until the lock is seen through its stack.
     endpoint.setAvailable(false);

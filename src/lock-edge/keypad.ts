@@ -152,15 +152,16 @@ export class Keypad {
    */
   view(mayUnlock: (userId: string) => boolean): KeypadView {
     const now = this.options.now();
-    const edges: number[] = [this.lockedOutUntil];
+    const lockedOutUntil = this.store.lockedOutUntil;
+    const edges: number[] = [lockedOutUntil];
     let scheduled = false;
     const codes = this.codes.map((code) => {
       const terms = code.terms;
       const holder = terms.user === undefined ? null : this.users.find((user) => sameId(user.userId, terms.user!));
       edges.push(terms.start ?? 0, terms.end ?? 0, holder?.start ?? 0, holder?.end ?? 0);
       if (terms.schedule !== undefined || holder?.schedule != null) scheduled = true;
-      const opens = now >= this.lockedOutUntil && holder !== undefined && mayUnlock(terms.user ?? '')
-        && codeOpensNow(terms, (this.uses.get(code.id) ?? 0) + code.usedElsewhere, holder, now).ok;
+      const opens = now >= lockedOutUntil && holder !== undefined && mayUnlock(terms.user ?? '')
+        && codeOpensNow(terms, this.store.usesOf(code.id) + code.usedElsewhere, holder, now).ok;
       return { id: code.id, digits: code.digits, opens };
     });
     // Weekly hours are HH:mm on some zone's wall clock: every zone's minutes start on a UTC minute.
@@ -176,23 +177,41 @@ export class Keypad {
   used(codeId: string): KeypadEntry & { ok: true } | null {
     const code = this.codes.find((held) => sameId(held.id, codeId));
     if (code === undefined) return null;
-    this.uses.set(code.id, (this.uses.get(code.id) ?? 0) + 1);
+    this.store.countUse(code.id);
     this.wrong = [];
     return { ok: true, codeId: code.id, holder: code.terms.user === undefined ? { guest: code.terms.guest! } : { userId: code.terms.user } };
   }
 
-  /** A real lock refused digits it does not hold (or holds disabled): a wrong entry, counted towards the lockout. */
-  refused(): KeypadEntry {
+  /**
+   * A real lock refused an entry: digits it does not hold (a wrong entry, counted towards the
+   * lockout), or (`codeId`, when the lock names the slot) a held code it holds disabled, refused
+   * with the reason this keypad gives for it (`mayUnlock`: whether a lockdown lets its holder in).
+   */
+  refused(codeId?: string, mayUnlock: (userId: string) => boolean = () => true): KeypadEntry {
     const now = this.options.now();
-    if (now < this.lockedOutUntil) return { ok: false, reason: 'locked_out', lockoutUntil: this.lockedOutUntil };
-    return this.wrongEntry(now);
+    const lockedOutUntil = this.store.lockedOutUntil;
+    if (now < lockedOutUntil) return { ok: false, reason: 'locked_out', lockoutUntil: lockedOutUntil, ...(codeId === undefined ? {} : { codeId }) };
+    const code = codeId === undefined ? undefined : this.codes.find((held) => sameId(held.id, codeId));
+    if (code === undefined) return this.wrongEntry(now);
+    const terms = code.terms;
+    const holder = terms.user === undefined ? null : this.users.find((user) => sameId(user.userId, terms.user!));
+    if (holder === undefined) return { ok: false, reason: 'holder_inactive', codeId: code.id };
+    const opens = codeOpensNow(terms, this.store.usesOf(code.id) + code.usedElsewhere, holder, now);
+    if (!opens.ok) return { ok: false, reason: opens.reason, codeId: code.id };
+    // It opens by this keypad's rules: the lock's slot was behind (a lockdown, or a write on its way).
+    return { ok: false, reason: mayUnlock(terms.user ?? '') ? 'busy' : 'locked_down', codeId: code.id };
+  }
+
+  /** Until when the keypad refuses every entry (in the past: it does not). */
+  get lockedOutUntil(): number {
+    return this.store.lockedOutUntil;
   }
 
   /** A real lock locked its keypad out itself (its own limit of wrong codes): kept until `until`. */
   lockedOut(until: number): KeypadEntry {
     this.wrong = [];
-    this.lockedOutUntil = Math.max(this.lockedOutUntil, until);
-    return { ok: false, reason: 'locked_out', lockoutUntil: this.lockedOutUntil };
+    this.store.lockOut(Math.max(this.store.lockedOutUntil, until));
+    return { ok: false, reason: 'locked_out', lockoutUntil: this.store.lockedOutUntil };
   }
 
   private wrongEntry(now: number): KeypadEntry {

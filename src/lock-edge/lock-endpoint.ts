@@ -169,12 +169,21 @@ export class LockEndpoint {
   }
 
   /**
-   * A real lock refused typed digits (`wrong`: a code it does not hold, or holds disabled) or
-   * locked its keypad out itself (`lockout`, its own limit): a refused entry; wrong codes count
-   * towards the keypad's lockout, which disables every code on the real lock until it ends.
+   * A real lock refused typed digits (`wrong`: a code it does not hold, or, naming its `slot`, one
+   * it holds disabled) or locked its keypad out itself (`lockout`, its own limit): a refused entry;
+   * wrong codes count towards the keypad's lockout, which disables every code on the real lock
+   * until it ends. The lock's own lockout during one already in force only extends it, unreported.
    */
-  reportKeypadRefusal(kind: 'wrong' | 'lockout'): void {
-    const entry = kind === 'wrong' ? this.keypad.refused() : this.keypad.lockedOut(this.options.now() + LOCKOUT_SECONDS);
+  reportKeypadRefusal(kind: 'wrong' | 'lockout', slot?: number): void {
+    const now = this.options.now();
+    if (kind === 'lockout') {
+      const already = now < this.keypad.lockedOutUntil;
+      const entry = this.keypad.lockedOut(now + LOCKOUT_SECONDS);
+      if (!already && !entry.ok) this.keypadRefusal(entry);
+      return;
+    }
+    const codeId = slot === undefined ? undefined : this.options.keypadMirror?.codeAt(slot);
+    const entry = this.keypad.refused(codeId, (userId) => this.lockdown.mayUnlock(userId));
     if (!entry.ok) this.keypadRefusal(entry);
   }
 

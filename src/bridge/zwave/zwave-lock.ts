@@ -51,6 +51,8 @@ const SLOT_WRITE_MS = 30_000;
 const POLL_MS = 200;
 
 export const ZWAVE_CAPABILITIES = ['keypad', 'doorSensor', 'battery', 'jamDetection'];
+/** What User Code CC lets a slot hold (protocol 1.5 `device.codeDigits`): 4 to 10 characters, here digits. */
+export const ZWAVE_CODE_DIGITS = { min: 4, max: 10 };
 
 export class ZwaveLock extends RealLock implements SlotWriter {
   private mode: number | null = null;
