@@ -116,3 +116,15 @@ export function userEmails(db: Executor, userIds: readonly string[]) {
   if (userIds.length === 0) return Promise.resolve([]);
   return db.selectFrom('users').select(['id', 'email', 'display_name']).where('id', 'in', [...userIds]).execute();
 }
+
+/** How a code's email names its doors: the recipient's own name for each (when a member of it) or its operator's. */
+export async function codeMailDoors(db: Executor, lockIds: readonly string[], recipientId: string) {
+  if (lockIds.length === 0) return [];
+  return db
+    .selectFrom('locks')
+    .leftJoin('lock_members as own', (join) => join.onRef('own.lock_id', '=', 'locks.id').on('own.user_id', '=', recipientId))
+    .select(['own.alias as alias', 'locks.name as lockName'])
+    .where('locks.id', 'in', [...lockIds])
+    .orderBy('locks.name')
+    .execute();
+}

@@ -6,7 +6,8 @@ import { errorResponses } from '../http/schemas.js';
 import { isUuid, pathId } from '../ids/path-ids.js';
 import { errors } from '../errors/catalogue.js';
 import { listCodes, readCode } from './reads.js';
-import { ChangeCodeBody, CodeIdParams, CodeListQuery, CreatedCode, KeypadCode, NewCodeBody, RevokeCodeBody } from './schemas.js';
+import { ChangeCodeBody, CodeIdParams, CodeListQuery, CreatedCode, KeypadCode, NewCodeBody, RevokeCodeBody, SendCodeBody } from './schemas.js';
+import { sendCodeToHolder } from './send.js';
 import { changeCode, createCode, revokeCode } from './service.js';
 
 /** Keypad codes (issue 30, docs/keypad-codes.md): a project extension, for administrators of the locks. */
@@ -61,6 +62,20 @@ export function keypadCodeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         response: { 200: KeypadCode, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
       handler: async (request) => revokeCode(ctx, request.caller, pathId(request.params.codeId, 'code'), request.body.tokens, auditClientOf(request)),
+    });
+
+    app.post('/lock-codes/:codeId/send', {
+      schema: {
+        tags: ['keypad codes'],
+        summary: "Email a new code to its holder: by its creator, within an hour of creating it, with the code's digits; only to an address that proved itself",
+        params: CodeIdParams,
+        body: SendCodeBody,
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 409, 429) },
+      },
+      handler: async (request, reply) => {
+        await sendCodeToHolder(ctx, request.caller, pathId(request.params.codeId, 'code'), request.body);
+        return reply.code(204).send(null);
+      },
     });
   };
 }

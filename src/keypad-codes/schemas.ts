@@ -24,6 +24,14 @@ export type NewCodeBody = Static<typeof NewCodeBody>;
 export const ChangeCodeBody = Type.Object({ tokens: Tokens('ADD_CODE naming this code') });
 export const RevokeCodeBody = Type.Object({ tokens: Tokens('REMOVE_CODE naming this code') });
 
+export const SendCodeBody = Type.Object(
+  {
+    digits: Type.String({ pattern: `^[0-9]{${MIN_CODE_LENGTH},${MAX_CODE_LENGTH}}$`, description: "the code's digits, as its creator holds them (typed, or shown once when generated); they must be this code's" }),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: "a guest's address: only one a Latchkey account verified (a member's code goes to the member's verified address)" })),
+  },
+  { additionalProperties: false },
+);
+
 export const CodeIdParams = Type.Object({ codeId: Type.String({ description: 'code UUID' }) });
 export const CodeListQuery = Type.Object({ lockId: Type.Optional(Type.String({ maxLength: 64, description: 'only the codes of this lock (one the caller administers)' })) });
 

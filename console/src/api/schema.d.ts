@@ -9565,6 +9565,167 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/lock-codes/{codeId}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email a new code to its holder: by its creator, within an hour of creating it, with the code's digits; only to an address that proved itself */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description code UUID */
+                    codeId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the code's digits, as its creator holds them (typed, or shown once when generated); they must be this code's */
+                        digits: string;
+                        /**
+                         * Format: email
+                         * @description a guest's address: only one a Latchkey account verified (a member's code goes to the member's verified address)
+                         */
+                        email?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description authentication token invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description caller lacks permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description resource not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description requested format is not JSON */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description error */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description HTTP status, possibly with a decimal minor code */
+                            code: number;
+                            message: string;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/site": {
         parameters: {
             query?: never;
