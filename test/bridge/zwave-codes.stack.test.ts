@@ -15,7 +15,7 @@ import { ready, startBridgeRig, type BridgeRig } from './support.js';
  * bridge reports. The bridge's log is captured and searched for the digits.
  */
 
-const NODES = [2, 3, 4, 5];
+const NODES = [2, 3, 4, 5, 6];
 
 /** HH:mm on `zone`'s wall clock, `offsetMinutes` from now (kept inside today: 00:00–23:59). */
 function wallClock(zone: string, offsetMinutes: number): string {
@@ -124,6 +124,24 @@ describe('keypad codes on a Z-Wave lock through the bridge', () => {
     assert.match((await type(4, code.digits, 'refused')).message, /locked_out/);
     const alarms = await rig.t.api.get(`/device/${id}/alarms`, { token: rig.admin.authToken });
     for (const kind of ['refused_unlocks', 'keypad_locked_out']) assert.ok(alarms.body.open.some((alarm: { kind: string }) => alarm.kind === kind), JSON.stringify(alarms.body));
+    noDigitsLogged(code);
+  });
+
+  it('shows a code failed, with the reason, while the lock does not take it, and applied once it does', async () => {
+    const id = lockOf(6);
+    await ready(rig, id);
+    await stack.act(6, { do: 'away' });
+    await eventually(() => !rig.t.service.ctx.link.isOnline(id) || undefined, 'the away lock offline', 15_000);
+    const code = await makeCode(rig.t, rig.admin, [id], { guest: 'Locksmith' });
+    const failed = await eventually(async () => {
+      const onLock = await codeOnLock(rig.t, rig.admin, code.id, id);
+      return onLock?.sync.state === 'failed' ? onLock : undefined;
+    }, 'the code failed on the lock', 60_000);
+    assert.match(failed.sync.error ?? '', /^(slot_write_failed|lock_unreachable)/);
+    await stack.act(6, { do: 'back' });
+    await ready(rig, id);
+    await eventually(async () => (await codeOnLock(rig.t, rig.admin, code.id, id))?.sync.state === 'applied' || undefined, 'applied once the lock is back', 60_000);
+    await type(6, code.digits, { opens: code.id });
     noDigitsLogged(code);
   });
 
