@@ -1,70 +1,155 @@
-// The database work of an unlock alone, on SQLite: the two group commits of src/operations/mutate-lock.ts
-// ("begin": replay key and pending marker; "confirm": stored state and audit entry) for batches of
-// unlocks started together, as a peak's event-loop turn delivers them. Prints the process CPU per
-// unlock for five rounds, and with UNLOCK_DB_BENCH_STATEMENTS=1 the time of each statement run
-// directly in a transaction (src/db/transaction.ts), per call. Not a test.
-// Run: node --import tsx bench/unlock-db.ts   Env: UNLOCK_DB_BENCH_GROUP=12 (unlocks per batch)
+// The database work of an unlock alone, on SQLite and on PostgreSQL in the same run (issue 33
+// point 3): what src/operations/ does for POST /device/{id}/execute (the lock and membership read,
+// the lockdown check, "begin": replay key and pending marker; "confirm": stored state and audit
+// entry) and the state report the lock sends after it (src/lock-link/reports.ts), for batches of
+// unlocks started together, as a peak's event-loop turn delivers them. Prints per unlock, for each
+// engine: this process's CPU, PostgreSQL's own CPU (its backends for this database and its WAL
+// writer, from /proc), the time, PostgreSQL round trips (statements sent, BEGIN and COMMIT
+// included) and commits (pg_stat_database); then PostgreSQL ÷ SQLite beside the goal (≤ 3 ×).
+// With UNLOCK_DB_BENCH_STATEMENTS=1 also SQLite's time per statement run directly in a
+// transaction (src/db/transaction.ts), per call. Not a test.
+// Run: npm run bench -- unlock-db   Env: UNLOCK_DB_BENCH_GROUP=12 (unlocks per batch),
+// UNLOCK_DB_BENCH_ENGINES=sqlite,postgres, LATCHKEY_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres)
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { register } from '../src/accounts/registration.js';
+import type { AppContext } from '../src/context.js';
 import { inGroupCommit } from '../src/db/group-commit.js';
-import { consumeReplayKey } from '../src/operations/replay.js';
+import { recordState } from '../src/lock-link/reports.js';
 import { beginCommand, confirmCommand, pendingCommand } from '../src/locks/command-life.js';
 import { provisionLock } from '../src/locks/provision.js';
+import { readLockForOperation } from '../src/locks/queries.js';
+import { activeResponders } from '../src/operations/lockdown-queries.js';
+import { consumeReplayKey } from '../src/operations/replay.js';
 import { startBenchService } from './lib.js';
+import { cpuSecondsOf } from './unlock-processes.js';
+import { PG_ADMIN_URL, committedTransactions, createBenchDatabase } from './scale-lib.js';
 
 const GROUP = Number(process.env.UNLOCK_DB_BENCH_GROUP ?? 12);
-const ROUND = 4800;
-const { service, close } = await startBenchService();
-const { ctx } = service;
-const database = ctx.db;
-if (database.dialect !== 'sqlite') throw new Error('SQLite only');
+const ENGINES = (process.env.UNLOCK_DB_BENCH_ENGINES ?? 'sqlite,postgres').split(',');
+const ROUND = 2400;
+const ROUNDS = 3;
+const GOAL_RATIO = 3;
 
-const statements = new Map<string, { calls: number; nanos: bigint }>();
-if (process.env.UNLOCK_DB_BENCH_STATEMENTS && database.runNow) {
-  const runNow = database.runNow;
-  (database as { runNow: typeof runNow }).runNow = (sql, parameters) => {
-    const started = process.hrtime.bigint();
-    try {
-      return runNow(sql, parameters);
-    } finally {
-      const entry = statements.get(sql) ?? { calls: 0, nanos: 0n };
-      entry.calls++;
-      entry.nanos += process.hrtime.bigint() - started;
-      statements.set(sql, entry);
+// Every statement kysely sends PostgreSQL goes through pg.Client#query: one round trip each.
+let roundTrips = 0;
+/** With UNLOCK_DB_BENCH_STATEMENTS: PostgreSQL statements sent, by their text. */
+const sent = new Map<string, number>();
+const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+(pg.Client.prototype as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+  roundTrips += 1;
+  if (process.env.UNLOCK_DB_BENCH_STATEMENTS) {
+    const text = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown } | undefined)?.text);
+    sent.set(text, (sent.get(text) ?? 0) + 1);
+  }
+  return query.apply(this, args);
+};
+
+/** PostgreSQL's processes doing this benchmark's work: the backends of database `name` and the WAL writer. */
+async function postgresPids(name: string): Promise<number[]> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1 OR backend_type = 'walwriter'", [name]);
+    return rows.map((row) => row.pid);
+  } finally {
+    await admin.end();
+  }
+}
+
+interface Figures { cpuUs: number; serverCpuUs: number; wallUs: number; roundTrips: number; commits: number }
+
+async function measure(engine: string): Promise<Figures> {
+  const database = engine === 'postgres' ? await createBenchDatabase() : null;
+  const { service, close } = await startBenchService(database ? { DATABASE_URL: database.url } : {});
+  const ctx = service.ctx as AppContext;
+  try {
+    const statements = new Map<string, { calls: number; nanos: bigint }>();
+    const runNow = ctx.db.runNow;
+    if (process.env.UNLOCK_DB_BENCH_STATEMENTS && runNow) {
+      (ctx.db as { runNow: typeof runNow }).runNow = (sql, parameters) => {
+        const started = process.hrtime.bigint();
+        try {
+          return runNow(sql, parameters);
+        } finally {
+          const entry = statements.get(sql) ?? { calls: 0, nanos: 0n };
+          entry.calls++;
+          entry.nanos += process.hrtime.bigint() - started;
+          statements.set(sql, entry);
+        }
+      };
     }
-  };
+    await register(ctx, { email: `bench-${Date.now()}@example.com`, password: 'correct horse battery', version: 3, force: false });
+    const user = await ctx.db.kysely.selectFrom('users').select('id').executeTakeFirstOrThrow();
+    const lock = await provisionLock(ctx.db.kysely, { name: 'Bench door' }, ctx.now());
+
+    const unlock = async (): Promise<void> => {
+      const now = ctx.now();
+      await readLockForOperation(ctx.db, lock.id, user.id);
+      await activeResponders(ctx.db.kysely, lock.id);
+      const commandId = randomUUID();
+      const command = pendingCommand(lock.id, user.id, false, now, ctx.config.lockReplyTimeoutMs, commandId);
+      await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
+        await consumeReplayKey(uow.db, uow.dialect, { lockId: lock.id, replayKey: randomUUID(), expiresAt: now + 60, now });
+        await beginCommand(uow, command);
+      });
+      await confirmCommand(ctx, command, { lockId: lock.id, type: 'DOOR_UNLOCK', actorUserId: user.id, details: { jti: commandId, commandId } });
+      await recordState(ctx, lock.id, { locked: false, ts: now, battery: 80 });
+    };
+    const unlocks = async (count: number): Promise<void> => {
+      for (let done = 0; done < count; done += GROUP) await Promise.all(Array.from({ length: GROUP }, unlock));
+    };
+
+    await unlocks(ROUND / 4); // warm-up
+    statements.clear();
+    sent.clear();
+    const pids = database ? await postgresPids(database.name) : [];
+    const serverCpu = () => pids.reduce((sum, pid) => sum + (cpuSecondsOf(pid) || 0), 0);
+    const commitsBefore = database ? await committedTransactions(database.name) : 0;
+    const tripsBefore = roundTrips;
+    const cpuBefore = process.cpuUsage();
+    const serverBefore = serverCpu();
+    const started = performance.now();
+    for (let round = 0; round < ROUNDS; round++) await unlocks(ROUND);
+    const wallUs = ((performance.now() - started) * 1000) / (ROUNDS * ROUND);
+    const used = process.cpuUsage(cpuBefore);
+    const n = ROUNDS * ROUND;
+    const figures: Figures = {
+      cpuUs: (used.user + used.system) / n,
+      serverCpuUs: ((serverCpu() - serverBefore) * 1e6) / n,
+      wallUs,
+      roundTrips: (roundTrips - tripsBefore) / n,
+      // Less the statistics query of committedTransactions itself.
+      commits: database ? (await committedTransactions(database.name) - commitsBefore - 1) / n : NaN,
+    };
+    for (const [sql, { calls, nanos }] of [...statements].sort((a, b) => Number(b[1].nanos - a[1].nanos))) {
+      console.log(`${(Number(nanos) / calls / 1000).toFixed(2).padStart(7)} µs × ${(calls / n).toFixed(2)}  ${sql.slice(0, 100)}`);
+    }
+    for (const [text, calls] of [...sent].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${(calls / n).toFixed(2).padStart(7)} ×  ${text.replace(/\s+/g, ' ').slice(0, 150)}`);
+    return figures;
+  } finally {
+    await close();
+    await database?.drop();
+  }
 }
 
-await register(ctx, { email: `bench-${Date.now()}@example.com`, password: 'correct horse battery', version: 3, force: false });
-const user = await database.kysely.selectFrom('users').select('id').executeTakeFirstOrThrow();
-const lock = await provisionLock(database.kysely, { name: 'Bench door' }, ctx.now());
-
-async function unlock(): Promise<void> {
-  const now = ctx.now();
-  const commandId = randomUUID();
-  const command = pendingCommand(lock.id, user.id, false, now, ctx.config.lockReplyTimeoutMs, commandId);
-  await inGroupCommit(database, ctx.logger, async (uow) => {
-    await consumeReplayKey(uow.db, uow.dialect, { lockId: lock.id, replayKey: randomUUID(), expiresAt: now + 60, now });
-    await beginCommand(uow, command);
-  });
-  await confirmCommand(ctx, command, { lockId: lock.id, type: 'DOOR_UNLOCK', actorUserId: user.id, details: { jti: commandId, commandId } });
+console.log(`\nAn unlock's database work (read, begin, confirm, the lock's state report), ${GROUP} unlocks at a time, ${ROUNDS} × ${ROUND}`);
+const results = new Map<string, Figures>();
+for (const engine of ENGINES) {
+  try {
+    const figures = await measure(engine);
+    results.set(engine, figures);
+    const server = engine === 'postgres' ? ` + PostgreSQL ${figures.serverCpuUs.toFixed(0)} µs, ${figures.roundTrips.toFixed(1)} round trips, ${figures.commits.toFixed(2)} commits` : '';
+    console.log(`${engine.padEnd(9)} CPU ${figures.cpuUs.toFixed(0)} µs${server}; ${figures.wallUs.toFixed(0)} µs of time per unlock (${(1e6 / figures.wallUs).toFixed(0)} unlocks/s)`);
+  } catch (err) {
+    console.log(`${engine}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
-
-async function unlocks(count: number): Promise<void> {
-  for (let done = 0; done < count; done += GROUP) await Promise.all(Array.from({ length: GROUP }, unlock));
+const sqlite = results.get('sqlite');
+const postgres = results.get('postgres');
+if (sqlite && postgres) {
+  const cpu = (postgres.cpuUs + postgres.serverCpuUs) / sqlite.cpuUs;
+  console.log(`PostgreSQL ÷ SQLite, CPU per unlock (service + PostgreSQL's)   ${cpu.toFixed(1)} ×   goal ≤ ${GOAL_RATIO} ×`);
+  console.log(`PostgreSQL ÷ SQLite, time per unlock                           ${(postgres.wallUs / sqlite.wallUs).toFixed(1)} ×   (none: printed beside)`);
 }
-
-await unlocks(ROUND / 2); // warm-up
-statements.clear();
-const rounds: string[] = [];
-for (let round = 0; round < 5; round++) {
-  const before = process.cpuUsage();
-  await unlocks(ROUND);
-  const used = process.cpuUsage(before);
-  rounds.push(((used.user + used.system) / ROUND).toFixed(1));
-}
-console.log(`CPU per unlock, ${GROUP} unlocks per commit: ${rounds.join(', ')} µs`);
-for (const [sql, { calls, nanos }] of [...statements].sort((a, b) => Number(b[1].nanos - a[1].nanos))) {
-  console.log(`${(Number(nanos) / calls / 1000).toFixed(2).padStart(7)} µs × ${(calls / (5 * ROUND)).toFixed(2)}  ${sql.slice(0, 100)}`);
-}
-await close();
+process.exit(0);

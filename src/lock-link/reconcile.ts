@@ -31,8 +31,9 @@ export class ConfigReconciler {
 
   constructor(private readonly ctx: ReconcileContext, private readonly options: ReconcileOptions) {}
 
-  start(): void {
-    this.republishAll('connected');
+  /** Starts the sweep; `republishNow`: every config at once too (the broker may have forgotten them). */
+  start(republishNow = true): void {
+    if (republishNow) this.republishAll('connected');
     if (this.options.sweepSeconds > 0) {
       this.sweep = setInterval(() => this.republishAll('sweep'), this.options.sweepSeconds * 1000);
       this.sweep.unref();

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { knownCapabilities, type LockDevice, type LockEvent, type LockState } from '../device-protocol/payloads.js';
 import { reportLocked } from '../locks/command-life.js';
-import { connectedLockIds, storeDevice, storeDoorOpen, storeHealth, storePresence, storeReportedLockdown } from '../locks/state.js';
+import { connectedLockIds, storeDevice, storeDoorOpen, storeHealth, storePresences, storeReportedLockdown } from '../locks/state.js';
 
 /**
  * What the lock link reports, written to the locks table (through src/locks/state.ts) and the
@@ -22,23 +22,31 @@ function audit(ctx: AppContext, uow: UnitOfWork, lockId: string, type: AuditType
   return recordAudit(ctx, uow, { lockId, type, actorUserId: null });
 }
 
-/** DEVICE_CONNECTED / DEVICE_DISCONNECTED when the stored presence changes. Returns true when audited. */
-export function recordPresence(ctx: AppContext, lockId: string, online: boolean): Promise<boolean> {
+/**
+ * DEVICE_CONNECTED / DEVICE_DISCONNECTED for each lock whose stored presence changes, all in one
+ * transaction (one commit for a reconnect storm's worth of locks: ./presence-batch.ts); one change
+ * per lock. Answers the ids audited.
+ */
+export function recordPresences(ctx: AppContext, changes: ReadonlyArray<{ lockId: string; online: boolean }>): Promise<Set<string>> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
-    if (!(await storePresence(uow.db, lockId, online, now))) return false;
-    await audit(ctx, uow, lockId, online ? 'DEVICE_CONNECTED' : 'DEVICE_DISCONNECTED');
-    await presenceChanged(ctx, uow, lockId, online, now);
-    return true;
+    // Every row first, then the audit entries: a batch never waits for a row while holding the audit's locks.
+    const changed = await storePresences(uow.db, uow.dialect, changes, now);
+    for (const { lockId, online } of changes) {
+      if (!changed.has(lockId)) continue;
+      await audit(ctx, uow, lockId, online ? 'DEVICE_CONNECTED' : 'DEVICE_DISCONNECTED');
+      await presenceChanged(ctx, uow, lockId, online, now);
+    }
+    return changed;
   });
 }
 
-/** Records every lock the database still shows connected as disconnected (nothing survives a restart of the embedded broker). */
+/** Records every lock the database still shows connected as disconnected (nothing survives a restart of the embedded broker), a page a transaction. */
 export async function recordAllDisconnected(ctx: AppContext): Promise<void> {
   for (;;) {
     const ids = await connectedLockIds(ctx.db.kysely, 200);
     if (ids.length === 0) return;
-    for (const id of ids) await recordPresence(ctx, id, false);
+    await recordPresences(ctx, ids.map((lockId) => ({ lockId, online: false })));
   }
 }
 

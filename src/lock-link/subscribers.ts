@@ -7,7 +7,8 @@ import { syncLockConfigs } from './config-sync.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
 import { ConfigReconciler } from './reconcile.js';
 import { ReportThrottle } from '../limits/report-throttle.js';
-import { recordAllDisconnected, recordDevice, recordDirectAccess, recordDoorEvent, recordPresence, recordState } from './reports.js';
+import { PresenceBatch } from './presence-batch.js';
+import { recordAllDisconnected, recordDevice, recordDirectAccess, recordDoorEvent, recordPresences, recordState } from './reports.js';
 
 /**
  * The lock link's subscribers, started beside the routes once the context is whole: the handlers
@@ -25,6 +26,7 @@ export interface LockLinkHooks {
 }
 
 function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle, reconciler: ConfigReconciler, hooks: LockLinkHooks): LockLinkHandlers {
+  const presences = new PresenceBatch((changes) => recordPresences(ctx, changes));
   const record = (lockId: string, what: string, task: () => Promise<unknown>) => (): void => {
     queue.run(lockId, task).catch((err: unknown) => {
       if (err instanceof QueueFullError) ctx.logger.warn({ lockId }, `lock ${what} dropped: the lock reports faster than they can be recorded`);
@@ -33,7 +35,7 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
   };
   return {
     onPresence: (lockId, online) => {
-      throttle.latest(lockId, 'presence', record(lockId, 'presence', () => recordPresence(ctx, lockId, online)));
+      throttle.latest(lockId, 'presence', record(lockId, 'presence', () => presences.record(lockId, online)));
       if (online) hooks.onLockOnline?.(lockId);
     },
     onState: (lockId, state) => throttle.latest(lockId, 'state', record(lockId, 'state', async () => {
@@ -94,9 +96,12 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
   }
 
   const unsubscribe = syncLockConfigs(ctx);
-  // In the background: start-up need not wait for every lock's config. With any broker, not only
-  // the embedded one: delivery must not depend on what the broker kept (issue 16).
-  reconciler.start();
+  // In the background: start-up need not wait for every lock's config. With an external broker
+  // every config is published again now: delivery must not depend on what the broker kept (issue
+  // 16). The embedded broker starts with this process, empty, before any lock is back: each lock
+  // then says the version it holds as it comes online and gets its config only when that is older
+  // (reconcile.ts), not 20,000 configs at once in the middle of the reconnect storm.
+  reconciler.start(broker === null);
   return {
     async stop() {
       unsubscribe();

@@ -49,6 +49,29 @@ export async function storePresence(db: Executor, lockId: string, online: boolea
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * Sets `connected` on each lock whose row does not already say so, in one statement per value;
+ * answers the ids this call changed. On PostgreSQL the rows are locked first in id order, so two
+ * batches of the same locks (two instances, or a batch beside the start-up sweep) cannot deadlock.
+ */
+export async function storePresences(db: Executor, dialect: DialectName, changes: ReadonlyArray<{ lockId: string; online: boolean }>, now: number): Promise<Set<string>> {
+  const changed = new Set<string>();
+  for (const online of [true, false]) {
+    const ids = changes.filter((change) => change.online === online).map((change) => change.lockId).sort();
+    if (ids.length === 0) continue;
+    if (dialect === 'postgres') await db.selectFrom('locks').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
+    const rows = await db
+      .updateTable('locks')
+      .set({ connected: flag(online), presence_changed_at: now, updated: now })
+      .where('id', 'in', ids)
+      .where('connected', '=', flag(!online))
+      .returning('id')
+      .execute();
+    for (const row of rows) changed.add(row.id);
+  }
+  return changed;
+}
+
 /** Ids of up to `limit` locks stored as connected. */
 export async function connectedLockIds(db: Executor, limit: number): Promise<string[]> {
   const rows = await db.selectFrom('locks').select('id').where('connected', '=', 1).limit(limit).execute();

@@ -5,6 +5,7 @@ import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Aedes, AuthenticateError, Client } from 'aedes';
 import type { Logger } from 'pino';
 import { guardPacketSizes, type PacketLimits } from './packet-size-guard.js';
+import { RetainedStore, type RetainedPersistence } from './retained-store.js';
 
 export type LoginDecision<Identity> =
   | { ok: true; identity: Identity }
@@ -206,6 +207,8 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function startEmbeddedBroker<Identity>(options: EmbeddedBrokerOptions<Identity>): Promise<EmbeddedBroker> {
   const { Aedes } = await import('aedes');
   const broker = await Aedes.createBroker({ heartbeatInterval: 60_000, connectTimeout: 10_000, drainTimeout: 30_000 });
+  // A lock's SUBSCRIBE finds its retained config by topic, not by walking the fleet's (./retained-store.ts).
+  new RetainedStore().replaceIn((broker as unknown as { persistence: RetainedPersistence }).persistence);
   const peers = new WeakMap<object, PeerCertificate>();
   guard(broker, options.policy, options.logger, peers);
   // aedes emits 'error' on itself (a failed will sweep, an enqueue failure; its typings omit it): unheard, it would end the process.
