@@ -2,6 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/preact-query';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, createApiClient, type ApiClient } from './api/client';
+import { Lazy } from './components/lazy';
 import { Link } from './components/ui';
 import { useKeyRenewal } from './hooks/account';
 import { ConsoleContext, createLiveEntries, useApi } from './hooks/context';
@@ -20,6 +21,9 @@ import { SitesPage } from './pages/sites';
 import { Visit } from './pages/visit';
 import { WebhooksPage } from './pages/webhooks';
 
+/** The keypad codes' pages, loaded when first opened (the first load stays small). */
+const loadCodes = () => import('./pages/codes');
+
 /** Pages anyone may open; every other page needs a session. */
 const PUBLIC = ['/signin', '/register', '/verify', '/reset', '/visit'];
 
@@ -33,6 +37,7 @@ function Nav() {
         <Link to="/">Locks</Link>
         {administers && <Link to="/share">Share</Link>}
         {administers && <Link to="/sites">Sites</Link>}
+        {administers && <Link to="/codes">Codes</Link>}
         {administers && <Link to="/doors">All doors</Link>}
         {administers && <Link to="/webhooks">Webhooks</Link>}
         <Link to="/activity">Activity</Link>
@@ -56,9 +61,13 @@ function SignedIn({ path, search }: { path: string; search: URLSearchParams }) {
   let params: Record<string, string> | null;
   if (path === '/') page = <LocksPage search={search} />;
   else if ((params = match('/locks/:id', path))) page = <LockPage id={params.id!} tab="" />;
-  else if ((params = match('/locks/:id/:tab', path))) page = <LockPage id={params.id!} tab={params.tab!} />;
+  else if ((params = match('/locks/:id/codes', path))) {
+    const lockId = params.id!;
+    page = <Lazy load={loadCodes} render={(codes) => <codes.LockCodesPage lockId={lockId} />} />;
+  } else if ((params = match('/locks/:id/:tab', path))) page = <LockPage id={params.id!} tab={params.tab!} />;
   else if (path === '/share') page = <SharePage />;
   else if (path === '/sites') page = <SitesPage />;
+  else if (path === '/codes') page = <Lazy load={loadCodes} render={(codes) => <codes.CodesPage />} />;
   else if (path === '/doors') page = <DoorsActivityPage />;
   else if (path === '/webhooks') page = <WebhooksPage />;
   else if (path === '/activity') page = <ActivityPage />;

@@ -1,7 +1,7 @@
 import type { ApiClient } from './client';
 import type {
-  Account, Application, ApplicationChanges, Body, CertificateChain, CheckpointAnswer, CheckpointKeyAnswer, Invitee, Lock, LockChanges, LockLogEntry,
-  Member, NewApplication, NewWebhook, ProofPage, Reply, Session, Site, UserLogEntry, Webhook, WebhookChanges,
+  Account, Application, ApplicationChanges, Body, CertificateChain, CheckpointAnswer, CheckpointKeyAnswer, CreatedCode, Invitee, KeypadCode, Lock, LockChanges, LockLogEntry,
+  Member, NewApplication, NewCode, NewWebhook, ProofPage, Reply, SendCode, Session, Site, UserLogEntry, Webhook, WebhookChanges,
 } from './types';
 
 /** Each endpoint the console calls, with the service's own types for what it sends and gets. */
@@ -116,3 +116,14 @@ export const rotateWebhookSecret = (api: ApiClient, id: string) => api.request<R
 export const sendTestWebhook = (api: ApiClient, id: string) => api.request('POST', webhook(id, '/test'));
 export const listWebhookDeliveries = (api: ApiClient, id: string) => api.request<Reply<'/webhook/{webhookId}/deliveries', 'get'>>('GET', webhook(id, '/deliveries'));
 export const redeliverWebhook = (api: ApiClient, id: string, deliveryId: string) => api.request('POST', webhook(id, `/deliveries/${at(deliveryId)}/redeliver`));
+
+// ——— Keypad codes (docs/keypad-codes.md): each grant or removal a signed ADD_CODE / REMOVE_CODE per lock
+const code = (id: string, rest = '') => `/lock-codes/${at(id)}${rest}`;
+/** The codes of one lock the caller administers (never their digits). */
+export const listCodes = (api: ApiClient, lockId: string) => api.request<KeypadCode[]>('GET', `/lock-codes?lockId=${at(lockId)}`);
+/** Answers with the generated digits, shown this once. */
+export const createCode = (api: ApiClient, body: NewCode) => api.request<CreatedCode>('POST', '/lock-codes', { body });
+export const changeCode = (api: ApiClient, id: string, tokens: string[]) => api.request<KeypadCode>('PUT', code(id), { body: { tokens } });
+export const revokeCode = (api: ApiClient, id: string, tokens: string[]) => api.request<KeypadCode>('POST', code(id, '/revoke'), { body: { tokens } });
+/** Emails a new code to its holder (by its creator, with the digits they hold). */
+export const sendCode = (api: ApiClient, id: string, body: SendCode) => api.request('POST', code(id, '/send'), { body });

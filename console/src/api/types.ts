@@ -55,3 +55,10 @@ export type Webhook = Reply<'/webhook/{webhookId}', 'get'>;
 export type NewWebhook = Body<'/webhook', 'post'>;
 export type WebhookChanges = Body<'/webhook/{webhookId}', 'put'>;
 export type WebhookDelivery = Reply<'/webhook/{webhookId}/deliveries', 'get'>['deliveries'][number];
+
+/** A keypad code as its administrators see it (never its digits), with its state on each of their locks. */
+export type KeypadCode = Reply<'/lock-codes/{codeId}', 'get'>;
+export type CodeOnLock = KeypadCode['locks'][number];
+export type NewCode = Body<'/lock-codes', 'post'>;
+export type CreatedCode = Reply<'/lock-codes', 'post'>;
+export type SendCode = Body<'/lock-codes/{codeId}/send', 'post'>;

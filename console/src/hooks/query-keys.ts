@@ -10,6 +10,7 @@ export const queryKeys = {
   waitingShares: () => ['waiting-shares'] as const,
   doorsFeed: (lockIds: readonly string[]) => ['doors-feed', ...lockIds] as const,
   members: (lockId: string) => ['members', lockId] as const,
+  codes: (lockId: string) => ['codes', lockId] as const,
   account: () => ['account'] as const,
   browserKey: (userId: string) => ['key', userId] as const,
   applications: () => ['apps'] as const,

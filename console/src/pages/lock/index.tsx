@@ -40,7 +40,7 @@ function Appearance({ lock }: { lock: Lock }) {
 }
 
 /** The lock's sections: a USER has only their own access to see, so the admins' tabs are not shown to them. */
-const ADMIN_TABS = [['', 'Overview'], ['members', 'Members'], ['settings', 'Settings'], ['audit', 'Audit']] as const;
+const ADMIN_TABS = [['', 'Overview'], ['members', 'Members'], ['codes', 'Keypad codes'], ['settings', 'Settings'], ['audit', 'Audit']] as const;
 const USER_TABS = [['', 'Overview'], ['members', 'Your access']] as const;
 
 export function LockPage({ id, tab }: { id: string; tab: string }) {
