@@ -79,14 +79,19 @@ export class KeypadSlots implements KeypadMirror {
     const wanted = new Map(view.codes.map((code) => [code.id, code]));
     const failed = new Map<string, string>();
     // Codes gone from the config first: their slots are freed for the new ones.
+    // After one write the lock did not take, the rest wait for the retry: an unreachable lock would hold each for its whole timeout (and commands behind the config).
     let stale = false;
     for (const entry of this.slots.filter((e) => !wanted.has(e.code))) {
-      if (await this.write(entry, null)) this.save(this.slots.filter((e) => e !== entry));
+      if (!stale && (await this.write(entry, null))) this.save(this.slots.filter((e) => e !== entry));
       else stale = true;
     }
     for (const code of wanted.values()) {
       const held = this.slots.find((entry) => entry.code === code.id);
       if (held !== undefined && held.enabled === code.opens) continue;
+      if (stale) {
+        failed.set(code.id, 'slot_write_failed: the lock did not take the code');
+        continue;
+      }
       const slot = held?.slot ?? (await this.freeSlot());
       if (typeof slot === 'string') {
         failed.set(code.id, slot);
@@ -94,7 +99,10 @@ export class KeypadSlots implements KeypadMirror {
       }
       const entry = { slot, code: code.id, enabled: code.opens };
       if (await this.write(entry, code.digits)) this.save([...this.slots.filter((e) => e.slot !== slot), entry]);
-      else failed.set(code.id, 'slot_write_failed: the lock did not take the code');
+      else {
+        failed.set(code.id, 'slot_write_failed: the lock did not take the code');
+        stale = true;
+      }
     }
     this.failed = failed;
     this.schedule(view.nextChange, failed.size > 0 || stale);
