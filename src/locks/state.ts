@@ -24,12 +24,14 @@ export interface PendingMarker {
 
 const flag = (value: boolean): Flag => (value ? 1 : 0);
 
+/** The marker's columns (also set by src/operations/replay.ts's one-statement begin on PostgreSQL). */
+export function pendingMarkerColumns(slot: { actorUserId: string; target: Flag; until: number; commandId: string }) {
+  return { pending_actor_user_id: slot.actorUserId, pending_target_locked: slot.target, pending_until: slot.until, pending_command_id: slot.commandId, pending_late: 0 as const };
+}
+
 // The two lock-row writes of every lock/unlock, prepared (src/db/prepared.ts).
 const markPending = prepareQuery<{ lockId: string; actorUserId: string; target: Flag; until: number; commandId: string }>((db, slot) =>
-  db
-    .updateTable('locks')
-    .set({ pending_actor_user_id: slot.actorUserId, pending_target_locked: slot.target, pending_until: slot.until, pending_command_id: slot.commandId, pending_late: 0 })
-    .where('id', '=', slot.lockId));
+  db.updateTable('locks').set(pendingMarkerColumns(slot)).where('id', '=', slot.lockId));
 
 const storeLockedIfChanged = prepareQuery<{ lockId: string; locked: Flag; at: number }>((db, slot) =>
   db

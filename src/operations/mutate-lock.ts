@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { canUnlock } from '../access/member-policy.js';
 import type { AppContext } from '../context.js';
-import { inGroupCommit } from '../db/group-commit.js';
 import { isAppError, type AppError } from '../errors/catalogue.js';
-import { abandonCommand, beginCommand, confirmCommand, markCommandLate, pendingCommand, type PendingCommand } from '../locks/command-life.js';
+import { abandonCommand, confirmCommand, markCommandLate, pendingCommand, type PendingCommand } from '../locks/command-life.js';
 import { readPermittedAddresses, readUsageRequirements } from '../locks/json.js';
 import { secondsSince } from '../metrics/registry.js';
 import type { MutateLockOperation } from './operation-schemas.js';
 import { activeResponders } from './lockdown-queries.js';
 import { ALLOWED, deniedBy, refused, type OperationDecision } from './refusals.js';
-import { consumeOperationToken } from './replay.js';
+import { consumeAndBegin } from './replay.js';
 import type { VerifiedOperation } from './verify.js';
 
 /**
@@ -45,10 +44,7 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   // One commit for both writes (shared with concurrent unlocks on SQLite: src/db/group-commit.ts);
   // a replayed token (409) leaves the marker of the first alone.
   const writing = process.hrtime.bigint();
-  await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
-    await consumeOperationToken(uow, op);
-    await beginCommand(uow, command);
-  });
+  await consumeAndBegin(ctx.db, ctx.logger, op, command);
   const sending = process.hrtime.bigint();
   ctx.metrics.unlockPhase.observe({ phase: 'database' }, secondsSince(writing));
 
