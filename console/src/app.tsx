@@ -23,6 +23,8 @@ import { WebhooksPage } from './pages/webhooks';
 
 /** The keypad codes' pages, loaded when first opened (the first load stays small). */
 const loadCodes = () => import('./pages/codes');
+/** The alarms and lockdown pages, loaded when first opened (the first load stays small). */
+const loadAlarms = () => import('./pages/alarms');
 
 /** Pages anyone may open; every other page needs a session. */
 const PUBLIC = ['/signin', '/register', '/verify', '/reset', '/visit'];
@@ -38,6 +40,7 @@ function Nav() {
         {administers && <Link to="/share">Share</Link>}
         {administers && <Link to="/sites">Sites</Link>}
         {administers && <Link to="/codes">Codes</Link>}
+        {administers && <Link to="/alarms">Alarms</Link>}
         {administers && <Link to="/doors">All doors</Link>}
         {administers && <Link to="/webhooks">Webhooks</Link>}
         <Link to="/activity">Activity</Link>
@@ -64,10 +67,14 @@ function SignedIn({ path, search }: { path: string; search: URLSearchParams }) {
   else if ((params = match('/locks/:id/codes', path))) {
     const lockId = params.id!;
     page = <Lazy load={loadCodes} render={(codes) => <codes.LockCodesPage lockId={lockId} />} />;
+  } else if ((params = match('/locks/:id/alarms', path))) {
+    const lockId = params.id!;
+    page = <Lazy load={loadAlarms} render={(alarms) => <alarms.LockAlarmsPage lockId={lockId} />} />;
   } else if ((params = match('/locks/:id/:tab', path))) page = <LockPage id={params.id!} tab={params.tab!} />;
   else if (path === '/share') page = <SharePage />;
   else if (path === '/sites') page = <SitesPage />;
   else if (path === '/codes') page = <Lazy load={loadCodes} render={(codes) => <codes.CodesPage />} />;
+  else if (path === '/alarms') page = <Lazy load={loadAlarms} render={(alarms) => <alarms.AlarmsPage />} />;
   else if (path === '/doors') page = <DoorsActivityPage />;
   else if (path === '/webhooks') page = <WebhooksPage />;
   else if (path === '/activity') page = <ActivityPage />;

@@ -141,15 +141,20 @@ export async function signOperation(api: ApiClient, userId: string, lockId: stri
   return `${input}.${toBase64Url(signature)}`;
 }
 
-/** Signs and executes `operation`; resolves with the service's answer (the lock's confirmation). */
-export async function execute(api: ApiClient, userId: string, lockId: string, operation: Operation): Promise<unknown> {
+/** Signs `operation` (its `sub` naming `sub`) and hands it to `send`; signs once more by the service's clock when it says the time was off. */
+export async function signAndSend<T>(api: ApiClient, userId: string, sub: string, operation: Operation, send: (token: string) => Promise<T>): Promise<T> {
   try {
-    return await executeSigned(api, lockId, await signOperation(api, userId, lockId, operation));
+    return await send(await signOperation(api, userId, sub, operation));
   } catch (err) {
     // The device's clock moved since it was compared with the service's: compare again and sign once more.
     if (!(err instanceof ApiError && (err.error === 'token_expired' || err.error === 'token_not_yet_valid'))) throw err;
-    return executeSigned(api, lockId, await signOperation(api, userId, lockId, operation, 60, true));
+    return send(await signOperation(api, userId, sub, operation, 60, true));
   }
+}
+
+/** Signs and executes `operation`; resolves with the service's answer (the lock's confirmation). */
+export function execute(api: ApiClient, userId: string, lockId: string, operation: Operation): Promise<unknown> {
+  return signAndSend(api, userId, lockId, operation, (token) => executeSigned(api, lockId, token));
 }
 
 // --- the leaf certificate's notAfter, read from its DER (Certificate → tbsCertificate → validity) ---

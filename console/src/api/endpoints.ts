@@ -1,6 +1,6 @@
 import type { ApiClient } from './client';
 import type {
-  Account, Application, ApplicationChanges, Body, CertificateChain, CheckpointAnswer, CheckpointKeyAnswer, CreatedCode, Invitee, KeypadCode, Lock, LockChanges, LockLogEntry,
+  Account, Alarms, Application, ApplicationChanges, Body, CertificateChain, CheckpointAnswer, CheckpointKeyAnswer, CreatedCode, Invitee, KeypadCode, Lock, LockChanges, LockLogEntry,
   Member, NewApplication, NewCode, NewWebhook, ProofPage, Reply, SendCode, Session, Site, UserLogEntry, Webhook, WebhookChanges,
 } from './types';
 
@@ -80,6 +80,11 @@ export const findInvitee = (api: ApiClient, email: string, lockId: string) => ap
 export const waitingShares = (api: ApiClient) => api.request<Reply<'/share/waiting', 'get'>>('GET', '/share/waiting');
 export const linkTile = (api: ApiClient, lockId: string, tileId: string) => api.request('PUT', device(lockId, `/tile/${at(tileId)}`));
 export const unlinkTile = (api: ApiClient, lockId: string, tileId: string) => api.request('DELETE', device(lockId, `/tile/${at(tileId)}`));
+
+// ——— Alarms (the alarms pages' other endpoints are in alarm-endpoints.ts, loaded with them)
+/** Open alarms and history of every lock the caller administers, of one site's, or of one lock. */
+export const listAlarms = (api: ApiClient, scope: { siteId?: string; lockId?: string } = {}) =>
+  api.request<Alarms>('GET', scope.lockId ? device(scope.lockId, '/alarms') : scope.siteId ? `/site/${at(scope.siteId)}/alarms` : '/alarms');
 
 // ——— Audit
 export const lockLog = (api: ApiClient, lockId: string, start: number | null, end: number | null) => api.request<LockLogEntry[]>('GET', device(lockId, `/log${period(start, end)}`));

@@ -51,6 +51,13 @@ export type CheckpointKeyAnswer = Reply<'/audit/checkpoint/key', 'get'>;
 export type ProofPage = Reply<'/device/{lockId}/log/proof', 'get'>;
 export type ProvenEntry = ProofPage['entries'][number];
 
+export type Alarms = Reply<'/alarms', 'get'>;
+export type Alarm = Alarms['open'][number];
+export type AlarmKind = Alarm['kind'];
+export type AlarmSettings = Reply<'/device/{lockId}/alarm-settings', 'get'>;
+export type AlarmSettingsChange = Body<'/device/{lockId}/alarm-settings', 'put'>;
+export type Lockdown = Reply<'/lockdowns', 'get'>['lockdowns'][number];
+
 export type Webhook = Reply<'/webhook/{webhookId}', 'get'>;
 export type NewWebhook = Body<'/webhook', 'post'>;
 export type WebhookChanges = Body<'/webhook/{webhookId}', 'put'>;

@@ -36,6 +36,9 @@ export function useLiveLocks(lockIds: string[]): void {
       }
       // A lock that comes online reports its state just after: read the list again for it.
       if (entry.type === 'DEVICE_CONNECTED') setTimeout(() => void client.invalidateQueries({ queryKey: queryKeys.locks() }), 1000);
+      // Alarms and lockdowns: their lists are read again (the lock's lockdown flag came with the entry's state).
+      if (entry.type.startsWith('ALARM_')) void client.invalidateQueries({ queryKey: queryKeys.alarms() });
+      if (entry.type.startsWith('LOCKDOWN_')) void client.invalidateQueries({ queryKey: queryKeys.lockdowns() });
       if (MEMBERSHIP.has(entry.type)) {
         void client.invalidateQueries({ queryKey: queryKeys.locks() });
         void client.invalidateQueries({ queryKey: queryKeys.sites() });

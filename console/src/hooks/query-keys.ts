@@ -11,6 +11,11 @@ export const queryKeys = {
   doorsFeed: (lockIds: readonly string[]) => ['doors-feed', ...lockIds] as const,
   members: (lockId: string) => ['members', lockId] as const,
   codes: (lockId: string) => ['codes', lockId] as const,
+  /** Every alarm list starts with 'alarms' (invalidated together on a live ALARM_ entry). */
+  alarms: (scope: { siteId?: string; lockId?: string } = {}) => (scope.lockId ? ['alarms', 'lock', scope.lockId] : scope.siteId ? ['alarms', 'site', scope.siteId] : ['alarms']) as readonly string[],
+  alarmSettings: (lockId: string) => ['alarm-settings', lockId] as const,
+  /** Every lockdown list starts with 'lockdowns'. */
+  lockdowns: (scope: { siteId?: string; lockId?: string } = {}) => (scope.lockId ? ['lockdowns', 'lock', scope.lockId] : scope.siteId ? ['lockdowns', 'site', scope.siteId] : ['lockdowns']) as readonly string[],
   account: () => ['account'] as const,
   browserKey: (userId: string) => ['key', userId] as const,
   applications: () => ['apps'] as const,

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Lock } from '../api/types';
+import { AlarmBanner } from '../components/alarms';
 import { YourHours } from '../components/hours';
 import { KeyPanel } from '../components/key-panel';
 import { LockButtons, StateBadges } from '../components/lock-state';
@@ -16,6 +17,7 @@ function LockCard({ lock }: { lock: Lock }) {
         <span class="role">{lock.role}</span>
       </div>
       <StateBadges lock={lock} />
+      <AlarmBanner lock={lock} compact />
       <YourHours schedule={lock.schedule} />
       <LockButtons lock={lock} />
     </li>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Lock, LockChanges } from '../../api/types';
+import { AlarmBanner } from '../../components/alarms';
 import { YourHours } from '../../components/hours';
 import { LockButtons, StateBadges } from '../../components/lock-state';
 import { Check, ErrorText, Field, Form, Link, Notice, Section } from '../../components/ui';
@@ -40,7 +41,7 @@ function Appearance({ lock }: { lock: Lock }) {
 }
 
 /** The lock's sections: a USER has only their own access to see, so the admins' tabs are not shown to them. */
-const ADMIN_TABS = [['', 'Overview'], ['members', 'Members'], ['codes', 'Keypad codes'], ['settings', 'Settings'], ['audit', 'Audit']] as const;
+const ADMIN_TABS = [['', 'Overview'], ['members', 'Members'], ['codes', 'Keypad codes'], ['alarms', 'Alarms'], ['settings', 'Settings'], ['audit', 'Audit']] as const;
 const USER_TABS = [['', 'Overview'], ['members', 'Your access']] as const;
 
 export function LockPage({ id, tab }: { id: string; tab: string }) {
@@ -56,6 +57,7 @@ export function LockPage({ id, tab }: { id: string; tab: string }) {
       <p><Link to="/">← Locks</Link></p>
       <h1>{data.name}</h1>
       <StateBadges lock={data} />
+      <AlarmBanner lock={data} />
       <nav class="tabs" aria-label="Lock sections">
         {tabs.map(([slug, title]) => (
           <Link key={slug} to={`/locks/${id}${slug ? `/${slug}` : ''}`} class={shown === slug ? 'tab current' : 'tab'}>{title}</Link>

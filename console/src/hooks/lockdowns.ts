@@ -1,0 +1,69 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
+import { signAndSend } from '../api/browser-key';
+import { getAlarmSettings, listLockdowns, putAlarmSettings, submitLockdown } from '../api/alarm-endpoints';
+import { listAlarms } from '../api/endpoints';
+import type { AlarmSettingsChange } from '../api/types';
+import { useApi, useUserId } from './context';
+import { queryKeys } from './query-keys';
+
+/** The alarms pages' queries and mutations (loaded with them, not on the first load). */
+
+type Scope = { siteId?: string; lockId?: string };
+
+/** Open alarms and history: of every lock the caller administers, of a site's, or of one lock. */
+export function useAlarmList(scope: Scope = {}) {
+  const api = useApi();
+  return useQuery({ queryKey: queryKeys.alarms(scope), queryFn: () => listAlarms(api, scope) });
+}
+
+export function useAlarmSettings(lockId: string) {
+  const api = useApi();
+  return useQuery({ queryKey: queryKeys.alarmSettings(lockId), queryFn: () => getAlarmSettings(api, lockId) });
+}
+
+export function useSaveAlarmSettings(lockId: string) {
+  const api = useApi();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (change: AlarmSettingsChange) => putAlarmSettings(api, lockId, change),
+    onSuccess: (settings) => client.setQueryData(queryKeys.alarmSettings(lockId), settings),
+  });
+}
+
+/** The lockdowns holding on the caller's locks (of a site, or one lock); read again on each live LOCKDOWN_ entry. */
+export function useLockdowns(scope: Scope = {}) {
+  const api = useApi();
+  return useQuery({ queryKey: queryKeys.lockdowns(scope), queryFn: async () => (await listLockdowns(api, scope)).lockdowns });
+}
+
+function useLockdownOperation<T>(operation: (input: T, me: string) => { sub: string; body: { type: string } & Record<string, unknown> }) {
+  const api = useApi();
+  const me = useUserId();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: T) => {
+      const { sub, body } = operation(input, me);
+      return signAndSend(api, me, sub, body, (token) => submitLockdown(api, token));
+    },
+    onSettled: () => Promise.all([client.invalidateQueries({ queryKey: queryKeys.lockdowns() }), client.invalidateQueries({ queryKey: queryKeys.locks() })]),
+  });
+}
+
+/**
+ * Declares a lockdown of `lockIds`, signed in this browser: one LOCKDOWN whose `sub` names the
+ * lock, the site of them all, or the signer (src/operations/lockdown.ts); each lock checks it itself.
+ */
+export function useDeclareLockdown() {
+  return useLockdownOperation((input: { sub: string; lockIds: string[]; quorum: number }) => ({
+    sub: input.sub,
+    body: { type: 'LOCKDOWN', lockdownId: crypto.randomUUID(), locks: input.lockIds, liftQuorum: input.quorum },
+  }));
+}
+
+/** This administrator's own LIFT_LOCKDOWN of the locks they administer under `lockdownId` (`sub`: themselves, for all their locks). */
+export function useLiftLockdown() {
+  return useLockdownOperation((input: { lockdownId: string; lockIds: string[] }, me) => ({
+    sub: me,
+    body: { type: 'LIFT_LOCKDOWN', lockdownId: input.lockdownId, locks: input.lockIds },
+  }));
+}
