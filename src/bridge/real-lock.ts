@@ -2,6 +2,7 @@ import type { LockConfig } from '../device-protocol/payloads.js';
 import { DEADLINE_PASSED } from '../lock-edge/command-check.js';
 import type { Bolt, BoltState, LockLog, Outcome } from '../lock-edge/lock-endpoint.js';
 import { LockMechanism } from '../lock-edge/lock-mechanism.js';
+import type { SlotWriter } from './keypad-slots.js';
 import { LateUnlockWatch } from './late-unlock.js';
 import type { LockEvents } from './lock-events.js';
 
@@ -13,9 +14,10 @@ const UNLOCK_SECONDS_WITHOUT_CONFIG = 5;
  * own rules (LockMechanism: the relock after an unlock's duration, the unlock-between window, a
  * lock refused inside it), carried out on the real bolt; never late (an abandoned command's late
  * arrival reversed, LateUnlockWatch); the health it reports. A stack's lock says how to move the
- * bolt (`move`, within a deadline; `moveBySchedule`, best effort) and what it hears.
+ * bolt (`move`, within a deadline; `moveBySchedule`, best effort), how to write its keypad's code
+ * slots, and what it hears.
  */
-export abstract class RealLock implements Bolt {
+export abstract class RealLock implements Bolt, SlotWriter {
   protected battery: number | null = null;
   protected jammed: boolean | null = null;
   protected tamper: boolean | null = null;
@@ -32,6 +34,9 @@ export abstract class RealLock implements Bolt {
   }
 
   abstract get reachable(): boolean;
+  /** Its own keypad's code slots (src/bridge/keypad-slots.ts): how many, and writing one. */
+  abstract slotCount(): Promise<number>;
+  abstract write(slot: number, content: { digits: string; enabled: boolean } | null): Promise<void>;
   abstract get state(): BoltState;
   /** Moves the bolt and waits until the lock says it is there, both only until `deadline`. */
   protected abstract move(locked: boolean, deadline: number): Promise<Outcome>;

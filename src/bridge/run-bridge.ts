@@ -49,7 +49,7 @@ interface BridgedLock {
   id: string;
   endpoint: LockEndpoint;
   bolt: RealLock;
-  slots: KeypadSlots | undefined;
+  slots: KeypadSlots;
 }
 
 export function runBridge({ config, logger, now = () => Date.now() / 1000 }: BridgeOptions): RunningBridge {
@@ -72,7 +72,6 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
     const log: LockLog = (action, fields = {}) => logger.info({ lockId: lockConfig.id, ...fields }, action);
     let bolt: BridgedLock['bolt'];
     let capabilities: string[];
-    let slots: KeypadSlots | undefined;
     let codeDigits: { min: number; max: number } | undefined;
     if (lockConfig.zwave !== undefined && zwave !== null) {
       const lock = new ZwaveLock(lockConfig.zwave.nodeId, zwave, now, log);
@@ -80,13 +79,14 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       bolt = lock;
       capabilities = ZWAVE_CAPABILITIES;
       codeDigits = ZWAVE_CODE_DIGITS;
-      slots = new KeypadSlots({ file: join(config.dataDir, 'keypad-slots', `${lockConfig.id}.json`), writer: lock, now, log, refresh: () => void endpoint.refreshKeypad() });
     } else if (lockConfig.matter !== undefined) {
       const lock = new MatterLock(lockConfig.id, now, log);
       matterLocks.push({ config: lockConfig, lock });
       bolt = lock;
       capabilities = MATTER_CAPABILITIES;
     } else continue;
+    // Each real lock's own keypad: Z-Wave User Code slots, Matter users with a PIN.
+    const slots = new KeypadSlots({ file: join(config.dataDir, 'keypad-slots', `${lockConfig.id}.json`), writer: bolt, now, log, refresh: () => void endpoint.refreshKeypad() });
     const endpoint = new LockEndpoint({
       id: lockConfig.id,
       secret: lockConfig.secret,
@@ -103,7 +103,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       now,
       log,
       ...(config.trustedRoot === null ? {} : { trustedRoot: config.trustedRoot }),
-      ...(slots === undefined ? {} : { keypadMirror: slots }),
+      keypadMirror: slots,
     });
     bolt.listen({
       changed: () => endpoint.publishState(),
@@ -114,6 +114,8 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       reachable: (reachable) => endpoint.setAvailable(reachable),
       operated: (operation) => endpoint.reportOperation(operation),
       keypadRefused: (kind, slot) => endpoint.reportKeypadRefusal(kind, slot),
+      // A Matter lock says it once read: (Min|Max)PINCodeLength.
+      keypadDescribed: (digits) => endpoint.setCodeDigits(digits),
     });
     // Offline to the service until the lock is seen through its stack.
     endpoint.setAvailable(false);
@@ -172,7 +174,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       clearInterval(pinger);
       for (const { bolt, slots } of locks) {
         bolt.stop();
-        slots?.close();
+        slots.close();
       }
       await (await lan.catch(() => null))?.close();
       await Promise.all(locks.map(({ endpoint }) => endpoint.close()));

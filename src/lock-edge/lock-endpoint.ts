@@ -211,6 +211,12 @@ export class LockEndpoint {
     this.publish('online', this.presence(), true);
   }
 
+  /** How many digits the lock's keypad takes, once its hardware said (protocol 1.5 `device.codeDigits`), announced again at once. */
+  setCodeDigits(codeDigits: { min: number; max: number }): void {
+    this.options.device = { ...this.options.device, codeDigits };
+    this.publish('online', this.presence(), true);
+  }
+
   /** Operation reports not yet taken by the broker. */
   get unsentReports(): number {
     return this.outbox.size;

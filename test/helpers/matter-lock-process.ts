@@ -10,8 +10,19 @@
  * `{ port, storage, passcode, discriminator }`. Prints `{"ready":true,"locks":[{port,
  * manualPairingCode, qrPairingCode}], …the first lock's codes}` once every lock is announced;
  * reads JSON lines on stdin (`{"do":"door","open":true}`, `{"do":"slow","ms":N}`,
- * `{"do":"fabrics"}`, each with `"lock": index`, default 0) and answers `{"done":seq}` (with
- * `"value"` for `fabrics`: how many fabrics the lock belongs to).
+ * `{"do":"fabrics"}`, `{"do":"keypad","pin":"…"}`, `{"do":"users"}`, each with `"lock": index`,
+ * default 0) and answers `{"done":seq}` (with `"value"` for `fabrics`: how many fabrics the lock
+ * belongs to; for `keypad`: `unlocked` or the refusal; for `users`: each user's index, status and
+ * PIN credential indices, never the PINs).
+ *
+ * Each lock keeps users with PIN credentials (matter.js's DoorLockServer with the PIN credential
+ * and user features: SetUser, SetCredential, ClearUser…, the PINs encrypted in its storage), 10 of
+ * them, PINs of 4 to 8 digits, and its own lockout (WrongCodeEntryLimit, UserCodeTemporaryDisableTime).
+ * `keypad` is someone typing digits on it: the lock checks them against its PIN credentials itself,
+ * as its firmware would, and unlocks with a LockOperation (source keypad, the user's index and the
+ * credential) or refuses with a LockOperationError (invalid credential; a disabled user's PIN:
+ * DisabledUserDenied with that user), and after WrongCodeEntryLimit wrong codes raises the
+ * WrongCodeEntryLimit alarm and refuses every entry for UserCodeTemporaryDisableTime seconds.
  */
 import type { DoorLock as DoorLockCluster } from '@matter/main/clusters';
 import { config } from '@matter/nodejs/config';
@@ -25,10 +36,11 @@ const { Environment, Logger, LogLevel, ServerNode, VendorId } = await import('@m
 const { DoorLockDevice } = await import('@matter/main/devices');
 const { DoorLockServer } = await import('@matter/main/behaviors');
 const { DoorLock } = await import('@matter/main/clusters');
+const { Bytes } = await import('@matter/main');
 
 interface LockSpec { port: number; passcode: number; discriminator: number }
 type Options = { storage: string; locks: LockSpec[] } | (LockSpec & { storage: string });
-type Request = { seq: number; lock?: number } & ({ do: 'door'; open: boolean } | { do: 'slow'; ms: number } | { do: 'fabrics' });
+type Request = { seq: number; lock?: number } & ({ do: 'door'; open: boolean } | { do: 'slow'; ms: number } | { do: 'fabrics' } | { do: 'keypad'; pin: string } | { do: 'users' });
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Options;
 const specs = 'locks' in options ? options.locks : [options];
@@ -37,8 +49,46 @@ Environment.default.vars.set('storage.path', options.storage);
 
 /** How long each lock's next lock or unlock takes (a slow motor, a lock half away); absent: at once. */
 const slowMs = new Map<object, number>();
+/** Until when (ms since the epoch) each lock's keypad refuses every entry, after too many wrong codes. */
+const disabledUntil = new Map<object, number>();
+/** Wrong codes typed on each lock since its last right one. */
+const wrongCodes = new Map<object, number>();
 
-class VirtualLockServer extends DoorLockServer.with(DoorLock.Feature.DoorPositionSensor) {
+const { OperationSource, LockOperationType, OperationError, CredentialType, UserStatus, AlarmCode } = DoorLock;
+
+class VirtualLockServer extends DoorLockServer.with(DoorLock.Feature.DoorPositionSensor, DoorLock.Feature.PinCredential, DoorLock.Feature.User) {
+  /** Digits typed on the lock's keypad, checked by the lock alone against the PIN credentials it holds. */
+  keypad(pin: string): string {
+    const endpoint = this.endpoint;
+    const auth = this.auth;
+    const typed = new TextEncoder().encode(pin);
+    if (Date.now() < (disabledUntil.get(endpoint) ?? 0)) return this.keypadError(OperationError.InvalidCredential, null, 'locked_out');
+    const credential = auth.credentials.find((c) => c.credentialType === CredentialType.Pin && Bytes.areEqual(auth.decrypt(c.credentialData), typed));
+    const userIndex = credential === undefined ? null : auth.findUserIndexForCredential(CredentialType.Pin, credential.credentialIndex);
+    const user = userIndex === null ? undefined : auth.findUser(userIndex);
+    if (credential === undefined || user === undefined) {
+      const wrong = (wrongCodes.get(endpoint) ?? 0) + 1;
+      wrongCodes.set(endpoint, wrong);
+      if (wrong >= this.state.wrongCodeEntryLimit) {
+        wrongCodes.delete(endpoint);
+        disabledUntil.set(endpoint, Date.now() + this.state.userCodeTemporaryDisableTime * 1000);
+        this.events.doorLockAlarm.emit({ alarmCode: AlarmCode.WrongCodeEntryLimit }, this.context);
+      }
+      return this.keypadError(OperationError.InvalidCredential, null, 'invalid_credential');
+    }
+    const credentials = [{ credentialType: CredentialType.Pin, credentialIndex: credential.credentialIndex }];
+    if (user.userStatus !== UserStatus.OccupiedEnabled) return this.keypadError(OperationError.DisabledUserDenied, user.userIndex, 'disabled_user', credentials);
+    wrongCodes.delete(endpoint);
+    this.state.lockState = DoorLock.LockState.Unlocked;
+    this.events.lockOperation.emit({ lockOperationType: LockOperationType.Unlock, operationSource: OperationSource.Keypad, userIndex: user.userIndex, fabricIndex: null, sourceNode: null, credentials }, this.context);
+    return 'unlocked';
+  }
+
+  private keypadError(error: DoorLockCluster.OperationError, userIndex: number | null, said: string, credentials: DoorLockCluster.Credential[] | null = null): string {
+    this.events.lockOperationError.emit({ lockOperationType: LockOperationType.Unlock, operationSource: OperationSource.Keypad, operationError: error, userIndex, fabricIndex: null, sourceNode: null, credentials }, this.context);
+    return said;
+  }
+
   override lockDoor(request: DoorLockCluster.LockDoorRequest) {
     return slowMs.has(this.endpoint) ? this.moveLater(DoorLock.LockState.Locked) : super.lockDoor(request);
   }
@@ -73,6 +123,15 @@ async function createLock({ port, passcode, discriminator }: LockSpec) {
       doorState: DoorLock.DoorState.DoorClosed,
       operatingMode: DoorLock.OperatingMode.Normal,
       supportedOperatingModes: { normal: true, vacation: false, privacy: false, noRemoteLockUnlock: false, passage: false, alwaysSet: 2047 },
+      numberOfTotalUsersSupported: 10,
+      numberOfPinUsersSupported: 10,
+      numberOfCredentialsSupportedPerUser: 1,
+      credentialRulesSupport: { single: true, dual: false, tri: false },
+      minPinCodeLength: 4,
+      maxPinCodeLength: 8,
+      // The lock's own lockout; the bridge sets them to what Latchkey's keypad does.
+      wrongCodeEntryLimit: 3,
+      userCodeTemporaryDisableTime: 60,
     },
   });
   await node.start();
@@ -94,6 +153,10 @@ async function act(request: Request): Promise<unknown> {
       return void slowMs.set(target.lock, request.ms);
     case 'fabrics':
       return fabricsOf(target.node);
+    case 'keypad':
+      return target.lock.act((agent) => agent.get(VirtualLockServer).keypad(request.pin));
+    case 'users':
+      return target.lock.act((agent) => agent.get(VirtualLockServer).state.users.map((user) => ({ userIndex: user.userIndex, userStatus: user.userStatus, pins: user.credentials.map((c) => c.credentialIndex) })));
   }
 }
 

@@ -24,6 +24,16 @@ export interface VirtualMatterLockDevice {
   act(action: MatterLockAction): Promise<void>;
   /** How many fabrics (controllers) the lock belongs to, as the lock itself says. */
   fabrics(): Promise<number>;
+  /** Someone types `pin` on the lock's keypad: the lock checks it itself (`unlocked`, or `invalid_credential`, `disabled_user`, `locked_out`). */
+  keypad(pin: string): Promise<string>;
+  /** The users the lock holds: index, status (1 enabled, 3 disabled), PIN credential indices. */
+  users(): Promise<MatterLockUser[]>;
+}
+
+export interface MatterLockUser {
+  userIndex: number;
+  userStatus: number;
+  pins: number[];
 }
 
 export interface VirtualMatterLocks {
@@ -64,6 +74,8 @@ export async function startVirtualMatterLocks(count: number): Promise<VirtualMat
       qrPairingCode: String(qrPairingCode),
       act: async (action) => void (await actor.act({ ...action, lock: index })),
       fabrics: async () => Number(await actor.act({ do: 'fabrics', lock: index })),
+      keypad: async (pin) => String(await actor.act({ do: 'keypad', pin, lock: index })),
+      users: async () => (await actor.act({ do: 'users', lock: index })) as MatterLockUser[],
     })),
     stop: () => actor.stop(),
     start: () => actor.start(),

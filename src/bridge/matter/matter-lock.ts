@@ -1,15 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PairedNode } from '@project-chip/matter.js/device';
 import { DEADLINE_PASSED } from '../../lock-edge/command-check.js';
+import { LOCKOUT_SECONDS, MAX_WRONG_ENTRIES } from '../../lock-edge/keypad.js';
 import type { BoltState, LockLog, Outcome } from '../../lock-edge/lock-endpoint.js';
+import type { SlotWriter } from '../keypad-slots.js';
 import { RealLock } from '../real-lock.js';
+import { readPinKeypad, writePinUser, type PinKeypad, type PinUserClient } from './pin-users.js';
 
 /**
  * One Matter door lock (a node paired to the bridge's controller) as a Latchkey lock's bolt: the
  * Door Lock cluster's lockState and doorState, the Power Source cluster's battery, its
  * LockOperation, LockOperationError and DoorLockAlarm events (each taken once: matter.js delivers
  * them again after a restart, so they are told apart by event number), lock and unlock as timed
- * invokes. matter.js is handed in by src/bridge/matter/network.ts, which alone loads it.
+ * invokes; keypad codes as users with a PIN credential (a SlotWriter, src/bridge/matter/pin-users.ts),
+ * their use told by LockOperation's user index, wrong PINs by LockOperationError and the lock's
+ * own lockout by its WrongCodeEntryLimit alarm. matter.js is handed in by
+ * src/bridge/matter/network.ts, which alone loads it.
  *
  * Never late: the invoke is a timed request whose window ends at the command's deadline, so a
  * lock that gets it later refuses it; matter.js queues commands for a lock that is away, so a bolt
@@ -25,7 +31,9 @@ const DOOR_CLOSED = 1;
 const DOOR_JAMMED = 2;
 const DOOR_FORCED_OPEN = 3;
 const ALARM_JAMMED = 0;
-const ALARM_FORCED_OPEN = 4;
+const ALARM_WRONG_CODE_LIMIT = 4;
+const ALARM_FORCED_OPEN = 6;
+const ERROR_DISABLED_USER = 2;
 const SOURCES: Record<number, string> = { 0: 'unspecified', 1: 'manual', 2: 'proprietary_remote', 3: 'keypad', 4: 'auto', 5: 'button', 6: 'schedule', 7: 'remote', 8: 'rfid', 9: 'biometric', 10: 'aliro' };
 /** matter.js's NodeStates.Connected (the others: disconnected, reconnecting, waiting for discovery). */
 const NODE_CONNECTED = 0;
@@ -36,7 +44,7 @@ const POLL_MS = 100;
 export const MATTER_CAPABILITIES = ['keypad', 'doorSensor', 'battery', 'jamDetection'];
 
 /** What the lock must offer of matter.js's cluster client (the subset the bridge uses). */
-interface DoorLockClient {
+interface DoorLockClient extends PinUserClient {
   lockDoor(request: object, options: { asTimedRequest: true; timedRequestTimeoutMs: number }): Promise<unknown>;
   unlockDoor(request: object, options: { asTimedRequest: true; timedRequestTimeoutMs: number }): Promise<unknown>;
   getLockStateAttribute(requestFromRemote?: boolean): Promise<number | null | undefined>;
@@ -52,7 +60,7 @@ export interface MatterApi {
   isConnected(node: PairedNode): boolean;
 }
 
-export class MatterLock extends RealLock {
+export class MatterLock extends RealLock implements SlotWriter {
   private node: PairedNode | null = null;
   private api: MatterApi | null = null;
   private lockState: number | null = null;
@@ -60,6 +68,9 @@ export class MatterLock extends RealLock {
   private answering = false;
   /** The highest event number taken, so events delivered again are not taken twice. */
   private lastEventNumber = -1n;
+  /** What its keypad takes, once read from the lock (null before, and for a lock without PINs). */
+  private pinKeypad: PinKeypad | null = null;
+  private keypadUnread: string | undefined;
 
   constructor(readonly lockId: string, now: () => number, log: LockLog) {
     super(now, log);
@@ -102,6 +113,21 @@ export class MatterLock extends RealLock {
     if (before) this.events?.reachable(false);
   }
 
+  /** Users with a PIN the lock holds, read from it the first time. */
+  async slotCount(): Promise<number> {
+    const client = this.client();
+    if (this.pinKeypad === null && client !== undefined) await this.readKeypad(client);
+    if (this.pinKeypad !== null) return this.pinKeypad.slots;
+    throw new Error(client === undefined || !this.reachable ? 'the lock cannot be reached' : 'the lock holds no users with PINs');
+  }
+
+  /** A code slot as a user with a PIN credential (src/bridge/matter/pin-users.ts). */
+  async write(slot: number, content: { digits: string; enabled: boolean } | null): Promise<void> {
+    const client = this.client();
+    if (client === undefined) throw new Error('the lock cannot be reached');
+    await writePinUser(client, slot, content);
+  }
+
   /** Reads the lock's bolt from the lock itself: it is there when it answers. */
   async ping(timeoutMs: number): Promise<void> {
     const client = this.client();
@@ -122,7 +148,24 @@ export class MatterLock extends RealLock {
       const level = await this.api.batteryOf(this.node).catch(() => null);
       if (typeof level === 'number') this.takeBattery(level);
     }
+    if (answered && this.pinKeypad === null && client !== undefined) await this.readKeypad(client);
     this.setAnswering(answered);
+  }
+
+  /** How many codes the lock holds and of how many digits (announced to the service), its lockout made Latchkey's. */
+  private async readKeypad(client: DoorLockClient): Promise<void> {
+    try {
+      this.pinKeypad = await readPinKeypad(client, { wrongEntries: MAX_WRONG_ENTRIES, seconds: LOCKOUT_SECONDS });
+    } catch (err) {
+      // Said once per cause: the ping asks again every few seconds.
+      const message = err instanceof Error ? err.message : String(err);
+      if (message !== this.keypadUnread) this.log('keypad_unread', { message });
+      this.keypadUnread = message;
+      return;
+    }
+    if (this.pinKeypad === null) return;
+    this.log('keypad', { slots: this.pinKeypad.slots, digits: this.pinKeypad.digits });
+    this.events?.keypadDescribed(this.pinKeypad.digits);
   }
 
   private client(): DoorLockClient | undefined {
@@ -218,9 +261,14 @@ export class MatterLock extends RealLock {
       const reported = source === 'keypad' ? 'keypad' : source === 'manual' || source === 'button' ? 'manual' : null;
       if (reported !== null) this.events?.operated({ source: reported, locked, ...(slot === undefined ? {} : { slot }) });
     } else if (name === 'lockOperationError') {
-      this.log('operation_error', { source: SOURCES[Number(data?.operationSource)] ?? 'unspecified', error: Number(data?.operationError) });
+      const source = SOURCES[Number(data?.operationSource)] ?? 'unspecified';
+      this.log('operation_error', { source, error: Number(data?.operationError) });
+      // A PIN it does not hold, or holds for a user disabled now (a code outside its hours, named by its user): a refused entry.
+      const disabledUser = Number(data?.operationError) === ERROR_DISABLED_USER && typeof data?.userIndex === 'number' ? data.userIndex : undefined;
+      if (source === 'keypad') this.events?.keypadRefused('wrong', disabledUser);
     } else if (name === 'doorLockAlarm') {
       const code = Number(data?.alarmCode);
+      if (code === ALARM_WRONG_CODE_LIMIT) return this.events?.keypadRefused('lockout');
       if (code === ALARM_JAMMED) this.jammed = true;
       if (code === ALARM_FORCED_OPEN) this.tamper = true;
       this.events?.changed();
