@@ -13,6 +13,12 @@ export interface Config {
   mqtt: { kind: 'embedded'; port: number } | { kind: 'external'; url: string };
   /** PEM files of the embedded broker's TLS listener (both or neither); null = plain MQTT. */
   mqttTls: { keyFile: string; certFile: string } | null;
+  /**
+   * With an external broker: each lock report to one instance of the cluster through MQTT 5 shared
+   * subscriptions, each reply to the instance that sent the command (MQTT_SHARED_SUBSCRIPTIONS,
+   * default true; src/lock-link/shared-subscriptions.ts). Unused with the embedded broker.
+   */
+  mqttSharedSubscriptions: boolean;
   /** Milliseconds between keep-alive comments on event streams (GET /device/events). */
   sseHeartbeatMs: number;
   /** Event streams one user may hold open at once on one instance (429 past it). */
@@ -235,6 +241,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     database,
     mqtt,
     mqttTls,
+    mqttSharedSubscriptions: oneOf(env, 'MQTT_SHARED_SUBSCRIPTIONS', 'true', ['true', 'false']) === 'true',
     sseHeartbeatMs: integer(env, 'SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
     eventStreamsPerUser: integer(env, 'EVENT_STREAMS_PER_USER', 10, 1, 10_000),
     httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),

@@ -52,6 +52,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'MQTT_CONFIG_SWEEP_SECONDS', default: '3600', meaning: "seconds between sweeps republishing every lock's config; 0 = none" },
   { name: 'OPERATION_QUEUE_SWEEP_SECONDS', default: '60', meaning: 'seconds between sweeps of queued signed operations (expired ones dropped and audited, waiting ones of online locks delivered); 0 = none' },
   { name: 'ALARM_SWEEP_MS', default: '10000', meaning: 'milliseconds between sweeps raising and clearing timed alarms (held open, offline, refused unlocks); 0 = none' },
+  { name: 'MQTT_SHARED_SUBSCRIPTIONS', default: 'true', meaning: 'with MQTT_URL: each lock report to one instance (MQTT 5 shared subscriptions), replies to the instance that sent the command; false for a broker without them' },
   { name: 'MQTT_ALLOW_INSECURE_BROKER', default: 'false', meaning: 'true starts even when the external broker accepts anonymous clients or a wrong lock password' },
   { name: 'MQTT_TLS_CLIENT_CA_FILE', default: '-', meaning: "PEM CA whose device certificates the embedded broker's TLS listener accepts as locks" },
   { name: 'MQTT_AUTH_HOOK_SECRET', default: '- (no hook)', meaning: 'at least 24 characters: enables the broker authentication hook /mqtt-auth/* (EMQX, mosquitto-go-auth)' },

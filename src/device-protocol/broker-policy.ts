@@ -1,7 +1,7 @@
 import { sameSecret } from '../crypto/compare.js';
 import { DEVICE_OU } from '../crypto/certificate.js';
 import type { BrokerPolicy, LoginDecision as BrokerLoginDecision, PeerCertificate } from '../mqtt/broker.js';
-import { LOCK_PUBLISHES, LOCK_SUBSCRIBES, isValidLockId, lockTopic } from './topics.js';
+import { LOCK_PUBLISHES, LOCK_SUBSCRIBES, isValidLockId, isValidReplyRoute, lockTopic } from './topics.js';
 
 /**
  * Who may do what on the embedded broker, as pure functions (src/mqtt/broker.ts only wires them
@@ -60,7 +60,10 @@ export async function decideLogin(
 export function mayPublish(identity: BrokerIdentity | undefined, topic: string, prefix: string): boolean {
   if (identity === undefined) return false;
   if (identity.kind === 'service') return !topic.startsWith('$');
-  return LOCK_PUBLISHES.some((kind) => topic === lockTopic(prefix, identity.lockId, kind));
+  if (LOCK_PUBLISHES.some((kind) => topic === lockTopic(prefix, identity.lockId, kind))) return true;
+  // Protocol 1.6: a reply routed to the instance that sent the command, one level below its own `reply`.
+  const replies = `${lockTopic(prefix, identity.lockId, 'reply')}/`;
+  return topic.startsWith(replies) && isValidReplyRoute(topic.slice(replies.length));
 }
 
 /** What a lock's message may leave retained on the broker: its presence and state, never an event or a reply (docs/device-protocol.md). */

@@ -108,6 +108,8 @@ export const CommandSchema = Type.Object({
   operation: Type.Object({ type: Type.String() }),
   /** Protocol 1.2: Unix seconds (the service's clock) after which the lock must not act on the command. */
   deadline: Type.Optional(Seconds),
+  /** Protocol 1.6: the instance waiting for the reply; the lock replies on `{prefix}/{id}/reply/{replyTo}` (src/device-protocol/topics.ts). */
+  replyTo: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' })),
 });
 
 export const ConfigUserSchema = Type.Object({

@@ -36,12 +36,34 @@ export function allLocksTopic(prefix: string, kind: TopicKind): string {
   return `${prefix}/+/${kind}`;
 }
 
-/** Splits `{prefix}/{lockId}/{kind}`; null for anything else (wrong prefix, extra levels, unknown kind). */
-export function parseLockTopic(prefix: string, topic: string): { lockId: string; kind: TopicKind } | null {
+/**
+ * Protocol 1.6: a command's `replyTo`, the one topic level that names the service instance
+ * waiting for the reply; the lock replies on `{prefix}/{lockId}/reply/{replyTo}`.
+ */
+export function isValidReplyRoute(route: string): boolean {
+  return /^[A-Za-z0-9._-]{1,64}$/.test(route);
+}
+
+/** Where a lock replies to a command naming `replyTo` (protocol 1.6). */
+export function routedReplyTopic(prefix: string, lockId: string, replyTo: string): string {
+  return `${lockTopic(prefix, lockId, 'reply')}/${replyTo}`;
+}
+
+/** The subscription of one instance's routed replies, for every lock (protocol 1.6). */
+export function allLocksRoutedReplyTopic(prefix: string, replyTo: string): string {
+  return `${allLocksTopic(prefix, 'reply')}/${replyTo}`;
+}
+
+/**
+ * Splits `{prefix}/{lockId}/{kind}`, and a routed reply `{prefix}/{lockId}/reply/{route}` (protocol
+ * 1.6, kind `reply`); null for anything else (wrong prefix, extra levels, unknown kind).
+ */
+export function parseLockTopic(prefix: string, topic: string): { lockId: string; kind: TopicKind; route?: string } | null {
   if (!topic.startsWith(`${prefix}/`)) return null;
   const rest = topic.slice(prefix.length + 1).split('/');
-  if (rest.length !== 2) return null;
-  const [lockId, kind] = rest as [string, string];
+  const [lockId, kind, route] = rest as [string, string, string | undefined];
+  if (rest.length === 3 && (kind !== 'reply' || !isValidReplyRoute(route!))) return null;
+  if (rest.length !== 2 && rest.length !== 3) return null;
   if (!isValidLockId(lockId) || !KINDS.includes(kind)) return null;
-  return { lockId, kind: kind as TopicKind };
+  return route === undefined ? { lockId, kind: kind as TopicKind } : { lockId, kind: 'reply', route };
 }

@@ -4,7 +4,7 @@ import type { MqttClient } from 'mqtt';
 import { connectMqtt, reconnectWithBackoff, startMqtt } from '../mqtt/connection.js';
 import { decodeCommand, decodeConfig, type CommandPayload, type LockConfig, type LockDevice, type LockState, type OperationReport, type OperationSource } from '../device-protocol/payloads.js';
 import { decodeOperationToken } from '../operations/body.js';
-import { DEFAULT_TOPIC_PREFIX, lockTopic, type TopicKind } from '../device-protocol/topics.js';
+import { DEFAULT_TOPIC_PREFIX, isValidReplyRoute, lockTopic, routedReplyTopic, type TopicKind } from '../device-protocol/topics.js';
 import { CommandChecker, DEADLINE_PASSED, isPastDeadline } from './command-check.js';
 import { createTrustAnchor } from '../crypto/chain.js';
 import { Keypad, LOCKOUT_SECONDS, type KeypadEntry, type KeypadMirror } from './keypad.js';
@@ -457,9 +457,9 @@ export class LockEndpoint {
     return lockTopic(this.prefix, this.options.id, kind);
   }
 
-  private publish(kind: TopicKind, body: object, retain: boolean): void {
+  private publish(kind: TopicKind, body: object, retain: boolean, topic = this.topic(kind)): void {
     if (this.client === null || !this.client.connected) return; // offline: presence and state are announced again on reconnect
-    this.client.publish(this.topic(kind), JSON.stringify(body), { qos: 1, retain });
+    this.client.publish(topic, JSON.stringify(body), { qos: 1, retain });
   }
 
   private receive(topic: string, payload: Buffer): void {
@@ -525,9 +525,9 @@ export class LockEndpoint {
   private async handleCommand(payload: Buffer, arrived: number): Promise<void> {
     const decoded = decodeCommand(payload);
     if (!decoded.ok) {
-      const id = commandIdOf(payload);
+      const { id, replyTo } = commandIdOf(payload);
       this.options.log('command_invalid', { id, reason: decoded.reason });
-      if (id !== null) this.reply({ id, ok: false, error: `bad_command: ${decoded.reason}` });
+      if (id !== null) this.reply({ id, ok: false, error: `bad_command: ${decoded.reason}` }, replyTo);
       return;
     }
     const { defaultCommandMs, replyDelayMs = 0 } = this.options;
@@ -535,7 +535,7 @@ export class LockEndpoint {
     const command = decoded.value.deadline === undefined && defaultCommandMs !== undefined ? { ...decoded.value, deadline: arrived + defaultCommandMs / 1000 } : decoded.value;
     if (replyDelayMs > 0) await sleep(replyDelayMs);
     await this.configuring;
-    this.reply(await this.execute(command));
+    this.reply(await this.execute(command), command.replyTo);
   }
 
   private async execute(command: CommandPayload): Promise<Reply> {
@@ -572,8 +572,9 @@ export class LockEndpoint {
     return { id, ok: false, error };
   }
 
-  private reply(reply: Reply): void {
-    this.publish('reply', reply, false);
+  /** On `reply`, or (protocol 1.6) on `reply/{replyTo}` when the command names the instance that waits for it. */
+  private reply(reply: Reply, replyTo?: string): void {
+    this.publish('reply', reply, false, replyTo === undefined ? this.topic('reply') : routedReplyTopic(this.prefix, this.options.id, replyTo));
     this.options.log('reply', reply.ok ? { id: reply.id, ok: true } : { id: reply.id, ok: false, error: reply.error });
   }
 }
@@ -589,13 +590,14 @@ function tokenOperation(token: string): CommandPayload['operation'] {
   return { type: 'unknown' };
 }
 
-/** The `id` of a command too malformed to decode, so the service still gets an answer. */
-function commandIdOf(payload: Buffer): string | null {
+/** The `id` (and a valid `replyTo`) of a command too malformed to decode, so the service still gets an answer. */
+function commandIdOf(payload: Buffer): { id: string | null; replyTo?: string } {
   try {
-    const id = (JSON.parse(payload.toString('utf8')) as { id?: unknown }).id;
-    return typeof id === 'string' && id.length > 0 && id.length <= 64 ? id : null;
+    const { id, replyTo } = JSON.parse(payload.toString('utf8')) as { id?: unknown; replyTo?: unknown };
+    const route = typeof replyTo === 'string' && isValidReplyRoute(replyTo) ? { replyTo } : {};
+    return { id: typeof id === 'string' && id.length > 0 && id.length <= 64 ? id : null, ...route };
   } catch {
-    return null;
+    return { id: null };
   }
 }
 

@@ -10,19 +10,21 @@ import type { LocalBrokerClient } from '../mqtt/broker.js';
 import { connectMqtt } from '../mqtt/connection.js';
 import { isValidTopicPrefix } from '../mqtt/topic-names.js';
 import { PendingCommands } from './pending-commands.js';
-import type { LinkTransport } from './transport.js';
+import { roleOf, subscribeShared, sweepRetainedStates, type DeliveryRole, type SharedSubscriptionOptions } from './shared-subscriptions.js';
+import type { Delivery, LinkTransport } from './transport.js';
 import { LocalTransport } from './transport-local.js';
 import { MqttTransport } from './transport-mqtt.js';
 
 /**
  * The service's side of the lock link (docs/device-protocol.md).
  *
- * Several service instances may share one external broker. Every instance subscribes to every
- * lock's `online`, `state`, `event` and `reply`, so each knows every lock's presence and state
- * (and each instance's handlers see each message: audit writers must be idempotent or elected).
- * A command goes out from the instance that received the HTTP request; the lock's reply is
- * broadcast on `{prefix}/{lockId}/reply`, reaches every instance, and only the instance holding
- * that random command id in its pending table acts on it; the others drop it as unknown.
+ * Several service instances may share one external broker. With shared subscriptions (`shared`,
+ * ./shared-subscriptions.ts) each lock report reaches one instance, which records it, while
+ * every instance hears every `online` to know who is online; a command names its instance
+ * (`replyTo`, protocol 1.6) and a 1.6 lock replies to that instance alone. Without them every
+ * instance hears and records every report (the writers are conditional, so once in effect). A
+ * lock before 1.6 replies on `{prefix}/{lockId}/reply`, which reaches every instance either way,
+ * and only the instance holding that random command id in its pending table acts on it.
  *
  * Connecting (the composition root) and listening (the lock link's subscribers, started beside
  * the routes) are apart: the handlers that record reports need the finished context.
@@ -30,7 +32,10 @@ import { MqttTransport } from './transport-mqtt.js';
 
 /** Called for each valid inbound message; a throw or rejection is logged, never fatal. */
 export interface LockLinkHandlers {
-  /** On every change of a lock's presence as this instance knows it (first sight included). */
+  /**
+   * On every change of a lock's presence as this instance knows it (first sight included); with
+   * shared subscriptions, on every presence report this instance is the one to record.
+   */
   onPresence(lockId: string, online: boolean): void | Promise<void>;
   /** On every state report (retained ones replayed on (re)subscribe included). */
   onState(lockId: string, state: LockState): void | Promise<void>;
@@ -63,8 +68,10 @@ export interface LockLinkOptions {
   /** Extra CA (PEM) to trust for mqtts://, e.g. a self-signed broker certificate. */
   ca?: string | Buffer;
   topicPrefix?: string;
-  /** MQTT 3.1.1 (4, the default; what the embedded broker speaks) or 5. */
+  /** MQTT 3.1.1 (4, the default; what the embedded broker speaks) or 5 (always, with `shared`). */
   protocolVersion?: 4 | 5;
+  /** An external broker shared by several instances: each report to one of them (./shared-subscriptions.ts). */
+  shared?: SharedSubscriptionOptions;
   replyTimeoutMs: number;
   logger: Logger;
   /** The service's clock, Unix seconds (a command's deadline is read on it). Default: the system clock. */
@@ -124,7 +131,7 @@ class TransportLockLink implements LockLink {
     private readonly prefix: string,
     private readonly options: LockLinkOptions,
   ) {
-    transport.attach({ message: (topic, payload) => this.receive(topic, payload), reconnected: () => this.reconnected() });
+    transport.attach({ message: (topic, payload, delivery) => this.receive(topic, payload, delivery), reconnected: () => this.reconnected() });
   }
 
   brokerStatus(): { connected: boolean; reconnects: number; locksOnline: number } {
@@ -144,7 +151,8 @@ class TransportLockLink implements LockLink {
     const { replyTimeoutMs, now = () => Date.now() / 1000 } = this.options;
     const reply = this.pending.wait(id, lockId, replyTimeoutMs, errors.lockTimeout);
     // Protocol 1.2: past the moment its request answers 504 the lock must drop the command, never act on it late.
-    const payload = JSON.stringify({ id, token, operation, deadline: now() + replyTimeoutMs / 1000 });
+    const replyTo = this.options.shared?.replyTo;
+    const payload = JSON.stringify({ id, token, operation, deadline: now() + replyTimeoutMs / 1000, ...(replyTo === undefined ? {} : { replyTo }) });
     this.transport.publish(lockTopic(this.prefix, lockId, 'command'), payload, false, (err) => {
       if (err) this.pending.settle(id, lockId, { error: errors.lockOffline() });
     });
@@ -166,12 +174,14 @@ class TransportLockLink implements LockLink {
   async listen(handlers: LockLinkHandlers): Promise<void> {
     if (this.handlers !== undefined) throw new Error('the lock link is already listening');
     this.handlers = handlers;
-    const topics = (['online', 'state', 'event', 'reply', 'operation'] as const).map((kind) => allLocksTopic(this.prefix, kind));
+    const { shared } = this.options;
     try {
-      await this.transport.subscribe(topics);
+      if (shared) await subscribeShared(this.transport, this.prefix, shared);
+      else await this.transport.subscribe((['online', 'state', 'event', 'reply', 'operation'] as const).map((kind) => allLocksTopic(this.prefix, kind)));
     } catch (err) {
       await this.transport.end(true);
-      throw new Error(`MQTT broker refused the subscriptions ${topics.join(', ')}; check the service user's ACL`, { cause: err });
+      const what = shared ? `shared subscriptions ($share/${shared.group}/${this.prefix}/+/…, MQTT 5)` : `subscriptions ${this.prefix}/+/…`;
+      throw new Error(`MQTT broker refused the ${what}; check the service user's ACL${shared ? ' and that the broker supports shared subscriptions (else MQTT_SHARED_SUBSCRIPTIONS=false)' : ''}`, { cause: err });
     }
     this.options.logger.info({ prefix: this.prefix }, 'lock link listening');
   }
@@ -179,7 +189,10 @@ class TransportLockLink implements LockLink {
   /** The transport reconnected (and resubscribed). */
   private reconnected(): void {
     const handlers = this.handlers;
-    if (handlers?.onReconnected && this.closing === undefined) this.invoke('onReconnected', '*', () => handlers.onReconnected?.());
+    if (handlers === undefined || this.closing !== undefined) return;
+    // States changed while cut off reached the other instances, or nobody: read the retained ones again.
+    if (this.options.shared) sweepRetainedStates(this.transport, this.prefix).catch((err: unknown) => this.options.logger.warn({ err }, 'reading the retained lock states again failed'));
+    if (handlers.onReconnected) this.invoke('onReconnected', '*', () => handlers.onReconnected?.());
   }
 
   close(): Promise<void> {
@@ -191,46 +204,45 @@ class TransportLockLink implements LockLink {
   }
 
   /** Entry point of every inbound message. */
-  private receive(topic: string, payload: Buffer): void {
+  private receive(topic: string, payload: Buffer, delivery?: Delivery): void {
     const parsed = parseLockTopic(this.prefix, topic);
     const handlers = this.handlers;
     if (parsed === null || handlers === undefined) return;
     const { lockId, kind } = parsed;
+    if (kind === 'reply') return this.ifValid(lockId, kind, decodeReply(payload), (reply) => this.receiveReply(handlers, lockId, reply));
+    const role = roleOf(this.options.shared !== undefined, delivery);
+    if (kind === 'online') return this.receivePresence(handlers, lockId, payload, role);
+    if (!role.record) return;
     switch (kind) {
-      case 'online': return this.receivePresence(handlers, lockId, payload);
       case 'state': return this.receiveState(handlers, lockId, payload);
       case 'event': return this.ifValid(lockId, kind, decodeEvent(payload), (event) => this.invoke('onEvent', lockId, () => handlers.onEvent(lockId, event)));
-      case 'reply': return this.ifValid(lockId, kind, decodeReply(payload), (reply) => this.receiveReply(handlers, lockId, reply));
       case 'operation': return this.ifValid(lockId, kind, decodeOperationReport(payload), (report) => this.invoke('onOperation', lockId, () => handlers.onOperation?.(lockId, report)));
       default: return; // command/config: our own publications, not subscribed
     }
   }
 
-  private receivePresence(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
+  private receivePresence(handlers: LockLinkHandlers, lockId: string, payload: Buffer, role: DeliveryRole): void {
     // An empty payload is a deleted retained message: presence unknown, which counts as offline.
     const decoded: Decoded<OnlinePayload> = payload.length === 0 ? { ok: true, value: { online: false } } : decodeOnline(payload);
     this.ifValid(lockId, 'online', decoded, ({ online, configVersion, device, directAccessEndpoints }) => {
-      if (online && device !== undefined) this.receiveDevice(handlers, lockId, device);
-      if (online) this.receiveDirectAccess(handlers, lockId, directAccessEndpoints ?? []);
+      const changed = this.presence.get(lockId) !== online;
+      if (role.watch) this.presence.set(lockId, online);
+      if (!role.record) return;
+      // Shared: what this instance last heard of the lock says nothing of what the others recorded since.
+      const always = this.options.shared !== undefined;
+      if (online && device !== undefined) this.receiveChange(this.devices, device, always, handlers.onDevice && (() => handlers.onDevice?.(lockId, device)), 'onDevice', lockId);
+      if (online) this.receiveChange(this.directAccess, directAccessEndpoints ?? [], always, handlers.onDirectAccess && (() => handlers.onDirectAccess?.(lockId, directAccessEndpoints ?? [])), 'onDirectAccess', lockId);
       if (online && handlers.onConfigVersion) this.invoke('onConfigVersion', lockId, () => handlers.onConfigVersion?.(lockId, configVersion ?? null));
-      if (this.presence.get(lockId) === online) return;
-      this.presence.set(lockId, online);
-      this.invoke('onPresence', lockId, () => handlers.onPresence(lockId, online));
+      if (changed || always) this.invoke('onPresence', lockId, () => handlers.onPresence(lockId, online));
     });
   }
 
-  private receiveDevice(handlers: LockLinkHandlers, lockId: string, device: LockDevice): void {
-    const said = JSON.stringify(device);
-    if (this.devices.get(lockId) === said || !handlers.onDevice) return;
-    this.devices.set(lockId, said);
-    this.invoke('onDevice', lockId, () => handlers.onDevice?.(lockId, device));
-  }
-
-  private receiveDirectAccess(handlers: LockLinkHandlers, lockId: string, endpoints: string[]): void {
-    const said = JSON.stringify(endpoints);
-    if (this.directAccess.get(lockId) === said || !handlers.onDirectAccess) return;
-    this.directAccess.set(lockId, said);
-    this.invoke('onDirectAccess', lockId, () => handlers.onDirectAccess?.(lockId, endpoints));
+  /** Hands on what a lock says it is or where it takes LAN requests: only a change, unless `always`. */
+  private receiveChange(last: Map<string, string>, value: unknown, always: boolean, call: (() => void | Promise<void>) | undefined, handler: string, lockId: string): void {
+    const said = JSON.stringify(value);
+    if ((!always && last.get(lockId) === said) || call === undefined) return;
+    if (!always) last.set(lockId, said);
+    this.invoke(handler, lockId, call);
   }
 
   private receiveState(handlers: LockLinkHandlers, lockId: string, payload: Buffer): void {
@@ -270,11 +282,15 @@ class TransportLockLink implements LockLink {
 /** Connects to the broker (external) or attaches to it (embedded, same process). */
 async function openTransport(options: LockLinkOptions): Promise<LinkTransport> {
   const { broker } = options;
-  if (typeof broker === 'object') return new LocalTransport(broker);
+  if (typeof broker === 'object') {
+    if (options.shared) throw new Error('shared subscriptions need an external broker');
+    return new LocalTransport(broker);
+  }
   const client = await connectMqtt(broker, {
     clientId: `latchkey-service-${randomUUID()}`,
     clean: true,
-    protocolVersion: options.protocolVersion ?? 4,
+    // Shared subscriptions are told apart by subscription identifiers, an MQTT 5 feature.
+    protocolVersion: options.shared ? 5 : options.protocolVersion ?? 4,
     ...(options.username === undefined ? {} : { username: options.username }),
     ...(options.password === undefined ? {} : { password: options.password }),
     ...(options.ca === undefined ? {} : { ca: options.ca }),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
@@ -15,6 +16,9 @@ import { connectLockLink, type LockLink, type LockLinkOptions } from './client.j
  * listening (./subscribers.ts makes it listen, once the context is whole). Both register their
  * close in `closers`: the link closes before the broker.
  */
+
+/** The share name of every instance's shared subscriptions (`$share/latchkey/…`). */
+const SHARE_GROUP = 'latchkey';
 
 export interface OpenedLockLink {
   link: LockLink;
@@ -64,7 +68,9 @@ export async function openLockLink(infra: LinkInfrastructure): Promise<OpenedLoc
     target = config.mqtt.url;
     await checkBrokerIsClosed(config.mqtt.url, { allowInsecure: config.lockOps.allowInsecureBroker, logger: infra.logger });
   }
-  const link = await connectLockLink({ broker: target, topicPrefix: config.topicPrefix, replyTimeoutMs: config.lockReplyTimeoutMs, logger: infra.logger, now: infra.now });
+  // Instances sharing the external broker: each report to one of them, each reply to its sender (./shared-subscriptions.ts).
+  const shared = config.mqtt.kind === 'external' && config.mqttSharedSubscriptions ? { shared: { group: SHARE_GROUP, replyTo: randomBytes(9).toString('base64url') } } : {};
+  const link = await connectLockLink({ broker: target, topicPrefix: config.topicPrefix, replyTimeoutMs: config.lockReplyTimeoutMs, logger: infra.logger, now: infra.now, ...shared });
   closers.push(() => link.close());
   return { link, broker };
 }

@@ -6,20 +6,33 @@ import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { knownCapabilities, type LockDevice, type LockEvent, type LockState } from '../device-protocol/payloads.js';
 import { reportLocked } from '../locks/command-life.js';
-import { connectedLockIds, storeDevice, storeDoorOpen, storeHealth, storePresences, storeReportedLockdown } from '../locks/state.js';
+import { claimReportTime, connectedLockIds, storeDevice, storeDoorOpen, storeHealth, storePresences, storeReportedLockdown } from '../locks/state.js';
 
 /**
  * What the lock link reports, written to the locks table (through src/locks/state.ts) and the
  * audit trail exactly once.
  *
- * Every instance sharing a broker sees every report, and the broker replays retained ones on each
- * (re)subscribe; so each change is a conditional UPDATE (`... where value differs`) and only the
- * transaction that actually changed the row audits it. On PostgreSQL the row lock taken by the
- * first UPDATE (or SELECT ... FOR UPDATE) makes a second instance's identical change match no row.
+ * A report may be heard by several instances (without shared subscriptions every instance hears
+ * every report) and again (the broker replays retained ones on each (re)subscribe); so each change
+ * is a conditional UPDATE (`... where value differs`) and only the transaction that actually
+ * changed the row audits it. On PostgreSQL the row lock taken by the first UPDATE (or SELECT ...
+ * FOR UPDATE) makes a second instance's identical change match no row. With shared subscriptions
+ * a lock's reports are spread over the instances: a state or door event older (by the lock's `ts`)
+ * than one already recorded is not applied (claimReportTime).
  */
 
 function audit(ctx: AppContext, uow: UnitOfWork, lockId: string, type: AuditType): Promise<unknown> {
   return recordAudit(ctx, uow, { lockId, type, actorUserId: null });
+}
+
+/**
+ * Whether a state or door event timed `ts` by the lock is not overtaken by one recorded already.
+ * Only with shared subscriptions, where a lock's reports are spread over the instances: one
+ * instance alone, or each hearing everything, records a lock's reports in the order it hears them.
+ */
+function isLatest(ctx: AppContext, uow: UnitOfWork, lockId: string, ts: number): Promise<boolean> {
+  const spread = ctx.config.mqtt.kind === 'external' && ctx.config.mqttSharedSubscriptions;
+  return spread ? claimReportTime(uow.db, lockId, ts) : Promise.resolve(true);
 }
 
 /**
@@ -64,6 +77,8 @@ export async function recordDirectAccess(ctx: AppContext, lockId: string, endpoi
 export function recordDoorEvent(ctx: AppContext, lockId: string, event: LockEvent): Promise<boolean> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
+    // Overtaken by a later report another instance recorded first: the door has moved since.
+    if (!(await isLatest(ctx, uow, lockId, event.ts))) return false;
     const open = event.type === 'DOOR_OPEN';
     const { changed, wasKnown } = await storeDoorOpen(uow.db, lockId, open, now);
     if (!changed) return false;
@@ -82,6 +97,7 @@ export function recordDoorEvent(ctx: AppContext, lockId: string, event: LockEven
 export function recordState(ctx: AppContext, lockId: string, state: LockState): Promise<AuditType[]> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
+    if (!(await isLatest(ctx, uow, lockId, state.ts))) return [];
     const lockAudit = await reportLocked(ctx, uow, lockId, state.locked, now);
     if (lockAudit === undefined) return [];
     await storeHealth(uow.db, lockId, state);

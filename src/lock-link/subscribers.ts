@@ -33,22 +33,31 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
       else ctx.logger.error({ err, lockId }, `recording lock ${what} failed`);
     });
   };
+  const counted = ctx.metrics.lockReports;
   return {
     onPresence: (lockId, online) => {
+      counted.inc({ kind: 'online' });
       throttle.latest(lockId, 'presence', record(lockId, 'presence', () => presences.record(lockId, online)));
       if (online) hooks.onLockOnline?.(lockId);
     },
-    onState: (lockId, state) => throttle.latest(lockId, 'state', record(lockId, 'state', async () => {
-      await recordState(ctx, lockId, state);
-      await recordKeypadSync(ctx, lockId, state);
-    })),
-    onEvent: (lockId, event) => throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event))),
+    onState: (lockId, state) => {
+      counted.inc({ kind: 'state' });
+      throttle.latest(lockId, 'state', record(lockId, 'state', async () => {
+        await recordState(ctx, lockId, state);
+        await recordKeypadSync(ctx, lockId, state);
+      }));
+    },
+    onEvent: (lockId, event) => {
+      counted.inc({ kind: 'event' });
+      throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event)));
+    },
     // Not throttled: the link hands on only a change of what the lock says it is.
     onDevice: (lockId, device) => record(lockId, 'device', () => recordDevice(ctx, lockId, device))(),
     // Not throttled either: only a change of the announced addresses is handed on.
     onDirectAccess: (lockId, endpoints) => record(lockId, 'LAN addresses', () => recordDirectAccess(ctx, lockId, endpoints))(),
     // Not throttled: what a lock kept while cut off arrives in a burst and must not be dropped; its outbox is bounded, each report recorded once.
     onOperation: (lockId, report) => {
+      counted.inc({ kind: 'operation' });
       const recordOperation = hooks.recordOperation;
       if (recordOperation) record(lockId, 'operation', () => recordOperation(lockId, report))();
     },

@@ -9,7 +9,7 @@ import type { LinkTransport, TransportListener } from './transport.js';
  */
 export class LocalTransport implements LinkTransport {
   private listener: TransportListener | undefined;
-  private unsubscribe: (() => Promise<void>) | undefined;
+  private unsubscribeAll: (() => Promise<void>) | undefined;
   private ended = false;
 
   constructor(private readonly broker: LocalBrokerClient) {}
@@ -32,14 +32,18 @@ export class LocalTransport implements LinkTransport {
   }
 
   async subscribe(filters: string[]): Promise<void> {
-    if (this.unsubscribe !== undefined) throw new Error('already subscribed');
-    this.unsubscribe = await this.broker.subscribe(filters, (topic, payload) => {
+    if (this.unsubscribeAll !== undefined) throw new Error('already subscribed');
+    this.unsubscribeAll = await this.broker.subscribe(filters, (topic, payload) => {
       if (!this.ended) this.listener?.message(topic, payload);
     });
   }
 
+  unsubscribe(): Promise<void> {
+    return Promise.reject(new Error('the embedded broker\'s link subscribes once, for its whole life'));
+  }
+
   async end(): Promise<void> {
     this.ended = true;
-    await this.unsubscribe?.();
+    await this.unsubscribeAll?.();
   }
 }

@@ -21,7 +21,10 @@ export class MqttTransport implements LinkTransport {
 
   attach(listener: TransportListener): void {
     const { client, logger } = this;
-    client.on('message', (topic, payload) => listener.message(topic, payload));
+    client.on('message', (topic, payload, packet) => {
+      const ids = packet.properties?.subscriptionIdentifier;
+      listener.message(topic, payload, { retained: packet.retain, subscriptions: ids === undefined ? [] : Array.isArray(ids) ? ids : [ids] });
+    });
     // The first connection is over before these listeners exist.
     client.on('connect', () => {
       listener.reconnected();
@@ -36,9 +39,13 @@ export class MqttTransport implements LinkTransport {
     this.client.publish(topic, payload, { qos: 1, retain }, (err) => done(err));
   }
 
-  async subscribe(filters: string[]): Promise<void> {
-    // mqtt.js rejects when the SUBACK refuses any topic (0x80).
-    await this.client.subscribeAsync(filters, { qos: 1 });
+  async subscribe(filters: string[], id?: number): Promise<void> {
+    // mqtt.js rejects when the SUBACK refuses any topic (0x80); on reconnecting it subscribes again with the same identifier.
+    await this.client.subscribeAsync(filters, { qos: 1, ...(id === undefined ? {} : { properties: { subscriptionIdentifier: id } }) });
+  }
+
+  async unsubscribe(filters: string[]): Promise<void> {
+    await this.client.unsubscribeAsync(filters);
   }
 
   async end(force = false): Promise<void> {

@@ -74,6 +74,26 @@ export async function storePresences(db: Executor, dialect: DialectName, changes
   return changed;
 }
 
+/** How far back (seconds of the lock's clock) a report counts as overtaken rather than as the lock's clock set back. */
+const OVERTAKEN_WITHIN_SECONDS = 60;
+
+/**
+ * Whether a report the lock timed `ts` is newer than every state and door event recorded, storing
+ * it as the newest when it is. Instances sharing a broker each record some of a lock's reports, so
+ * one may finish before an earlier one (issue 33 point 2): that earlier one then changes nothing.
+ * A report more than a minute older is taken anyway: the lock's clock was set back. Its UPDATE
+ * takes the lock's row, so the lock's reports are recorded one at a time across instances.
+ */
+export async function claimReportTime(db: Executor, lockId: string, ts: number): Promise<boolean> {
+  const result = await db
+    .updateTable('locks')
+    .set({ report_ts: ts })
+    .where('id', '=', lockId)
+    .where((eb) => eb.or([eb('report_ts', 'is', null), eb('report_ts', '<=', ts), eb('report_ts', '>', ts + OVERTAKEN_WITHIN_SECONDS)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** Ids of up to `limit` locks stored as connected. */
 export async function connectedLockIds(db: Executor, limit: number): Promise<string[]> {
   const rows = await db.selectFrom('locks').select('id').where('connected', '=', 1).limit(limit).execute();

@@ -65,6 +65,8 @@ export interface LocksTable {
   /** The lockdown the lock says it enforces (protocol 1.4, migration 0170): its id, '' for none, null before it says; when that changed. */
   reported_lockdown: string | null;
   reported_lockdown_at: number | null;
+  /** The lock's own time of the newest state or door event recorded (migration 0180); null before one. */
+  report_ts: number | null;
   created: number;
   updated: number;
   /** Set when its owner retired it (POST /device/{id}/decommission, migration 0081); null while in service. */

@@ -21,6 +21,8 @@ export interface Metrics {
   /** One unlock's phases: `verification` (signature and claims), `database` (the command's writes), `lock` (the round trip to the lock). */
   unlockPhase: Histogram<'phase'>;
   commandsTimedOut: Counter;
+  /** Lock reports this instance took to record (presence, state, event, operation): with shared subscriptions, each on one instance of the cluster. */
+  lockReports: Counter<'kind'>;
   rateLimitRefusals: Counter<'route'>;
   sseStreamsOpen: Gauge;
   /** Sources are attached once the link exists (the metrics are made before it). */
@@ -52,6 +54,7 @@ export function createMetrics(): Metrics {
     }),
     unlockPhase: new Histogram({ name: 'latchkey_unlock_phase_seconds', help: 'Unlock latency by phase: verification, database, lock (round trip)', labelNames: ['phase'], buckets: LATENCY_BUCKETS, registers }),
     commandsTimedOut: new Counter({ name: 'latchkey_lock_commands_timed_out_total', help: 'Lock commands that got no reply in time (504)', registers }),
+    lockReports: new Counter({ name: 'latchkey_lock_reports_total', help: 'Lock reports this instance took to record, by kind (online, state, event, operation)', labelNames: ['kind'], registers }),
     rateLimitRefusals: new Counter({ name: 'latchkey_rate_limit_refusals_total', help: 'Requests refused by a rate limit (429), by route', labelNames: ['route'], registers }),
     sseStreamsOpen: new Gauge({ name: 'latchkey_sse_streams_open', help: 'Event streams open on this instance', registers }),
     attach: (attached) => void (sources = attached),
