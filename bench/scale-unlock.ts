@@ -87,7 +87,13 @@ export async function startUnlockRig(instances: Instance[], lock: ProvisionedLoc
       // already gone
     }
   });
-  const agents = new Map(instances.map((instance) => [instance, new Agent({ keepAlive: true, maxSockets: 256 })]));
+  // Kept-alive connections per instance, made on first use (bench/scale-out-cluster.ts starts new instances with the same rig).
+  const agents = new Map<Instance, Agent>();
+  const agentOf = (instance: Instance): Agent => {
+    let agent = agents.get(instance);
+    if (agent === undefined) agents.set(instance, (agent = new Agent({ keepAlive: true, maxSockets: 256 })));
+    return agent;
+  };
   const headers = { 'content-type': 'application/json;charset=UTF-8', authorization: `Bearer ${authToken}` };
   const path = `/device/${lock.id}/execute`;
   const rig: UnlockRig = {
@@ -96,7 +102,7 @@ export async function startUnlockRig(instances: Instance[], lock: ProvisionedLoc
       const { hostname, port } = new URL(instance.url);
       return new Promise((resolve) => {
         const started = performance.now();
-        const req = request({ hostname, port, path, method: 'POST', agent: agents.get(instance), headers }, (res) => {
+        const req = request({ hostname, port, path, method: 'POST', agent: agentOf(instance), headers }, (res) => {
           res.resume();
           res.on('end', () => resolve(res.statusCode === 200 ? performance.now() - started : null));
         });
@@ -109,16 +115,22 @@ export async function startUnlockRig(instances: Instance[], lock: ProvisionedLoc
       await simulator.stop();
     },
   };
-  // The lock comes online and receives its configuration (through whichever instance): wait until
-  // every instance gets an unlock through, then warm up.
+  await warmUp(rig, instances, () => simulator.diagnose());
+  return rig;
+}
+
+/**
+ * The lock comes online and receives its configuration (through whichever instance): waits until
+ * every instance gets an unlock through, then warms up.
+ */
+export async function warmUp(rig: UnlockRig, instances: Instance[], diagnose: () => Promise<string> = async () => ''): Promise<void> {
   for (const instance of instances) {
     for (let attempt = 0; (await rig.unlock(instance, rig.unlockToken())) === null; attempt++) {
-      if (attempt > 600) throw new Error(`the simulated lock never accepted an unlock through ${instance.url} (30 s): ${await simulator.diagnose()}`);
+      if (attempt > 600) throw new Error(`the simulated lock never accepted an unlock through ${instance.url} (30 s): ${await diagnose()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
   for (let i = 0; i < 100; i++) await rig.unlock(instances[i % instances.length]!, rig.unlockToken());
-  return rig;
 }
 
 export interface UnlockRun {

@@ -16,6 +16,10 @@ describe('topics', () => {
   it('rejects other prefixes, extra levels, unknown kinds and unsafe ids', () => {
     assert.equal(parseLockTopic('locks', `other/${LOCK}/state`), null);
     assert.equal(parseLockTopic('locks', `locks/${LOCK}/state/extra`), null);
+    // Protocol 1.6: a reply routed to one instance, and nothing else one level down.
+    assert.deepEqual(parseLockTopic('locks', `locks/${LOCK}/reply/inst_1-a.b`), { lockId: LOCK, kind: 'reply', route: 'inst_1-a.b' });
+    assert.equal(parseLockTopic('locks', `locks/${LOCK}/reply/+`), null);
+    assert.equal(parseLockTopic('locks', `locks/${LOCK}/reply/a/b`), null);
     assert.equal(parseLockTopic('locks', `locks/${LOCK}/secrets`), null);
     assert.equal(parseLockTopic('locks', 'locks/+/state'), null);
     for (const id of ['', 'a/b', '+', '#', '$SYS', 'x'.repeat(129), 'a b']) assert.equal(isValidLockId(id), false, id);
@@ -68,6 +72,11 @@ describe('broker policy', () => {
     for (const kind of ['online', 'state', 'event', 'reply', 'operation']) assert.equal(mayPublish(lock, `locks/${LOCK}/${kind}`, 'locks'), true, kind);
     assert.equal(mayPublish(lock, `locks/${LOCK}/command`, 'locks'), false);
     assert.equal(mayPublish(lock, `locks/${LOCK}/config`, 'locks'), false);
+    assert.equal(mayPublish(lock, `locks/${LOCK}/reply/instance-1`, 'locks'), true);
+    assert.equal(mayPublish(lock, `locks/${LOCK}/reply/a/b`, 'locks'), false);
+    assert.equal(mayPublish(lock, `locks/${LOCK}/reply/#`, 'locks'), false);
+    assert.equal(mayPublish(lock, `locks/${LOCK}/state/instance-1`, 'locks'), false);
+    assert.equal(mayPublish(lock, 'locks/other/reply/instance-1', 'locks'), false);
     assert.equal(mayPublish(lock, 'locks/other/state', 'locks'), false);
     assert.equal(mayPublish(lock, `other/${LOCK}/state`, 'locks'), false);
     assert.equal(maySubscribe(lock, `locks/${LOCK}/config`, 'locks'), true);

@@ -49,7 +49,7 @@ describe('GET /metrics behind a bearer token', () => {
     assert.equal(value(text, total), value(text, timed));
     const again = await (await fetch(`${t.service.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     assert.equal(value(again, total), value(text, total));
-    for (const name of ['latchkey_unlock_phase_seconds', 'latchkey_lock_commands_timed_out_total', 'latchkey_locks_online', 'latchkey_sse_streams_open', 'latchkey_broker_reconnects', 'latchkey_bus_reconnects', 'latchkey_audit_checkpoint_lag_seconds']) {
+    for (const name of ['latchkey_unlock_phase_seconds', 'latchkey_lock_commands_timed_out_total', 'latchkey_locks_online', 'latchkey_sse_streams_open', 'latchkey_broker_reconnects', 'latchkey_bus_reconnects', 'latchkey_lock_reports_total', 'latchkey_audit_checkpoint_lag_seconds']) {
       assert.match(text, new RegExp(`^# TYPE ${name} `, 'm'), name);
     }
     assert.match(text, /^latchkey_locks_online 0$/m);

@@ -1,0 +1,89 @@
+// Issue 33 point 2: cluster CPU per unlock at 1, 2 and 3 instances, each a process of its own, on
+// one PostgreSQL database, one Redis and one Mosquitto, with the lock reports shared (each to one
+// instance, MQTT 5 shared subscriptions, replies to the sender: MQTT_SHARED_SUBSCRIPTIONS=true,
+// the default) and, for comparison in the same run, heard by every instance (false). Unlocks at a
+// fixed rate, sent in turn to each instance of the cluster; the CPU of every instance together,
+// divided by the unlocks. Goal: flat (as many instances, the same CPU per unlock).
+// Env: SCALE_CLUSTER_ROUNDS (default 2), SCALE_BENCH_MQTT_URL, LATCHKEY_TEST_REDIS_URL (bench/scale-out.ts).
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { committedTransactions, createBenchDatabase, startBenchRedis, startInstance, type Instance } from './scale-lib.js';
+import { fixedRate, provisionBenchLock, startBenchBroker, startUnlockRig, warmUp, type UnlockRig } from './scale-unlock.js';
+import { percentile } from './lib.js';
+
+const RATE = 40;
+const SECONDS = 5;
+const ROUNDS = Number(process.env.SCALE_CLUSTER_ROUNDS ?? 2);
+const SIZES = [1, 2, 3];
+
+const redis = await startBenchRedis();
+const database = await createBenchDatabase();
+const dataDir = await mkdtemp(join(tmpdir(), 'latchkey-bench-cluster-'));
+const lock = await provisionBenchLock(database.url, dataDir);
+const broker = await startBenchBroker(lock);
+const base: Record<string, string> = {
+  DATABASE_URL: database.url,
+  REDIS_URL: redis.url,
+  KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  BASE_URL: 'http://latchkey.bench',
+  CERT_CHECK: 'never',
+  LOG_LEVEL: 'error',
+  ...(broker ? { MQTT_URL: broker.serviceUrl, ...broker.env } : {}),
+};
+let rig: UnlockRig | null = null;
+let running: Instance[] = [];
+
+interface Row { shared: boolean; size: number; cpuUs: number; commits: number; p50: number; p99: number; failed: number }
+
+/** One cluster of `size`: started, warmed up, measured, stopped. */
+async function measure(shared: boolean, size: number): Promise<Row> {
+  const env = { ...base, MQTT_SHARED_SUBSCRIPTIONS: String(shared) };
+  running = [];
+  for (let i = 0; i < size; i++) running.push(await startInstance(env));
+  try {
+    if (rig === null) rig = await startUnlockRig(running, lock, broker!, dataDir);
+    else await warmUp(rig, running);
+    const commitsBefore = await committedTransactions(database.name);
+    const before = await Promise.all(running.map((instance) => instance.cpu()));
+    const run = await fixedRate(rig, running, running, RATE, SECONDS);
+    // The reports of the last unlocks (the relock after each) are still being recorded: let them land in the figures.
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    const after = await Promise.all(running.map((instance) => instance.cpu()));
+    const commits = (await committedTransactions(database.name)) - commitsBefore;
+    const unlocks = RATE * SECONDS;
+    const cpu = after.reduce((sum, value, i) => sum + value - before[i]!, 0);
+    return { shared, size, cpuUs: (cpu / unlocks) * 1e6, commits: commits / unlocks, p50: percentile(run.latencies, 50), p99: percentile(run.latencies, 99), failed: run.failures };
+  } finally {
+    await Promise.all(running.map((instance) => instance.stop()));
+    running = [];
+  }
+}
+
+try {
+  if (!broker) {
+    console.log('\n## Cluster CPU per unlock (issue 33 point 2): not measured (mosquitto is not installed and SCALE_BENCH_MQTT_URL is not set)');
+  } else {
+    const rows: Row[] = [];
+    for (let round = 1; round <= ROUNDS; round++) for (const size of SIZES) for (const shared of [true, false]) rows.push(await measure(shared, size));
+    console.log(`\n## Cluster CPU per unlock (issue 33 point 2): 1–3 instances in processes of their own, PostgreSQL + ${redis.private ? 'a private Redis' : 'Redis'} + ${broker.label}, the simulated lock; ${RATE} unlocks/s for ${SECONDS} s sent in turn to each instance, ${ROUNDS} round(s) (a shared 2-core machine: compare within a round)`);
+    console.log('CPU: every instance of the cluster together, per unlock (the relock 5 s later and every report included). Goal: flat with the number of instances.');
+    for (let round = 0; round < ROUNDS; round++) {
+      const of = (shared: boolean) => rows.slice(round * SIZES.length * 2).filter((row) => row.shared === shared).slice(0, SIZES.length);
+      for (const shared of [true, false]) {
+        const series = of(shared);
+        const first = series[0]!.cpuUs;
+        const label = shared ? 'each report to one instance (shared)   ' : 'every report to every instance (before)';
+        console.log(`  round ${round + 1}, ${label}: ${series.map((row) => `${row.size}: ${row.cpuUs.toFixed(0)} µs (×${(row.cpuUs / first).toFixed(2)}), ${row.commits.toFixed(1)} PG commits, p50/p99 ${row.p50.toFixed(0)}/${row.p99.toFixed(0)} ms${row.failed ? `, ${row.failed} failed` : ''}`).join('   ')}   goal: flat (×1.00)`);
+      }
+    }
+  }
+} finally {
+  await (rig as UnlockRig | null)?.stop();
+  await Promise.all(running.map((instance) => instance.stop()));
+  await broker?.close();
+  await database.drop();
+  await redis.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}
