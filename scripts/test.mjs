@@ -7,9 +7,11 @@
 // reachable PostgreSQL the second pass is skipped with a line saying so, except under CI=true,
 // where a missing PostgreSQL fails the run.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve as resolvePath } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 function findTests(dir) {
   const out = [];
@@ -48,15 +50,36 @@ if (!existsSync('/usr/bin/chromium') && all.some(isBrowserTest)) {
 }
 const databases = (process.env.LATCHKEY_TEST_DATABASES ?? 'sqlite,postgres').split(',');
 
+// Test files run a batch to a process, not one each: a process spends ~3 s of CPU loading the
+// service's ~1,000 modules (Node 20's loader, tsx's hooks), which was two thirds of the suite's
+// CPU with a process per file (docs/decisions.md). A batch's files run one after another, each
+// closing what it opened (every file's tests sit in a `describe` with its own before/after).
+// LATCHKEY_TEST_FILES_PER_PROCESS=1 gives each file its own process again.
+const FILES_PER_PROCESS = Math.max(1, Number(process.env.LATCHKEY_TEST_FILES_PER_PROCESS ?? 16));
+
+/** Entry files that each import a batch of test files; files of one folder spread over batches. */
+function batches(files, dir) {
+  if (FILES_PER_PROCESS === 1) return files;
+  const count = Math.ceil(files.length / FILES_PER_PROCESS);
+  return Array.from({ length: count }, (_, k) => {
+    const entry = join(dir, `batch-${String(k + 1).padStart(2, '0')}.test.mjs`);
+    const mine = files.filter((_, i) => i % count === k);
+    writeFileSync(entry, mine.map((f) => `await import(${JSON.stringify(pathToFileURL(resolvePath(f)).href)});\n`).join(''));
+    return entry;
+  });
+}
+
 function run(database, files) {
   return new Promise((resolve) => {
     if (files.length === 0) return resolve({ passed: 0, failed: 0 });
     console.log(`\n### ${files.length} test files on ${database}\n`);
+    const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-batches-'));
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+      ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...batches(files, dir)],
       { env: { ...process.env, LATCHKEY_TEST_DB: database }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
+    child.on('close', () => rmSync(dir, { recursive: true, force: true }));
     let passed = 0;
     let failed = 0;
     child.stdout.on('data', (chunk) => {

@@ -3,6 +3,7 @@ import type { Config } from './config/config.js';
 import { startupStep } from './config/startup-step.js';
 import { closeContext, createContext, createHttpParts, type AppContext, type ContextOptions } from './context.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
+import type { SchemaCompilers } from './http/schema-compilers.js';
 import { registerRoutes } from './routes.js';
 import { startSubscribers, type Subscribers } from './subscribers.js';
 import { openApiWebhooks } from './webhooks/schemas.js';
@@ -25,6 +26,8 @@ export interface RunningService {
 export interface ServiceOptions extends ContextOptions {
   /** Tests: a reply of a status its route does not declare becomes a 500 told here (src/http/declared-statuses.ts). */
   onUndeclaredStatus?: (what: string) => void;
+  /** Tests: compiled schemas shared by every service the process starts (src/http/schema-compilers.ts). */
+  schemaCompilers?: SchemaCompilers;
 }
 
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
@@ -33,7 +36,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let subscribers: Subscribers | null = null;
   try {
     const parts = createHttpParts(ctx);
-    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, requestTimeoutMs: config.httpRequestTimeoutMs, corsOrigin: (origin) => parts.applications.cors.allows(origin), corsOpenPath: isCdnPath, openApiWebhooks: openApiWebhooks(), ...(options.onUndeclaredStatus ? { onUndeclaredStatus: options.onUndeclaredStatus } : {}) });
+    app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, requestTimeoutMs: config.httpRequestTimeoutMs, corsOrigin: (origin) => parts.applications.cors.allows(origin), corsOpenPath: isCdnPath, openApiWebhooks: openApiWebhooks(), ...(options.onUndeclaredStatus ? { onUndeclaredStatus: options.onUndeclaredStatus } : {}), ...(options.schemaCompilers ? { schemaCompilers: options.schemaCompilers } : {}) });
     await registerRoutes(app, ctx, parts);
     subscribers = await startSubscribers(ctx);
     await startupStep('PORT / HOST', 'cannot listen', () => app!.listen({ port: config.port, host: config.host }));

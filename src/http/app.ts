@@ -15,7 +15,8 @@ import { acceptRuleOf, DOCS_PREFIX, negotiateRequest } from './route-negotiation
 import { declareErrorStatuses } from './schemas.js';
 import { serializeRequest } from './request-log.js';
 import { docsCsp, securityHeaders } from './security-headers.js';
-import { AJV_OPTIONS, strictBodyValidators } from './validation.js';
+import { SchemaCompilers } from './schema-compilers.js';
+import { AJV_OPTIONS } from './validation.js';
 
 export type { HttpApp } from './http-app.js';
 
@@ -34,6 +35,8 @@ export interface HttpAppOptions {
   onUndeclaredStatus?: (what: string) => void;
   /** The OpenAPI document's `webhooks` section: the requests the service makes (src/webhooks/schemas.ts). */
   openApiWebhooks?: Record<string, unknown>;
+  /** Compiled schemas shared with other apps of this process (tests start many); the app's own otherwise. */
+  schemaCompilers?: SchemaCompilers;
 }
 
 /**
@@ -107,7 +110,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     // A URL that does not decode (e.g. `%ff`) is refused in the documented error format too.
     frameworkErrors: (err, request, reply) => handleError(err, request, reply),
     ajv: { customOptions: AJV_OPTIONS },
-    schemaController: { compilersFactory: { buildValidator: strictBodyValidators() } },
+    schemaController: { compilersFactory: (options.schemaCompilers ?? new SchemaCompilers()).factory },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
 
   app.decorateRequest('apiVersion', 1);

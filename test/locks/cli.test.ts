@@ -24,7 +24,9 @@ describe('latchkey lock provision / site create', () => {
       execFile(
         process.execPath,
         ['--import', 'tsx', 'src/cli/main.ts', ...args],
-        { env: { ...process.env, DATABASE_URL: t.database.url, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' }, timeout: 60_000 },
+        // Seven of these start at once, each loading the CLI through tsx (~3 s of CPU): on a loaded
+        // machine one took over a minute, and a killed run reads as exit 1.
+        { env: { ...process.env, DATABASE_URL: t.database.url, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' }, timeout: 180_000 },
         (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       );
     });
