@@ -24,11 +24,29 @@ function precompress(): Plugin {
   };
 }
 
+type ModuleInfo = { isEntry: boolean; importers: readonly string[] } | null;
+
+/**
+ * Every module the entry imports statically goes into one chunk: the bundler would otherwise split
+ * what the lazy pages share with it into several small chunks, all loaded first anyway, each with
+ * its own request and headers (the first load's budget, test/console/console.browser.test.ts).
+ */
+function firstLoadChunk(id: string, { getModuleInfo }: { getModuleInfo: (id: string) => ModuleInfo }): string | undefined {
+  const seen = new Set<string>();
+  const fromEntry = (module: string): boolean => {
+    if (seen.has(module)) return false;
+    seen.add(module);
+    const info = getModuleInfo(module);
+    return info !== null && (info.isEntry || info.importers.some(fromEntry));
+  };
+  return fromEntry(id) ? 'app' : undefined;
+}
+
 export default defineConfig({
   root: here,
   base: '/console/',
   plugins: [precompress()],
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
-  build: { outDir, emptyOutDir: true, target: 'es2022', sourcemap: false, assetsInlineLimit: 0 },
+  build: { outDir, emptyOutDir: true, target: 'es2022', sourcemap: false, assetsInlineLimit: 0, rollupOptions: { output: { manualChunks: firstLoadChunk } } },
   logLevel: 'warn',
 });

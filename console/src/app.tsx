@@ -11,20 +11,21 @@ import { useLocks } from './hooks/locks';
 import { appPath, match, navigate, usePath } from './hooks/router';
 import { AccountPage } from './pages/account';
 import { ActivityPage } from './pages/activity';
-import { DoorsActivityPage } from './pages/doors-activity';
-import { AppPage, AppsPage } from './pages/apps';
 import { Register, ResetPassword, SignIn, VerifyEmail } from './pages/auth';
 import { LockPage } from './pages/lock';
 import { LocksPage } from './pages/locks';
-import { SharePage } from './pages/share';
-import { SitesPage } from './pages/sites';
 import { Visit } from './pages/visit';
-import { WebhooksPage } from './pages/webhooks';
 
 /** The keypad codes' pages, loaded when first opened (the first load stays small). */
 const loadCodes = () => import('./pages/codes');
 /** The alarms and lockdown pages, loaded when first opened (the first load stays small). */
 const loadAlarms = () => import('./pages/alarms');
+/** Administrators' and developers' pages, loaded when first opened: the first load carries sign-in and the lock pages only. */
+const loadShare = () => import('./pages/share');
+const loadSites = () => import('./pages/sites');
+const loadDoors = () => import('./pages/doors-activity');
+const loadWebhooks = () => import('./pages/webhooks');
+const loadApps = () => import('./pages/apps');
 
 /** Pages anyone may open; every other page needs a session. */
 const PUBLIC = ['/signin', '/register', '/verify', '/reset', '/visit'];
@@ -71,17 +72,20 @@ function SignedIn({ path, search }: { path: string; search: URLSearchParams }) {
     const lockId = params.id!;
     page = <Lazy load={loadAlarms} render={(alarms) => <alarms.LockAlarmsPage lockId={lockId} />} />;
   } else if ((params = match('/locks/:id/:tab', path))) page = <LockPage id={params.id!} tab={params.tab!} />;
-  else if (path === '/share') page = <SharePage />;
-  else if (path === '/sites') page = <SitesPage />;
+  else if (path === '/share') page = <Lazy load={loadShare} render={(m) => <m.SharePage />} />;
+  else if (path === '/sites') page = <Lazy load={loadSites} render={(m) => <m.SitesPage />} />;
   else if (path === '/codes') page = <Lazy load={loadCodes} render={(codes) => <codes.CodesPage />} />;
   else if (path === '/alarms') page = <Lazy load={loadAlarms} render={(alarms) => <alarms.AlarmsPage />} />;
-  else if (path === '/doors') page = <DoorsActivityPage />;
-  else if (path === '/webhooks') page = <WebhooksPage />;
+  else if (path === '/doors') page = <Lazy load={loadDoors} render={(m) => <m.DoorsActivityPage />} />;
+  else if (path === '/webhooks') page = <Lazy load={loadWebhooks} render={(m) => <m.WebhooksPage />} />;
   else if (path === '/activity') page = <ActivityPage />;
   else if ((params = match('/users/:id/activity', path))) page = <ActivityPage userId={params.id!} label={search.get('name') ?? undefined} />;
   else if (path === '/account') page = <AccountPage />;
-  else if (path === '/apps') page = <AppsPage />;
-  else if ((params = match('/apps/:id', path))) page = <AppPage id={params.id!} />;
+  else if (path === '/apps') page = <Lazy load={loadApps} render={(m) => <m.AppsPage />} />;
+  else if ((params = match('/apps/:id', path))) {
+    const appId = params.id!;
+    page = <Lazy load={loadApps} render={(m) => <m.AppPage id={appId} />} />;
+  }
   else page = <main><h1>Not found</h1><p>There is no such page. <Link to="/">Go to your locks</Link></p></main>;
   return (
     <>
