@@ -8,3 +8,8 @@ export function presentAlarm(row: AlarmRow): LockAlarm {
 export function presentSiteAlarm(row: AlarmRow): SiteAlarm {
   return { ...presentAlarm(row), lockId: row.lock_id };
 }
+
+/** Open alarms and history across several locks (a site's, or every lock the caller administers). */
+export function presentSiteAlarms(alarms: { open: AlarmRow[]; history: AlarmRow[] }): { open: SiteAlarm[]; history: SiteAlarm[] } {
+  return { open: alarms.open.map(presentSiteAlarm), history: alarms.history.map(presentSiteAlarm) };
+}

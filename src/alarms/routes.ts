@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
 import { LockIdParams, pathId } from '../ids/path-ids.js';
 import { SiteIdParams } from '../sites/schemas.js';
-import { presentAlarm, presentSiteAlarm } from './presenters.js';
+import { presentAlarm, presentSiteAlarms } from './presenters.js';
 import { AlarmSettings, AlarmSettingsChange, LockAlarms, SiteAlarms } from './schemas.js';
 import { changeAlarmSettings, readAlarmSettings } from './settings.js';
 import { readAdministeredAlarms, readLockAlarms, readSiteAlarms } from './service.js';
@@ -30,10 +30,7 @@ export function alarmRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         params: SiteIdParams,
         response: { 200: SiteAlarms, ...errorResponses(401, 404) },
       },
-      handler: async (request) => {
-        const alarms = await readSiteAlarms(ctx, request.caller, pathId(request.params.siteId, 'site'));
-        return { open: alarms.open.map(presentSiteAlarm), history: alarms.history.map(presentSiteAlarm) };
-      },
+      handler: async (request) => presentSiteAlarms(await readSiteAlarms(ctx, request.caller, pathId(request.params.siteId, 'site'))),
     });
 
     app.get('/alarms', {
@@ -42,10 +39,7 @@ export function alarmRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         summary: 'Open alarms and their history of every lock the caller administers',
         response: { 200: SiteAlarms, ...errorResponses(401) },
       },
-      handler: async (request) => {
-        const alarms = await readAdministeredAlarms(ctx, request.caller);
-        return { open: alarms.open.map(presentSiteAlarm), history: alarms.history.map(presentSiteAlarm) };
-      },
+      handler: async (request) => presentSiteAlarms(await readAdministeredAlarms(ctx, request.caller)),
     });
 
     app.get('/device/:lockId/alarm-settings', {
