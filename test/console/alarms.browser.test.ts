@@ -12,7 +12,8 @@ import { PHONE, assertAllLabelled, assertNoSeriousAxeViolations, certifyBrowser,
  * Issue 31 point 4: alarms and lockdown in the console, against the real service and simulated
  * locks (the device protocol's own simulator, which enforces a lockdown itself). A door held open
  * raises an alarm the lock list and the lock's page show live, and clears; a site is locked down
- * from one administrator's console and lifted by two, each signing in their own browser.
+ * from one administrator's console and lifted by two, each signing in their own browser; a site is
+ * locked down with a responder chosen among its doors' members, whose unlock alone still opens.
  */
 ensureConsoleBuilt();
 
@@ -149,6 +150,61 @@ describe('the console: alarms and lockdown', () => {
     assert.deepEqual(b.errors, []);
     await a.context.close();
     await b.context.close();
+  });
+
+  it("locks a site down with a responder chosen among its doors' members: only the responder's unlock opens, at the service and at the lock", async () => {
+    const alice = await createVerifiedUser(t, { displayName: 'Alice Admin' });
+    const carol = await createVerifiedUser(t, { displayName: 'Carol Responder' });
+    const dave = await createVerifiedUser(t, { displayName: 'Dave Member' });
+    const site = await createSite(t, { name: 'Annex' });
+    const front = await claimLock(t, alice, { name: 'Front door', siteId: site.id });
+    const store = await claimLock(t, alice, { name: 'Store room', siteId: site.id });
+    await shareLock(t, front.id, alice, carol.userId);
+    for (const lock of [front, store]) await shareLock(t, lock.id, alice, dave.userId);
+    const [frontSim, storeSim] = [await simulate(front), await simulate(store)];
+
+    const a = await openTab(browser);
+    await signInAs(a, t.service.url, alice.email, alice.password);
+    await certifyBrowser(a, t.service.url, null, alice.email);
+    await a.page.getByRole('link', { name: 'Alarms', exact: true }).click();
+    const annex = a.page.getByRole('region', { name: 'Annex' });
+    await annex.getByRole('button', { name: 'Lock down Annex' }).click();
+    // The doors' members, each once: Carol is on one of the two doors, Dave and Alice on both.
+    const responders = annex.getByRole('group', { name: 'Responders who may still unlock (optional)' });
+    const carolBox = responders.getByRole('checkbox', { name: `Carol Responder (${carol.email}), on 1 of 2 doors` });
+    await carolBox.waitFor();
+    await responders.getByRole('checkbox', { name: `Dave Member (${dave.email})`, exact: true }).waitFor();
+    await responders.getByRole('checkbox', { name: `Alice Admin (${alice.email}) (you)`, exact: true }).waitFor();
+    assert.equal(await responders.getByRole('checkbox').count(), 3);
+    await responders.getByText('No responder: no one may unlock until the lift.').waitFor();
+    // Chosen from the keyboard.
+    await carolBox.focus();
+    await a.page.keyboard.press('Space');
+    assert.equal(await carolBox.isChecked(), true);
+    await responders.getByText('1 responder chosen: only their unlocks open the doors they may use.').waitFor();
+    await annex.getByText('2 doors will lock and refuse every unlock but those of 1 responder').waitFor();
+    await assertAllLabelled(a.page);
+    await assertNoSeriousAxeViolations(a.page);
+    await shoot(a.page, 'lockdown-responders', annex);
+    await annex.getByRole('button', { name: 'Yes, lock down 2 doors' }).click();
+    await annex.getByText('Annex is locked down: 2 doors refuse every unlock but those of 1 responder.').waitFor();
+    await eventually(() => frontSim.lockdownId !== null && storeSim.lockdownId !== null, 'both locks hold the lockdown');
+    const card = annex.locator('article.lockdown');
+    await card.getByText('Responders who may still unlock: Carol Responder.').waitFor();
+    const declared = (await t.api.get('/lockdowns', { token: alice.authToken })).body;
+    assert.deepEqual(declared.lockdowns.map((l: { responders: Array<{ userId: string }> }) => l.responders.map((r) => r.userId)), [[carol.userId]]);
+
+    // Carol's unlock opens the front door, through the service; Dave's is refused there.
+    const [carolSigner, daveSigner] = [await certify(t, carol), await certify(t, dave)];
+    assert.equal((await execute(t, carolSigner, front.id, signed(carolSigner, front.id, unlock))).status, 200);
+    await eventually(() => frontSim.state.locked === false, 'the front door unlocked for its responder');
+    assert.equal((await execute(t, daveSigner, front.id, signed(daveSigner, front.id, unlock))).status, 403);
+    // The lock itself, the service bypassed: the responder's signature opens, another member's is refused.
+    await assert.rejects(t.service.ctx.link.sendCommand(front.id, signed(daveSigner, front.id, unlock), { type: 'MUTATE_LOCK', locked: false }), /locked_down/);
+    await assert.rejects(t.service.ctx.link.sendCommand(store.id, signed(daveSigner, store.id, unlock), { type: 'MUTATE_LOCK', locked: false }), /locked_down/);
+    await t.service.ctx.link.sendCommand(front.id, signed(carolSigner, front.id, unlock), { type: 'MUTATE_LOCK', locked: false });
+    assert.deepEqual(a.errors, []);
+    await a.context.close();
   });
 });
 

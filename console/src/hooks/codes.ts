@@ -2,8 +2,8 @@ import { useMutation, useQueries, useQueryClient } from '@tanstack/preact-query'
 import { useEffect } from 'preact/hooks';
 import { signOperation, type Operation } from '../api/browser-key';
 import type { ApiClient } from '../api/client';
-import { changeCode, createCode, listCodes, listMembers, revokeCode, sendCode } from '../api/endpoints';
-import type { Hours, KeypadCode, Member, SendCode } from '../api/types';
+import { changeCode, createCode, listCodes, revokeCode, sendCode } from '../api/endpoints';
+import type { Hours, KeypadCode, SendCode } from '../api/types';
 import { useApi, useLiveFeed, useUserId } from './context';
 import { queryKeys } from './query-keys';
 
@@ -61,15 +61,6 @@ export function useCodes(lockIds: readonly string[]) {
 function mergeLocks(a: KeypadCode, b: KeypadCode): KeypadCode {
   const known = new Set(a.locks.map((l) => l.lockId));
   return { ...a, locks: [...a.locks, ...b.locks.filter((l) => !known.has(l.lockId))] };
-}
-
-/** The members of every one of `lockIds` (a member's code needs them on each lock it is on). */
-export function useCommonMembers(lockIds: readonly string[]): Member[] {
-  const api = useApi();
-  const results = useQueries({ queries: lockIds.map((lockId) => ({ queryKey: queryKeys.members(lockId), queryFn: () => listMembers(api, lockId) })) });
-  if (results.length === 0 || results.some((r) => !r.data)) return [];
-  const [first, ...rest] = results.map((r) => r.data!);
-  return first!.filter((m) => !m.orphan && !m.pending && rest.every((members) => members.some((o) => o.userId === m.userId)));
 }
 
 function useRefresh(lockIds: () => readonly string[]) {

@@ -51,12 +51,13 @@ function useLockdownOperation<T>(operation: (input: T, me: string) => { sub: str
 
 /**
  * Declares a lockdown of `lockIds`, signed in this browser: one LOCKDOWN whose `sub` names the
- * lock, the site of them all, or the signer (src/operations/lockdown.ts); each lock checks it itself.
+ * lock, the site of them all, or the signer (src/operations/lockdown.ts); each lock checks it itself,
+ * and carries out only the unlocks of its `responders` (user ids) until it is lifted.
  */
 export function useDeclareLockdown() {
-  return useLockdownOperation((input: { sub: string; lockIds: string[]; quorum: number }) => ({
+  return useLockdownOperation((input: { sub: string; lockIds: string[]; quorum: number; responders: string[] }) => ({
     sub: input.sub,
-    body: { type: 'LOCKDOWN', lockdownId: crypto.randomUUID(), locks: input.lockIds, liftQuorum: input.quorum },
+    body: { type: 'LOCKDOWN', lockdownId: crypto.randomUUID(), locks: input.lockIds, responders: input.responders, liftQuorum: input.quorum },
   }));
 }
 

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import type { Hours } from '../../api/types';
 import { HoursFields, OFFICE_HOURS } from '../../components/hours';
 import { Check, ErrorText, Field, Form, Select, fromLocalInput, toLocalInput } from '../../components/ui';
-import { useCommonMembers, useCreateCode, type CodeTerms, type NewCodeRequest } from '../../hooks/codes';
+import { useCreateCode, type CodeTerms, type NewCodeRequest } from '../../hooks/codes';
+import { memberName, useCommonMembers } from '../../hooks/members';
 import { CreatedCode } from './created';
 
 type Uses = 'unlimited' | 'once' | 'count';
@@ -68,7 +69,7 @@ export function NewCodeForm({ lockIds, nameOf }: { lockIds: readonly string[]; n
         {kind === 'guest' && <Field label="Guest's name" required maxLength={80} value={guest} onValue={setGuest} hint="Shown to the door's administrators and in its audit trail." />}
         {kind === 'member' && (members.length === 0
           ? <p class="muted">{lockIds.length > 1 ? 'No one is a member of every chosen door.' : 'This door has no other member yet.'}</p>
-          : <Select label="Member" value={member || members[0]!.userId} options={members.map((m) => [m.userId, m.displayName ? `${m.displayName}${m.email ? ` (${m.email})` : ''}` : (m.email ?? m.userId)])} onValue={setMember} />)}
+          : <Select label="Member" value={member || members[0]!.userId} options={members.map((m) => [m.userId, memberName(m)])} onValue={setMember} />)}
         <Check label="Type the code myself" checked={typed} onValue={setTyped} />
         {typed
           ? <Field label="Code" inputMode="numeric" autoComplete="off" pattern="[0-9]{4,8}" minLength={4} maxLength={8} required value={digits} onValue={setDigits} hint="4 to 8 digits; not one digit repeated nor a run such as 1234." />
