@@ -1,33 +1,35 @@
 // The database work of an unlock alone, on SQLite and on PostgreSQL in the same run (issue 33
 // point 3): what src/operations/ does for POST /device/{id}/execute (the lock and membership read,
-// the lockdown check, "begin": replay key and pending marker; "confirm": stored state and audit
-// entry) and the state report the lock sends after it (src/lock-link/reports.ts), for batches of
-// unlocks started together, as a peak's event-loop turn delivers them. Prints per unlock, for each
+// the lockdown check, "begin": replay key and pending marker, consumeAndBegin as mutate-lock.ts
+// calls it; "confirm": stored state and audit entry), the state report the lock sends after it
+// and the one after its relock (src/lock-link/reports.ts: stored, audited DOOR_LOCK without a
+// user, alarms derived), with the service's background work running (the webhook worker, told of
+// each entry), for batches of unlocks started together, as a peak's event-loop turn delivers them. Prints per unlock, for each
 // engine: this process's CPU, PostgreSQL's own CPU (its backends for this database and its WAL
 // writer, from /proc), the time, PostgreSQL round trips (statements sent, BEGIN and COMMIT
 // included) and commits (pg_stat_database); then PostgreSQL ÷ SQLite beside the goal (≤ 3 ×).
 // With UNLOCK_DB_BENCH_STATEMENTS=1 also SQLite's time per statement run directly in a
 // transaction (src/db/transaction.ts), per call. Not a test.
 // Run: npm run bench -- unlock-db   Env: UNLOCK_DB_BENCH_GROUP=12 (unlocks per batch),
-// UNLOCK_DB_BENCH_ENGINES=sqlite,postgres, LATCHKEY_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres)
+// UNLOCK_DB_BENCH_ROUND=2400 (unlocks per round, 3 rounds), UNLOCK_DB_BENCH_ENGINES=sqlite,postgres, LATCHKEY_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres)
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { register } from '../src/accounts/registration.js';
 import type { AppContext } from '../src/context.js';
-import { inGroupCommit } from '../src/db/group-commit.js';
 import { recordState } from '../src/lock-link/reports.js';
-import { beginCommand, confirmCommand, pendingCommand } from '../src/locks/command-life.js';
+import { confirmCommand, pendingCommand } from '../src/locks/command-life.js';
 import { provisionLock } from '../src/locks/provision.js';
 import { readLockForOperation } from '../src/locks/queries.js';
 import { activeResponders } from '../src/operations/lockdown-queries.js';
-import { consumeReplayKey } from '../src/operations/replay.js';
+import { consumeAndBegin } from '../src/operations/replay.js';
+import type { VerifiedOperation } from '../src/operations/verify.js';
 import { startBenchService } from './lib.js';
 import { cpuSecondsOf } from './unlock-processes.js';
 import { PG_ADMIN_URL, committedTransactions, createBenchDatabase } from './scale-lib.js';
 
 const GROUP = Number(process.env.UNLOCK_DB_BENCH_GROUP ?? 12);
 const ENGINES = (process.env.UNLOCK_DB_BENCH_ENGINES ?? 'sqlite,postgres').split(',');
-const ROUND = 2400;
+const ROUND = Number(process.env.UNLOCK_DB_BENCH_ROUND ?? 2400);
 const ROUNDS = 3;
 const GOAL_RATIO = 3;
 
@@ -89,12 +91,13 @@ async function measure(engine: string): Promise<Figures> {
       await activeResponders(ctx.db.kysely, lock.id);
       const commandId = randomUUID();
       const command = pendingCommand(lock.id, user.id, false, now, ctx.config.lockReplyTimeoutMs, commandId);
-      await inGroupCommit(ctx.db, ctx.logger, async (uow) => {
-        await consumeReplayKey(uow.db, uow.dialect, { lockId: lock.id, replayKey: randomUUID(), expiresAt: now + 60, now });
-        await beginCommand(uow, command);
-      });
+      // What the verified operation carries that "begin" reads.
+      const op = { lock: { id: lock.id }, replayKey: randomUUID(), claims: { exp: now + 60 }, now, queued: undefined } as unknown as VerifiedOperation;
+      await consumeAndBegin(ctx.db, ctx.logger, op, command);
       await confirmCommand(ctx, command, { lockId: lock.id, type: 'DOOR_UNLOCK', actorUserId: user.id, details: { jti: commandId, commandId } });
       await recordState(ctx, lock.id, { locked: false, ts: now, battery: 80 });
+      // The lock relocks by itself after its unlock time: a report nobody waits for, audited without a user.
+      await recordState(ctx, lock.id, { locked: true, ts: now, battery: 80 });
     };
     const unlocks = async (count: number): Promise<void> => {
       for (let done = 0; done < count; done += GROUP) await Promise.all(Array.from({ length: GROUP }, unlock));
@@ -133,7 +136,7 @@ async function measure(engine: string): Promise<Figures> {
   }
 }
 
-console.log(`\nAn unlock's database work (read, begin, confirm, the lock's state report), ${GROUP} unlocks at a time, ${ROUNDS} × ${ROUND}`);
+console.log(`\nAn unlock's database work (read, begin, confirm, the lock's state report, its relock's report), ${GROUP} unlocks at a time, ${ROUNDS} × ${ROUND}`);
 const results = new Map<string, Figures>();
 for (const engine of ENGINES) {
   try {

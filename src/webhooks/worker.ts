@@ -1,8 +1,7 @@
-import { AUDIT_CHANNEL } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { AttemptStopped, attemptDelivery } from './deliver.js';
-import { fanOut, WEBHOOK_CHANNEL } from './outbox.js';
+import { fanOut, WEBHOOK_CHANNEL, WEBHOOK_OUTBOX_CHANNEL } from './outbox.js';
 import { dueDeliveries, nextDue, type DeliveryRow } from './queries.js';
 
 /** Wakes whoever waits, or lets them wait no longer than they asked. */
@@ -27,8 +26,9 @@ class Signal {
 }
 
 /**
- * Delivers webhooks (issue 32 point 3): fans the outbox out whenever an audit entry is announced
- * (and every WEBHOOK_POLL_MS, for other instances' entries and retries falling due), and runs
+ * Delivers webhooks (issue 32 point 3): fans the outbox out whenever an entry's row is written to
+ * it, on any instance (and every WEBHOOK_POLL_MS, for retries falling due and a message the bus
+ * lost), and runs
  * WEBHOOK_CONCURRENCY attempt loops. On PostgreSQL each attempt holds its delivery's row lock
  * (`FOR UPDATE SKIP LOCKED`) for its whole length, so several instances never attempt one
  * delivery at once and a process that dies mid-attempt leaves the row to the others as it was;
@@ -50,7 +50,7 @@ export class WebhookWorker {
 
   start(): void {
     const unsubscribes = [
-      this.ctx.bus.subscribe(AUDIT_CHANNEL, () => this.fanOutSignal.notify()),
+      this.ctx.bus.subscribe(WEBHOOK_OUTBOX_CHANNEL, () => this.fanOutSignal.notify()),
       this.ctx.bus.subscribe(WEBHOOK_CHANNEL, () => this.deliverSignal.notify()),
     ];
     this.unsubscribe = () => unsubscribes.forEach((unsubscribe) => unsubscribe());
