@@ -30,9 +30,16 @@ if (process.env.FLEET_ONE_ADDRESS !== '1') {
       : (createConnection as (...args: unknown[]) => net.Socket)(options, ...rest);
 }
 
-export type FleetRequest = ({ type: 'start' } & FleetOptions) | { type: 'status' } | { type: 'stop' };
-/** `rssMiB`: this process's resident memory now; `baselineMiB`: before it made any lock. */
-export type FleetMessage = { type: 'status'; connected: number; configured: number; rssMiB: number; baselineMiB: number };
+export type FleetRequest = ({ type: 'start' } & FleetOptions) | { type: 'status' } | { type: 'mark' } | { type: 'stop' };
+/**
+ * `rssMiB`: this process's resident memory now; `baselineMiB`: before it made any lock. Since the
+ * last `mark`: `connectedAfterMs`, when each lock that connected did so (ms after the mark), and
+ * `errors`, the connection errors the locks saw, by message (why a lock had to wait again).
+ */
+export type FleetMessage = {
+  type: 'status'; connected: number; configured: number; rssMiB: number; baselineMiB: number;
+  connectedAfterMs: number[]; errors: Record<string, number>;
+};
 
 interface FleetOptions {
   mqttUrl: string;
@@ -45,13 +52,23 @@ interface FleetOptions {
 }
 const baselineMiB = process.memoryUsage().rss / 2 ** 20;
 const locks: SimulatedLock[] = [];
+/** What the locks saw since the last mark: see FleetMessage. */
+let since = { at: performance.now(), connectedAfterMs: [] as number[], errors: {} as Record<string, number> };
+const heard = (event: string, fields?: Record<string, unknown>): void => {
+  if (event === 'connected') since.connectedAfterMs.push(Math.round(performance.now() - since.at));
+  else if (event === 'mqtt_error') {
+    // Ports and addresses vary by lock: the kind of error is what counts.
+    const kind = String(fields?.message ?? '?').replace(/\d+\.\d+\.\d+\.\d+(:\d+)?/g, 'ADDRESS');
+    since.errors[kind] = (since.errors[kind] ?? 0) + 1;
+  }
+};
 
 process.on('message', (request: FleetRequest) => {
   if (request.type === 'start') {
     for (const { id, secret } of request.locks) {
       locks.push(new SimulatedLock({
         id, secret, mqttUrl: request.mqttUrl, replyDelayMs: 0, trustedRoot: request.rootCertificate,
-        now: () => Date.now() / 1000, log: () => undefined,
+        now: () => Date.now() / 1000, log: heard,
       }));
     }
     addresses.first = request.firstAddress;
@@ -69,8 +86,12 @@ process.on('message', (request: FleetRequest) => {
       configured: locks.filter((lock) => (lock.configVersion ?? 0) > 0).length,
       rssMiB: process.memoryUsage().rss / 2 ** 20,
       baselineMiB,
+      connectedAfterMs: since.connectedAfterMs,
+      errors: since.errors,
     };
     process.send!(message);
+  } else if (request.type === 'mark') {
+    since = { at: performance.now(), connectedAfterMs: [], errors: {} };
   } else {
     void Promise.all(locks.map((lock) => lock.close())).finally(() => process.exit(0));
   }

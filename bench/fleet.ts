@@ -5,7 +5,10 @@
 // provisioned and claimed by one user, so each gets its config. Prints, beside the goals: the
 // service's memory per connected lock, its CPU while every lock idles, the time until every lock
 // is online again after the service restarts (the reconnect storm, each lock's retained config
-// delivered again and reconciled), and the unlock p50/p99 of one lock while the storm runs.
+// delivered again and reconciled), how soon after the restart the locks came back (50/90/99/100 %)
+// and the connection errors they saw meanwhile, and the unlock p50/p99 of one lock while the storm
+// runs (an unlock every FLEET_UNLOCK_EVERY_MS, default 100; a 503 while that lock is not back).
+// Memory is read after a full collection (the service runs with --expose-gc).
 // The locks connect from many loopback addresses (bench/fleet-locks.ts; FLEET_ONE_ADDRESS=1 for
 // one), as a real fleet does. Each side holds a socket per lock: the bench says so and stops when a
 // process may not open that many files (`ulimit -n`). FLEET_PROFILE=DIR records a CPU profile of
@@ -13,7 +16,7 @@
 // Not a test. Run: npm run bench -- fleet   (FLEET_LOCKS=1000,5000 npm run bench -- fleet)
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateEphemeralKey, requestCertificate, signOperation } from '../src/client/index.js';
@@ -25,12 +28,13 @@ import { cpuSecondsOf, startServiceProcess, type ServiceProcess } from './unlock
 const SIZES = (process.env.FLEET_LOCKS ?? '1000').split(',').map(Number);
 const IDLE_SECONDS = Number(process.env.FLEET_IDLE_S ?? 20);
 const GOAL = { onlineAfterRestartS: 60, unlockP99Ms: 250 };
+const UNLOCK_EVERY_MS = Number(process.env.FLEET_UNLOCK_EVERY_MS ?? 100);
 const PROFILE_DIR = process.env.FLEET_PROFILE;
 /** Files this process (and the children it starts) may open: a socket per lock on each side. */
 const openFilesLimit = Number(/Max open files\s+(\d+)/.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
 const root = new URL('..', import.meta.url).pathname;
 
-const rssMiBOf = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+const describeErrors = (errors: Record<string, number>) => Object.entries(errors).sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${n}× ${kind}`).join('; ') || 'none';
 const line = (what: string, figure: string, goal: string) => console.log(`${what.padEnd(50)} ${figure.padEnd(30)} ${goal}`);
 /** Waits for `check`; says `progress()` every 30 s, and in the error when it gives up. */
 async function until(check: () => Promise<boolean>, what: string, withinMs: number, progress: () => string): Promise<void> {
@@ -73,8 +77,15 @@ function startFleet(mqttUrl: string, rootCertificate: string, locks: Array<{ id:
     async status(): Promise<FleetMessage> {
       const all = await Promise.all(children.map(ask));
       const sum = (field: 'connected' | 'configured' | 'rssMiB' | 'baselineMiB') => all.reduce((total, message) => total + message[field], 0);
-      return { type: 'status', connected: sum('connected'), configured: sum('configured'), rssMiB: sum('rssMiB'), baselineMiB: sum('baselineMiB') };
+      const errors: Record<string, number> = {};
+      for (const message of all) for (const [kind, n] of Object.entries(message.errors)) errors[kind] = (errors[kind] ?? 0) + n;
+      return {
+        type: 'status', connected: sum('connected'), configured: sum('configured'), rssMiB: sum('rssMiB'), baselineMiB: sum('baselineMiB'),
+        connectedAfterMs: all.flatMap((message) => message.connectedAfterMs).sort((a, b) => a - b), errors,
+      };
     },
+    /** Starts counting connections and errors afresh (FleetMessage). */
+    mark: () => { for (const child of children) child.send({ type: 'mark' } satisfies FleetRequest); },
     stop: () => Promise.all(children.map((child) => new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.send({ type: 'stop' } satisfies FleetRequest);
@@ -87,7 +98,7 @@ async function run(count: number): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'latchkey-bench-fleet-'));
   const mqttPort = await freePort();
   const env = { CERT_CHECK: 'never', LOG_LEVEL: 'error', DATA_DIR: dataDir, MQTT_PORT: String(mqttPort) };
-  let service: ServiceProcess = await startServiceProcess(env);
+  let service: ServiceProcess = await startServiceProcess(env, ['--expose-gc']);
   const post = (path: string, body: string, token?: string, contentType = 'application/json') =>
     fetch(service.url + path, { method: 'POST', headers: { 'content-type': contentType, ...(token ? { authorization: `Bearer ${token}` } : {}) }, body });
   const { authToken } = (await (await post('/auth/register', JSON.stringify({ email: `fleet-${Date.now()}@example.com`, password: 'correct horse battery' }))).json()) as { authToken: string };
@@ -107,7 +118,7 @@ async function run(count: number): Promise<void> {
   let lastOnline = 0;
   const online = async () => (lastOnline = (await service.ask({ type: 'online' }, 'online')).online);
   const progress = () => `${lastOnline} of ${count} online to the service; the locks: ${fleetStatus?.connected ?? '?'} connected, ${fleetStatus?.configured ?? '?'} holding a config`;
-  const rssBefore = await rssMiBOf(service.pid);
+  const memoryBefore = await service.ask({ type: 'memory' }, 'memory');
   const started = Date.now();
   const fleet = startFleet(`mqtt://127.0.0.1:${mqttPort}`, service.rootCertificate, locks);
   let fleetStatus: FleetMessage | undefined;
@@ -124,11 +135,13 @@ async function run(count: number): Promise<void> {
     const idleFrom = Date.now();
     await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
     const idleCpu = ((cpuSecondsOf(service.pid) - cpuFrom) / ((Date.now() - idleFrom) / 1000)) * 100;
-    const rssAfter = await rssMiBOf(service.pid);
+    const memoryAfter = await service.ask({ type: 'memory' }, 'memory');
     fleetStatus = await fleet.status();
+    const perLockKiB = (field: 'rssMiB' | 'heapUsedMiB' | 'externalMiB') => (((memoryAfter[field] - memoryBefore[field]) * 1024) / count).toFixed(1);
     line(`service CPU while ${count} locks idle (${IDLE_SECONDS} s)`, `${idleCpu.toFixed(1)} % of a core`, '');
-    line('service memory (RSS) before the locks → with them', `${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MiB`, '');
-    line('service memory per connected lock', `${(((rssAfter - rssBefore) * 1024) / count).toFixed(1)} KiB`, 'goal: written down and justified (docs/scaling.md)');
+    line('service memory (RSS) before the locks → with them', `${memoryBefore.rssMiB.toFixed(0)} → ${memoryAfter.rssMiB.toFixed(0)} MiB (after a full GC)`, '');
+    line('service memory per connected lock: RSS', `${perLockKiB('rssMiB')} KiB`, 'goal: written down and justified (docs/scaling.md)');
+    line('  of which JavaScript heap / buffers outside it', `${perLockKiB('heapUsedMiB')} / ${perLockKiB('externalMiB')} KiB`, '');
     line('load generator memory per lock (client side)', `${(((fleetStatus.rssMiB - fleetStatus.baselineMiB) * 1024) / count).toFixed(1)} KiB`, '');
 
     // The reconnect storm: the service goes away and comes back on the same ports and data.
@@ -136,22 +149,29 @@ async function run(count: number): Promise<void> {
     await service.stop();
     const fleetCpu = () => fleet.pids.reduce((total, pid) => total + cpuSecondsOf(pid), 0);
     const fleetCpuFrom = fleetCpu();
+    fleet.mark();
     service = await startServiceProcess(env, PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
     const up = Date.now();
+    const whileDown = await fleet.status();
+    fleet.mark();
     line('service start (from the stop until it serves)', `${((up - stopped) / 1000).toFixed(1)} s`, '');
+    line('  connected before it served / errors while down', `${whileDown.connectedAfterMs.length} / ${describeErrors(whileDown.errors)}`, '');
     const measured = locks[0]!.id;
     const samples: number[] = [];
     let failures = 0;
     let storming = true;
+    // One unlock every UNLOCK_EVERY_MS at most (a person at a door, not a load test): the figure is
+    // the storm's effect on an unlock, not the unlocks' effect on the storm.
     const unlocking = (async () => {
       while (storming) {
+        const paced = new Promise((resolve) => setTimeout(resolve, UNLOCK_EVERY_MS));
         const token = signOperation({ key, certificateChain: certificate.certificateChain, userId, lockId: measured, operation: { type: 'MUTATE_LOCK', locked: false } });
         const start = performance.now();
         const res = await post(`/device/${measured}/execute`, token, authToken, 'application/json;charset=UTF-8');
         await res.arrayBuffer();
         if (res.status === 200) samples.push(performance.now() - start);
         else if (res.status !== 503) failures += 1;
-        else await new Promise((resolve) => setTimeout(resolve, 50)); // the lock not back yet
+        await paced;
       }
     })();
     await until(allBack, 'every lock online again', 600_000, progress);
@@ -163,6 +183,9 @@ async function run(count: number): Promise<void> {
     samples.sort((a, b) => a - b);
     line('every lock online again after a service restart', `${stormS.toFixed(1)} s (${((Date.now() - stopped) / 1000).toFixed(1)} s from the stop)`, `goal ≤ ${GOAL.onlineAfterRestartS} s (at 20k)`);
     line('one lock\'s unlocks during the storm, p50 / p99', samples.length === 0 ? 'none' : `${percentile(samples, 50).toFixed(0)} / ${percentile(samples, 99).toFixed(0)} ms (${samples.length})`, `goal p99 < ${GOAL.unlockP99Ms} ms`);
+    const back = fleetStatus!.connectedAfterMs;
+    line('  locks back after it served: 50 / 90 / 99 / 100 %', [50, 90, 99, 100].map((p) => `${(percentile(back, p) / 1000).toFixed(1)}`).join(' / ') + ` s (${back.length} connections)`, '');
+    line('  connection errors the locks saw in the storm', describeErrors(fleetStatus!.errors), '');
     line('unlocks failed during the storm (not 200 nor 503)', String(failures), '0');
     line('CPU during the storm: service / load generator', `${serviceCpu.toFixed(1)} / ${fleetCpuUsed.toFixed(1)} s (${((serviceCpu / stormS) * 100).toFixed(0)} / ${((fleetCpuUsed / stormS) * 100).toFixed(0)} % of a core)`, '');
     line('load average (1 min) at the end of the storm', readFileSync('/proc/loadavg', 'utf8').split(' ')[0]!, '2 cores, shared');

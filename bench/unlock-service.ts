@@ -15,6 +15,7 @@ export type ServiceRequest =
   | { type: 'profile-start' }
   | { type: 'profile-stop'; file: string }
   | { type: 'online' }
+  | { type: 'memory' }
   | { type: 'stop' };
 
 export type ServiceMessage =
@@ -23,6 +24,7 @@ export type ServiceMessage =
   | { type: 'profiling' }
   | { type: 'profiled'; file: string }
   | { type: 'online'; locks: number; online: number }
+  | { type: 'memory'; rssMiB: number; heapUsedMiB: number; externalMiB: number }
   | { type: 'failed'; message: string };
 
 const send = (message: ServiceMessage): void => void process.send!(message);
@@ -54,6 +56,12 @@ async function answer(request: ServiceRequest): Promise<void> {
       // Every lock the service knows, and how many of them it holds online (bench/fleet.ts).
       const ids = await ctx.db.kysely.selectFrom('locks').select('id').execute();
       return send({ type: 'online', locks: ids.length, online: ids.filter(({ id }) => ctx.link.isOnline(id)).length });
+    }
+    case 'memory': {
+      // After a full collection when the process allows it (--expose-gc): what is held, not garbage not yet collected.
+      (globalThis as { gc?: () => void }).gc?.();
+      const { rss, heapUsed, external } = process.memoryUsage();
+      return send({ type: 'memory', rssMiB: rss / 2 ** 20, heapUsedMiB: heapUsed / 2 ** 20, externalMiB: external / 2 ** 20 });
     }
     case 'stop':
       await close();

@@ -1,5 +1,5 @@
-// Runs the whole suite: every test file on SQLite, then every database-backed file (all but the
-// `*.unit.test.ts` ones) on PostgreSQL. Ends with one line `N passed, N failed` over both runs.
+// Runs the whole suite: every test file on SQLite and every database-backed file (all but the
+// `*.unit.test.ts` ones) on PostgreSQL, in one runner. Ends with one line `N passed, N failed`.
 //
 //   node scripts/test.mjs [FILTER …]   only files whose path contains one of the filters
 //
@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -56,28 +56,51 @@ const databases = (process.env.LATCHKEY_TEST_DATABASES ?? 'sqlite,postgres').spl
 // closing what it opened (every file's tests sit in a `describe` with its own before/after).
 // LATCHKEY_TEST_FILES_PER_PROCESS=1 gives each file its own process again.
 const FILES_PER_PROCESS = Math.max(1, Number(process.env.LATCHKEY_TEST_FILES_PER_PROCESS ?? 16));
+// Both engines' batches run in one runner, several processes at a time: a test waits on sockets,
+// timers and the databases most of its time, so one process a core left the cores half idle.
+const CONCURRENCY = Math.max(1, Number(process.env.LATCHKEY_TEST_CONCURRENCY ?? availableParallelism() + 1));
 
-/** Entry files that each import a batch of test files; files of one folder spread over batches. */
-function batches(files, dir) {
-  if (FILES_PER_PROCESS === 1) return files;
-  const count = Math.ceil(files.length / FILES_PER_PROCESS);
-  return Array.from({ length: count }, (_, k) => {
-    const entry = join(dir, `batch-${String(k + 1).padStart(2, '0')}.test.mjs`);
-    const mine = files.filter((_, i) => i % count === k);
-    writeFileSync(entry, mine.map((f) => `await import(${JSON.stringify(pathToFileURL(resolvePath(f)).href)});\n`).join(''));
-    return entry;
-  });
+/**
+ * What a file is expected to cost, to balance the batches: its size (more tests, more text), more
+ * for the tests that drive a browser or a real lock stack (each starts processes of its own).
+ */
+const weightOf = (file) => statSync(file).size * (isBrowserTest(file) || file.endsWith('.stack.test.ts') ? 3 : 1);
+
+/**
+ * Entry files that each set the engine and import a batch of test files, heaviest batch first
+ * (the runner starts them in order): every engine's files are dealt out to its batches heaviest
+ * first, each to the lightest batch so far, so the batches end at about the same time.
+ */
+function batches(runs, dir) {
+  const entries = [];
+  for (const { database, files } of runs) {
+    const count = FILES_PER_PROCESS === 1 ? files.length : Math.ceil(files.length / FILES_PER_PROCESS);
+    const bins = Array.from({ length: count }, () => ({ weight: 0, files: [] }));
+    for (const file of [...files].sort((a, b) => weightOf(b) - weightOf(a))) {
+      const lightest = bins.reduce((best, bin) => (bin.weight < best.weight ? bin : best));
+      lightest.weight += weightOf(file);
+      lightest.files.push(file);
+    }
+    bins.forEach((bin, k) => entries.push({ ...bin, path: join(dir, `${database}-${String(k + 1).padStart(3, '0')}.test.mjs`), database }));
+  }
+  entries.sort((a, b) => b.weight - a.weight);
+  for (const { path, database, files } of entries) {
+    const imports = files.map((f) => `await import(${JSON.stringify(pathToFileURL(resolvePath(f)).href)});\n`).join('');
+    writeFileSync(path, `process.env.LATCHKEY_TEST_DB = ${JSON.stringify(database)};\n${imports}`);
+  }
+  return entries.map((entry) => entry.path);
 }
 
-function run(database, files) {
+function run(runs) {
   return new Promise((resolve) => {
-    if (files.length === 0) return resolve({ passed: 0, failed: 0 });
-    console.log(`\n### ${files.length} test files on ${database}\n`);
+    const total = runs.reduce((n, { files }) => n + files.length, 0);
+    if (total === 0) return resolve({ passed: 0, failed: 0 });
+    console.log(`\n### ${runs.map(({ database, files }) => `${files.length} test files on ${database}`).join(', ')}; ${CONCURRENCY} processes at a time\n`);
     const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-batches-'));
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...batches(files, dir)],
-      { env: { ...process.env, LATCHKEY_TEST_DB: database }, stdio: ['ignore', 'pipe', 'inherit'] },
+      ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...batches(runs, dir)],
+      { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     child.on('close', () => rmSync(dir, { recursive: true, force: true }));
     let passed = 0;
@@ -109,8 +132,8 @@ function postgresReachable() {
   });
 }
 
-let passed = 0;
 let failed = 0;
+const runs = [];
 for (const database of databases) {
   const files = database === 'sqlite' ? all : all.filter((f) => !isUnitTest(f));
   if (database === 'postgres' && files.length > 0 && !(await postgresReachable())) {
@@ -122,10 +145,11 @@ for (const database of databases) {
     }
     continue;
   }
-  const result = await run(database, files);
-  passed += result.passed;
-  failed += result.failed;
+  runs.push({ database, files });
 }
+const result = await run(runs);
+const passed = result.passed;
+failed += result.failed;
 for (const note of notes) console.log(`\n${note}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

@@ -298,6 +298,9 @@ export class LockEndpoint {
       password: secret,
       clean: true,
       reconnectPeriod: 1_000,
+      // A broker in a reconnect storm answers late; giving up sooner only makes another login
+      // (docs/device-protocol.md, "Connecting"). mqtt.js's own default.
+      connectTimeout: 30_000,
       will: { topic: this.topic('online'), payload: Buffer.from('{"online":false}'), qos: 1 as const, retain: true },
     };
     const client = waitForBroker ? await connectMqtt(this.options.mqttUrl, options) : startMqtt(this.options.mqttUrl, options);

@@ -206,7 +206,10 @@ function listen(server: Server, port: number, host: string): Promise<number> {
  */
 export async function startEmbeddedBroker<Identity>(options: EmbeddedBrokerOptions<Identity>): Promise<EmbeddedBroker> {
   const { Aedes } = await import('aedes');
-  const broker = await Aedes.createBroker({ heartbeatInterval: 60_000, connectTimeout: 10_000, drainTimeout: 30_000 });
+  // connectTimeout: how long a new socket may take to send its CONNECT. In a reconnect storm the
+  // whole fleet's sockets queue behind one event loop, and a socket dropped at 10 s only comes back
+  // (docs/scaling.md, "Fleet"); 30 s is what locks wait for their CONNACK (docs/device-protocol.md).
+  const broker = await Aedes.createBroker({ heartbeatInterval: 60_000, connectTimeout: 30_000, drainTimeout: 30_000 });
   // A lock's SUBSCRIBE finds its retained config by topic, not by walking the fleet's (./retained-store.ts).
   new RetainedStore().replaceIn((broker as unknown as { persistence: RetainedPersistence }).persistence);
   const peers = new WeakMap<object, PeerCertificate>();
