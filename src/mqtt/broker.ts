@@ -109,7 +109,9 @@ function guard<Identity>(broker: Aedes, policy: BrokerPolicy<Identity>, logger: 
         done(authError(decision.reason, code), false);
       },
       (err: unknown) => {
-        logger.error({ err, clientId: short(client.id) }, 'mqtt login could not be checked');
+        // A login still being checked as the service shuts down finds the database closed: not an error.
+        if (broker.closed) logger.debug({ clientId: short(client.id) }, 'mqtt login dropped: shutting down');
+        else logger.error({ err, clientId: short(client.id) }, 'mqtt login could not be checked');
         done(authError('authentication unavailable', SERVER_UNAVAILABLE), false);
       },
     );
