@@ -100,6 +100,15 @@ export interface LockLink {
    * resolves once subscribed (retained reports follow). Until then no lock is online. Once only.
    */
   listen(handlers: LockLinkHandlers): Promise<void>;
+  /**
+   * The lock was decommissioned (src/locks/decommission.ts): from now on this instance neither
+   * hears it (every message of it is dropped, a retained one replayed included) nor sends it a
+   * command (503, as offline; commands waiting for its reply fail so). Its retained config is
+   * still published: the last one, with no users, replaces what the broker kept.
+   */
+  retire(lockId: string): void;
+  /** Whether `retire(lockId)` was called. */
+  isRetired(lockId: string): boolean;
   /** Whether this instance is connected to the broker now, and how often it has reconnected (readiness, metrics). */
   brokerStatus(): { connected: boolean; reconnects: number; locksOnline: number };
   close(): Promise<void>;
@@ -123,6 +132,7 @@ class TransportLockLink implements LockLink {
   /** The LAN addresses each lock last announced (protocol 1.3), as JSON, so only a change is handed on. */
   private readonly directAccess = new Map<string, string>();
   private readonly pending = new PendingCommands<CommandResult>();
+  private readonly retired = new Set<string>();
   private handlers: LockLinkHandlers | undefined;
   private closing: Promise<void> | undefined;
 
@@ -143,6 +153,16 @@ class TransportLockLink implements LockLink {
 
   isOnline(lockId: string): boolean {
     return this.closing === undefined && this.transport.connected() && this.presence.get(lockId) === true;
+  }
+
+  retire(lockId: string): void {
+    this.retired.add(lockId);
+    this.presence.delete(lockId);
+    this.pending.rejectLock(lockId, () => errors.lockOffline());
+  }
+
+  isRetired(lockId: string): boolean {
+    return this.retired.has(lockId);
   }
 
   sendCommand(lockId: string, token: string, operation: Record<string, unknown>, id: string = randomUUID()): Promise<CommandResult> {
@@ -209,6 +229,7 @@ class TransportLockLink implements LockLink {
     const handlers = this.handlers;
     if (parsed === null || handlers === undefined) return;
     const { lockId, kind } = parsed;
+    if (this.retired.has(lockId)) return;
     if (kind === 'reply') return this.ifValid(lockId, kind, decodeReply(payload), (reply) => this.receiveReply(handlers, lockId, reply));
     const role = roleOf(this.options.shared !== undefined, delivery);
     if (kind === 'online') return this.receivePresence(handlers, lockId, payload, role);

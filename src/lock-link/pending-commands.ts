@@ -57,7 +57,17 @@ export class PendingCommands<T> {
   }
 
   rejectAll(error: () => Error): void {
+    this.rejectWhere(() => true, error);
+  }
+
+  /** Rejects every command waiting for `lockId`'s reply. */
+  rejectLock(lockId: string, error: () => Error): void {
+    this.rejectWhere((entry) => entry.lockId === lockId, error);
+  }
+
+  private rejectWhere(which: (entry: Pending<T>) => boolean, error: () => Error): void {
     for (const [id, entry] of this.pending) {
+      if (!which(entry)) continue;
       this.pending.delete(id);
       clearTimeout(entry.timer);
       entry.reject(error());

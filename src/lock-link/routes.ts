@@ -16,7 +16,8 @@ import { authenticateLockSecret } from '../locks/provision.js';
  * mosquitto-go-auth's HTTP backend). Answers from the lock records (id, device secret) and the
  * device protocol's topic rules; the service's own MQTT login (MQTT_URL's user) is a superuser.
  * Registered only when MQTT_AUTH_HOOK_SECRET is set, and every call must carry it
- * (`Authorization: Bearer <secret>`). Past 10 wrong device secrets a minute for a lock id, each
+ * (`Authorization: Bearer <secret>`). A decommissioned lock is denied every topic, so a broker that
+ * asks on each publish and delivery cuts it off while its connection lasts. Past 10 wrong device secrets a minute for a lock id, each
  * further wrong one is denied after a pause; the right one is always allowed.
  */
 
@@ -91,7 +92,12 @@ export function brokerAuthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       if (limited) await sleep(LIMITED_REFUSAL_DELAY_MS);
       return { allowed: false, superuser: false };
     };
-    const authorize = (body: HookBody): boolean => mayAccess(identityOf(body.username, service), body.topic ?? '', accessOf(body), prefix);
+    const authorize = (body: HookBody): boolean => {
+      const identity = identityOf(body.username, service);
+      // A decommissioned lock still connected (the broker asked who may log in before): nothing in or out (./cut-off.ts).
+      if (identity?.kind === 'lock' && ctx.link.isRetired(identity.lockId)) return false;
+      return mayAccess(identity, body.topic ?? '', accessOf(body), prefix);
+    };
     const common = { config: { auth: 'none' as const }, onRequest: async (request: FastifyRequest) => guard(request) };
     // A call without the shared secret is refused 401 by `guard`, whatever the hook.
     const schema = (summary: string) => ({ tags: ['broker'], summary, security: [], body: HookBody, response: { 200: Result, ...errorResponses(401) } });

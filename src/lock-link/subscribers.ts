@@ -4,6 +4,7 @@ import { confirmLateCommand } from '../locks/command-life.js';
 import type { LockLinkHandlers } from './client.js';
 import type { OperationReport } from '../device-protocol/payloads.js';
 import { syncLockConfigs } from './config-sync.js';
+import { cutOffDecommissionedLocks, retireDecommissionedLocks } from './cut-off.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
 import { ConfigReconciler } from './reconcile.js';
 import { ReportThrottle } from '../limits/report-throttle.js';
@@ -12,9 +13,9 @@ import { recordAllDisconnected, recordDevice, recordDirectAccess, recordDoorEven
 
 /**
  * The lock link's subscribers, started beside the routes once the context is whole: the handlers
- * that turn lock reports into database changes and audit entries, and the config sync. Stopping
- * runs: stop config sync → close the link → finish queued reports; the context then closes the
- * broker.
+ * that turn lock reports into database changes and audit entries, the config sync, and the cut-off
+ * of decommissioned locks (./cut-off.ts). Stopping runs: stop config sync and cut-offs → close the
+ * link → finish queued reports; the context then closes the broker.
  */
 
 /** What other features hear of the link (the composition's subscribers pass them in). */
@@ -28,7 +29,8 @@ export interface LockLinkHooks {
 function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle, reconciler: ConfigReconciler, hooks: LockLinkHooks): LockLinkHandlers {
   const presences = new PresenceBatch((changes) => recordPresences(ctx, changes));
   const record = (lockId: string, what: string, task: () => Promise<unknown>) => (): void => {
-    queue.run(lockId, task).catch((err: unknown) => {
+    // Heard before the lock was decommissioned, queued or held back until after: not recorded.
+    queue.run(lockId, () => (ctx.link.isRetired(lockId) ? Promise.resolve() : task())).catch((err: unknown) => {
       if (err instanceof QueueFullError) ctx.logger.warn({ lockId }, `lock ${what} dropped: the lock reports faster than they can be recorded`);
       else ctx.logger.error({ err, lockId }, `recording lock ${what} failed`);
     });
@@ -97,9 +99,13 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
     pace: { pageSize: 200, perSecond: config.lockOps.republishPerSecond },
     sweepSeconds: config.lockOps.sweepSeconds,
   });
+  // Decommissioned locks are not heard, the retained reports the broker replays on subscribing included.
+  const stopCutOff = cutOffDecommissionedLocks(ctx);
   try {
+    await retireDecommissionedLocks(ctx);
     await link.listen(reportHandlers(ctx, queue, throttle, reconciler, hooks));
   } catch (err) {
+    stopCutOff();
     throttle.close();
     throw err;
   }
@@ -114,6 +120,7 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
   return {
     async stop() {
       unsubscribe();
+      stopCutOff();
       await reconciler.stop();
       await link.close();
       await queue.drain();

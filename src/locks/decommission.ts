@@ -16,8 +16,9 @@ import { findLockForUpdate, findMembership } from './queries.js';
  * unlinked, its waiting queued operations are refused, its device secret and registration key
  * are replaced by values nothing hashes to (the broker refuses the secret, and the device
  * certificate too once the lock is retired: src/locks/provision.ts), and DEVICE_DECOMMISSIONED is
- * audited with the caller as actor. The lock is told after commit, by a config with no users. The
- * row and its audit trail stay.
+ * audited with the caller as actor. After commit the lock is told, by a config with no users, and
+ * cut off: every instance stops hearing it and sending it commands, and the embedded broker closes
+ * its connection (src/lock-link/cut-off.ts). The row and its audit trail stay.
  */
 export async function decommissionLock(ctx: AppContext, caller: Caller, lockId: string, client: AuditClient): Promise<void> {
   await inTransaction(ctx.db, ctx.logger, async (uow) => {
@@ -43,8 +44,12 @@ export async function decommissionLock(ctx: AppContext, caller: Caller, lockId: 
       details: { members: members.length, tiles: tiles.length },
     });
     await configChanged(ctx, uow, lockId);
+    uow.onCommit(() => ctx.bus.publish(LOCK_DECOMMISSIONED_CHANNEL, { lockId }));
   });
 }
+
+/** Bus channel: `{ lockId }` once a lock's decommissioning is committed; every instance's lock link cuts it off (src/lock-link/cut-off.ts). */
+export const LOCK_DECOMMISSIONED_CHANNEL = 'lock-decommissioned';
 
 /** What a retired lock's secret and registration key hashes become: no SHA-256 hex, so nothing matches them. */
 const RETIRED = 'decommissioned';

@@ -73,6 +73,11 @@ export interface EmbeddedBroker {
   port: number;
   /** Publish and subscribe from inside this process, without a connection (the service's own link). */
   local: LocalBrokerClient;
+  /**
+   * Closes the connection of the client `clientId` now, if one is connected (its will, if any, is
+   * published, as for any connection lost); resolves once closed, true when there was one.
+   */
+  disconnect(clientId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -260,5 +265,11 @@ export async function startEmbeddedBroker<Identity>(options: EmbeddedBrokerOptio
     for (const socket of sockets) socket.destroy();
     await serverClosed;
   };
-  return { port, local: localClient(broker, options.logger), close: () => (closing ??= close()) };
+  const disconnect = (clientId: string): Promise<boolean> => {
+    // aedes keeps its connected clients by id (its typings leave the map out).
+    const client = (broker as unknown as { clients: Record<string, Client | undefined> }).clients[clientId];
+    if (client === undefined) return Promise.resolve(false);
+    return new Promise((resolve) => client.close(() => resolve(true)));
+  };
+  return { port, local: localClient(broker, options.logger), disconnect, close: () => (closing ??= close()) };
 }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { mayAccess } from '../../src/lock-link/routes.js';
-import { provisionLock } from '../helpers/locks.js';
+import { claimLock, createVerifiedUser, provisionLock } from '../helpers/locks.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
 
 const SECRET = 'broker-hook-secret-for-the-tests-0123';
 const SERVICE = { username: 'latchkey-service', password: 'service-password-for-tests' };
@@ -63,6 +64,19 @@ describe('broker authentication hook', () => {
     assert.equal((await call(t, '/mqtt-auth/go-auth/acl', { username: other.id, clientid: other.id, topic: `locks/${other.id}/config`, acc: 1 })).status, 200);
     assert.equal((await call(t, '/mqtt-auth/go-auth/acl', { username: other.id, clientid: other.id, topic: `locks/${lock.id}/config`, acc: 1 })).status, 403);
     assert.equal((await call(t, '/mqtt-auth/go-auth/superuser', { username: other.id })).status, 403);
+  });
+
+  it('denies a decommissioned lock every topic, its connection made before included', async () => {
+    const owner = await createVerifiedUser(t);
+    const claimed = await claimLock(t, owner);
+    const acl = (topic: string, acc: number) => call(t, '/mqtt-auth/go-auth/acl', { username: claimed.id, clientid: claimed.id, topic, acc });
+    assert.equal((await acl(`locks/${claimed.id}/state`, 2)).status, 200);
+    assert.equal((await acl(`locks/${claimed.id}/command`, 1)).status, 200);
+    assert.equal((await t.api.post(`/device/${claimed.id}/decommission`, { token: owner.authToken })).status, 204);
+    await eventually(async () => (await acl(`locks/${claimed.id}/state`, 2)).status === 403, 'its publish denied');
+    assert.equal((await acl(`locks/${claimed.id}/command`, 1)).status, 403, 'a delivery to it denied');
+    assert.deepEqual((await call(t, '/mqtt-auth/authorize', { username: claimed.id, clientid: claimed.id, topic: `locks/${claimed.id}/online`, action: 'publish' })).body, { result: 'deny' });
+    assert.deepEqual((await call(t, '/mqtt-auth/authenticate', { username: claimed.id, password: claimed.secret, clientid: claimed.id })).body, { result: 'deny' });
   });
 
   it('wrong secrets at one lock id never lock the real lock out: past ten, only the wrong answers slow down', async () => {
