@@ -67,7 +67,7 @@ export function keypadCodeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post('/lock-codes/:codeId/send', {
       schema: {
         tags: ['keypad codes'],
-        summary: "Email a new code to its holder: by its creator, within an hour of creating it, with the code's digits; only to an address that proved itself",
+        summary: "Email a new code to its holder: by its creator, within an hour of creating it, with the code's digits; only to an address that proved itself (a guest's address no Latchkey account verified is answered 204 too, and not sent)",
         params: CodeIdParams,
         body: SendCodeBody,
         response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 409, 429) },

@@ -60,7 +60,7 @@ describe('the console: keypad codes', () => {
 
     await created.getByLabel("Guest's email").fill(guest.email);
     await created.getByRole('button', { name: 'Send to the holder' }).click();
-    await created.getByText(`Sent to ${guest.email}.`).waitFor();
+    await created.getByText(`Sent to ${guest.email} if a Latchkey account verified that address`).waitFor();
     const mail = await t.sink.waitFor((m) => m.to.includes(guest.email) && m.subject === 'Your door code');
     assert.match(mail.text, new RegExp(`is ${digits}\\.`));
     assert.match(mail.text, /"Front door"/);

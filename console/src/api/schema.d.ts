@@ -9574,7 +9574,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Email a new code to its holder: by its creator, within an hour of creating it, with the code's digits; only to an address that proved itself */
+        /** Email a new code to its holder: by its creator, within an hour of creating it, with the code's digits; only to an address that proved itself (a guest's address no Latchkey account verified is answered 204 too, and not sent) */
         post: {
             parameters: {
                 query?: never;

@@ -24,7 +24,7 @@ export function CreatedCode({ code, digits, generated, nameOf, onDone }: { code:
           <p class="muted">Write it down or send it now: nobody can read it again, not even you.</p>
         </>
       ) : <p class="muted">The code you typed is kept sealed: nobody can read it again.</p>}
-      {send.isSuccess ? <Notice>Sent to {guest ? email : who}.</Notice> : (
+      {send.isSuccess ? <Notice>{guest ? `Sent to ${email.trim()} if a Latchkey account verified that address; if the guest has none, hand the code over yourself.` : `Sent to ${who}.`}</Notice> : (
         <Form label="Send to the holder" class="inline-form" onSubmit={() => send.mutate({ digits, ...(guest ? { email: email.trim() } : {}) })}>
           {guest && <Field label="Guest's email" type="email" required value={email} onValue={setEmail} hint="Only an address verified with a Latchkey account: otherwise hand the code over yourself." />}
           <button type="submit" disabled={send.isPending}>Send to the holder</button>
