@@ -85,8 +85,14 @@ function batches(runs, dir) {
   }
   entries.sort((a, b) => b.weight - a.weight);
   for (const { path, database, files } of entries) {
-    const imports = files.map((f) => `await import(${JSON.stringify(pathToFileURL(resolvePath(f)).href)});\n`).join('');
-    writeFileSync(path, `process.env.LATCHKEY_TEST_DB = ${JSON.stringify(database)};\n${imports}`);
+    // The files by static imports, from a module of their own (the engine is set before it loads):
+    // every file of the batch is loaded before its first test runs. With `await import` one after
+    // another, the first file's tests ran while the next ones loaded, and a module evaluated then
+    // saw what a running test had put on globalThis (mqtt.js, loaded while
+    // test/console/layout.unit.test.ts trapped `window`, took itself for a browser for the process).
+    const filesModule = path.replace(/\.test\.mjs$/, '.files.mjs');
+    writeFileSync(filesModule, files.map((f) => `import ${JSON.stringify(pathToFileURL(resolvePath(f)).href)};\n`).join(''));
+    writeFileSync(path, `process.env.LATCHKEY_TEST_DB = ${JSON.stringify(database)};\nawait import(${JSON.stringify(pathToFileURL(filesModule).href)});\n`);
   }
   return entries.map((entry) => entry.path);
 }
