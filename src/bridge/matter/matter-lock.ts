@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClientCommandOptions } from '@project-chip/matter.js/cluster';
 import type { PairedNode } from '@project-chip/matter.js/device';
 import { DEADLINE_PASSED } from '../../lock-edge/command-check.js';
 import { LOCKOUT_SECONDS, MAX_WRONG_ENTRIES } from '../../lock-edge/keypad.js';
 import type { BoltState, LockLog, Outcome } from '../../lock-edge/lock-endpoint.js';
 import type { SlotWriter } from '../keypad-slots.js';
 import { RealLock } from '../real-lock.js';
-import { readPinKeypad, writePinUser, type PinKeypad, type PinUserClient } from './pin-users.js';
+import { PIN_WRITE_TIMED_MS, readPinKeypad, writePinUser, type PinKeypad, type PinUserClient } from './pin-users.js';
 
 /**
  * One Matter door lock (a node paired to the bridge's controller) as a Latchkey lock's bolt: the
@@ -40,13 +41,19 @@ const NODE_CONNECTED = 0;
 const NODE_STATES: Record<number, string> = { 0: 'connected', 1: 'disconnected', 2: 'reconnecting', 3: 'waiting_for_discovery' };
 /** How often a command's bolt is read while it has not arrived, milliseconds. */
 const POLL_MS = 100;
+/**
+ * A subscription that was never established while the lock answers reads is asked for again after
+ * this, doubling up to the maximum (matter.js's own retries back off to an hour), seconds.
+ */
+const SUBSCRIBE_AGAIN_FIRST_SECONDS = 60;
+const SUBSCRIBE_AGAIN_MAX_SECONDS = 600;
 
 export const MATTER_CAPABILITIES = ['keypad', 'doorSensor', 'battery', 'jamDetection'];
 
 /** What the lock must offer of matter.js's cluster client (the subset the bridge uses). */
 interface DoorLockClient extends PinUserClient {
-  lockDoor(request: object, options: { asTimedRequest: true; timedRequestTimeoutMs: number }): Promise<unknown>;
-  unlockDoor(request: object, options: { asTimedRequest: true; timedRequestTimeoutMs: number }): Promise<unknown>;
+  lockDoor(request: object, options: ClientCommandOptions): Promise<unknown>;
+  unlockDoor(request: object, options: ClientCommandOptions): Promise<unknown>;
   getLockStateAttribute(requestFromRemote?: boolean): Promise<number | null | undefined>;
   /** Only with the door position sensor feature. */
   getDoorStateAttribute?(requestFromRemote?: boolean): Promise<number | null | undefined>;
@@ -56,8 +63,12 @@ export interface MatterApi {
   doorLock(node: PairedNode): DoorLockClient | undefined;
   /** The Power Source cluster's batPercentRemaining (half per cent), when the lock has one. */
   batteryOf(node: PairedNode): Promise<number | null | undefined>;
-  /** True when matter.js says the node is connected. */
+  /** True when matter.js says the node is connected: its subscription is established and alive. */
   isConnected(node: PairedNode): boolean;
+  /** Ends the node's subscription and subscribes again, reading everything first (matter.js's reconnect). */
+  subscribeAgain(node: PairedNode): void;
+  /** A timed invoke's options: the lock refuses the command when it arrives more than `ms` after its timed request. */
+  timed(ms: number): ClientCommandOptions;
 }
 
 export class MatterLock extends RealLock implements SlotWriter {
@@ -66,6 +77,13 @@ export class MatterLock extends RealLock implements SlotWriter {
   private lockState: number | null = null;
   private doorState: number | null = null;
   private answering = false;
+  /** matter.js's node is connected: the subscription the lock's reports come by is live. */
+  private subscribed = false;
+  /** When the current subscription was asked for (attached, or subscribed again), the bridge's seconds. */
+  private subscribeAskedAt = 0;
+  /** The current subscription was live at least once (so not being live now means it was lost). */
+  private subscribedSinceAsked = false;
+  private subscribeAgainSeconds = SUBSCRIBE_AGAIN_FIRST_SECONDS;
   /** The highest event number taken, so events delivered again are not taken twice. */
   private lastEventNumber = -1n;
   /** What its keypad takes, once read from the lock (null before, and for a lock without PINs). */
@@ -77,7 +95,7 @@ export class MatterLock extends RealLock implements SlotWriter {
   }
 
   get reachable(): boolean {
-    return this.node !== null && this.answering && this.lockState !== null;
+    return this.node !== null && this.subscribed && this.answering && this.lockState !== null;
   }
 
   get state(): BoltState {
@@ -88,15 +106,26 @@ export class MatterLock extends RealLock implements SlotWriter {
   /**
    * The paired node, connected by the network; its attributes and events come here from now on.
    * `connected` is called each time matter.js has (re)connected it, so the lock is read at once
-   * rather than at the next ping; while matter.js is not connected to it, it is unreachable.
+   * rather than at the next ping; while matter.js is not connected to it (no live subscription: its
+   * reports would go unheard), it is unreachable.
    */
   attach(node: PairedNode, api: MatterApi, connected: () => void): void {
     this.node = node;
     this.api = api;
+    this.subscribeAskedAt = this.now();
     node.events.stateChanged.on((state) => {
       this.log('matter_connection', { state: NODE_STATES[state] ?? state });
-      if (state === NODE_CONNECTED) connected();
-      else this.setAnswering(false);
+      if (state === NODE_CONNECTED) {
+        this.subscribedSinceAsked = true;
+        this.subscribeAgainSeconds = SUBSCRIBE_AGAIN_FIRST_SECONDS;
+        this.setPresence(() => (this.subscribed = true));
+        connected();
+      } else {
+        this.setPresence(() => {
+          this.subscribed = false;
+          this.answering = false;
+        });
+      }
     });
     node.events.attributeChanged.on(({ path, value }) => this.takeAttribute(path.clusterId as number, path.attributeName, value));
     node.events.eventTriggered.on(({ path, events }) => {
@@ -106,11 +135,12 @@ export class MatterLock extends RealLock implements SlotWriter {
 
   /** The lock was unpaired: it is unreachable from now on, and its node is let go. */
   detach(): void {
-    const before = this.reachable;
-    this.node = null;
-    this.api = null;
-    this.answering = false;
-    if (before) this.events?.reachable(false);
+    this.setPresence(() => {
+      this.node = null;
+      this.api = null;
+      this.answering = false;
+      this.subscribed = false;
+    });
   }
 
   /** Users with a PIN the lock holds, read from it the first time. */
@@ -124,8 +154,8 @@ export class MatterLock extends RealLock implements SlotWriter {
   /** A code slot as a user with a PIN credential (src/bridge/matter/pin-users.ts). */
   async write(slot: number, content: { digits: string; enabled: boolean } | null): Promise<void> {
     const client = this.client();
-    if (client === undefined) throw new Error('the lock cannot be reached');
-    await writePinUser(client, slot, content);
+    if (client === undefined || this.api === null) throw new Error('the lock cannot be reached');
+    await writePinUser(client, slot, content, this.api.timed(PIN_WRITE_TIMED_MS));
   }
 
   /** Reads the lock's bolt from the lock itself: it is there when it answers. */
@@ -149,7 +179,33 @@ export class MatterLock extends RealLock implements SlotWriter {
       if (typeof level === 'number') this.takeBattery(level);
     }
     if (answered && this.pinKeypad === null && client !== undefined) await this.readKeypad(client);
-    this.setAnswering(answered);
+    // A node just paired is connected before anyone listens to it.
+    const subscribed = this.node !== null && this.api !== null && this.api.isConnected(this.node);
+    this.setPresence(() => {
+      this.answering = answered;
+      this.subscribed = subscribed;
+    });
+    if (answered && !subscribed) this.subscribeAgainIfDue();
+  }
+
+  /**
+   * The lock answers, yet no subscription is live. matter.js 0.17.9 replaces a subscription only
+   * once its max interval (about a minute, the lock's choice) and twice the peer's response time
+   * have passed without a report, not when the session it lived in ends (a restarted lock knows
+   * neither: its reports stop), and retries one it could not establish after 15 s doubling to an
+   * hour. So the bridge subscribes again itself: at once when the subscription was live and lost,
+   * after a while when it was never established (it may still be on its way: a first read of a
+   * lock is long, and many at once longer).
+   */
+  private subscribeAgainIfDue(): void {
+    if (this.node === null || this.api === null) return;
+    const waited = this.now() - this.subscribeAskedAt;
+    if (!this.subscribedSinceAsked && waited < this.subscribeAgainSeconds) return;
+    this.log('matter_subscribe_again', { cause: this.subscribedSinceAsked ? 'lost' : 'not_established', waitedSeconds: Math.round(waited) });
+    if (!this.subscribedSinceAsked) this.subscribeAgainSeconds = Math.min(this.subscribeAgainSeconds * 2, SUBSCRIBE_AGAIN_MAX_SECONDS);
+    this.subscribeAskedAt = this.now();
+    this.subscribedSinceAsked = false;
+    this.api.subscribeAgain(this.node);
   }
 
   /** How many codes the lock holds and of how many digits (announced to the service), its lockout made Latchkey's. */
@@ -176,11 +232,11 @@ export class MatterLock extends RealLock implements SlotWriter {
   protected async move(locked: boolean, deadline: number): Promise<Outcome> {
     const remainingMs = () => Math.floor((deadline - this.now()) * 1000);
     const client = this.client();
-    if (client === undefined) return { ok: false, error: 'busy: the lock cannot be reached' };
+    if (client === undefined || this.api === null) return { ok: false, error: 'busy: the lock cannot be reached' };
     if (remainingMs() <= 0) return { ok: false, error: DEADLINE_PASSED };
     const target = locked ? LOCKED : UNLOCKED;
     try {
-      const options = { asTimedRequest: true as const, timedRequestTimeoutMs: Math.max(1, Math.min(remainingMs(), 10_000)) };
+      const options = this.api.timed(Math.max(1, Math.min(remainingMs(), 10_000)));
       const invoked = locked ? client.lockDoor({}, options) : client.unlockDoor({}, options);
       // matter.js may hold the invoke while the lock is away: stop waiting at the deadline.
       const done = await Promise.race([invoked.then(() => true), sleep(Math.max(0, remainingMs()), false, { ref: false })]);
@@ -198,9 +254,9 @@ export class MatterLock extends RealLock implements SlotWriter {
 
   protected moveBySchedule(locked: boolean, cause: string): void {
     const client = this.client();
-    if (client === undefined) return;
+    if (client === undefined || this.api === null) return;
     this.log('schedule', { locked, cause });
-    const options = { asTimedRequest: true as const, timedRequestTimeoutMs: 10_000 };
+    const options = this.api.timed(10_000);
     (locked ? client.lockDoor({}, options) : client.unlockDoor({}, options))
       .then(() => client.getLockStateAttribute(true))
       .then((value) => { if (typeof value === 'number') this.takeLockState(value); })
@@ -208,8 +264,13 @@ export class MatterLock extends RealLock implements SlotWriter {
   }
 
   private setAnswering(answering: boolean): void {
+    this.setPresence(() => (this.answering = answering));
+  }
+
+  /** Makes a change to what `reachable` is made of, and says so when it changed it. */
+  private setPresence(change: () => void): void {
     const before = this.reachable;
-    this.answering = answering;
+    change();
     if (this.reachable !== before) this.events?.reachable(this.reachable);
   }
 

@@ -111,6 +111,9 @@ function apiOf(matter: Matter): MatterApi {
       return undefined;
     },
     isConnected: (node) => node.isConnected,
+    subscribeAgain: (node) => node.triggerReconnect(),
+    // matter.js's option is a Duration (milliseconds); the bridge's old `timedRequestTimeoutMs` was ignored (always 10 s).
+    timed: (ms) => ({ asTimedRequest: true, timedRequestTimeout: matter.main.Millis(ms) }),
   };
 }
 

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClientCommandOptions } from '@project-chip/matter.js/cluster';
 
 /**
  * A Matter lock's keypad codes as users with one PIN credential each (Door Lock cluster, features
@@ -29,7 +30,8 @@ const MAX_DISABLE_SECONDS = 255;
 /** How long one user or credential write may take, milliseconds (matter.js may hold it while the lock is away). */
 const WRITE_MS = 15_000;
 
-type Timed = { asTimedRequest: true; timedRequestTimeoutMs: number };
+/** The timed window of a user or credential write (SetUser, SetCredential and ClearUser are timed commands), milliseconds. */
+export const PIN_WRITE_TIMED_MS = 10_000;
 
 /** What the bridge uses of matter.js's Door Lock cluster client for codes (present with the PIN credential and user features). */
 export interface PinUserClient {
@@ -43,9 +45,9 @@ export interface PinUserClient {
   setWrongCodeEntryLimitAttribute?(value: number): Promise<void>;
   setUserCodeTemporaryDisableTimeAttribute?(value: number): Promise<void>;
   getUser?(request: { userIndex: number }): Promise<{ userStatus: number | null; credentials: Array<{ credentialType: number; credentialIndex: number }> | null }>;
-  setUser?(request: { operationType: number; userIndex: number; userName: string | null; userUniqueId: number | null; userStatus: number | null; userType: number | null; credentialRule: number | null }, options: Timed): Promise<unknown>;
-  setCredential?(request: { operationType: number; credential: { credentialType: number; credentialIndex: number }; credentialData: Uint8Array; userIndex: number | null; userStatus: number | null; userType: number | null }, options: Timed): Promise<{ status: number }>;
-  clearUser?(request: { userIndex: number }, options: Timed): Promise<unknown>;
+  setUser?(request: { operationType: number; userIndex: number; userName: string | null; userUniqueId: number | null; userStatus: number | null; userType: number | null; credentialRule: number | null }, options: ClientCommandOptions): Promise<unknown>;
+  setCredential?(request: { operationType: number; credential: { credentialType: number; credentialIndex: number }; credentialData: Uint8Array; userIndex: number | null; userStatus: number | null; userType: number | null }, options: ClientCommandOptions): Promise<{ status: number }>;
+  clearUser?(request: { userIndex: number }, options: ClientCommandOptions): Promise<unknown>;
 }
 
 /** What a lock's keypad takes, as it says. */
@@ -60,8 +62,6 @@ export interface Lockout {
   wrongEntries: number;
   seconds: number;
 }
-
-const timed: Timed = { asTimedRequest: true, timedRequestTimeoutMs: 10_000 };
 
 /** Within WRITE_MS, or a rejection (matter.js may hold a request for a lock that went away). */
 async function answered<T>(request: Promise<T>): Promise<T> {
@@ -95,9 +95,10 @@ export async function readPinKeypad(client: PinUserClient, lockout: Lockout): Pr
 
 /**
  * Code slot `slot` as user `slot` with PIN credential `slot`: its status first (so a code being
- * disabled never opens meanwhile), then the PIN; or the user cleared with its credential.
+ * disabled never opens meanwhile), then the PIN; or the user cleared with its credential. `timed`:
+ * the timed-invoke options (MatterApi.timed(PIN_WRITE_TIMED_MS)).
  */
-export async function writePinUser(client: PinUserClient, slot: number, content: { digits: string; enabled: boolean } | null): Promise<void> {
+export async function writePinUser(client: PinUserClient, slot: number, content: { digits: string; enabled: boolean } | null, timed: ClientCommandOptions): Promise<void> {
   if (client.getUser === undefined || client.setUser === undefined || client.setCredential === undefined || client.clearUser === undefined) throw new Error('the lock holds no users with PINs');
   if (content === null) return void (await answered(client.clearUser({ userIndex: slot }, timed)));
   const user = await answered(client.getUser({ userIndex: slot }));
