@@ -30,7 +30,12 @@ describe('latchkey bridge with a Matter lock', () => {
   it('pairs from the setup code, unlocks and locks with timed invokes, and reports the door', async () => {
     const { t, admin } = rig;
     await ready(rig, id);
+    const windowsBefore = (await device.timedWindows()).length;
     assert.equal((await execute(t, admin, id, signed(admin, id, unlock))).status, 200);
+    // The timed invoke's window ends at the command's deadline (LOCK_REPLY_TIMEOUT_MS, 1.5 s here),
+    // not at matter.js's default 10 s: a lock that gets the command later refuses it.
+    const windows = (await device.timedWindows()).slice(windowsBefore);
+    assert.ok(windows.length === 1 && windows[0]! > 0 && windows[0]! <= 1500, `the unlock's timed window, ms: ${JSON.stringify(windows)}`);
     const unlocked = await eventually(async () => {
       const lock = await lockJson(rig, id);
       return lock.state.locked === false ? lock : undefined;

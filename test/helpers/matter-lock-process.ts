@@ -10,10 +10,11 @@
  * `{ port, storage, passcode, discriminator }`. Prints `{"ready":true,"locks":[{port,
  * manualPairingCode, qrPairingCode}], …the first lock's codes}` once every lock is announced;
  * reads JSON lines on stdin (`{"do":"door","open":true}`, `{"do":"slow","ms":N}`,
- * `{"do":"fabrics"}`, `{"do":"keypad","pin":"…"}`, `{"do":"users"}`, each with `"lock": index`,
- * default 0) and answers `{"done":seq}` (with `"value"` for `fabrics`: how many fabrics the lock
- * belongs to; for `keypad`: `unlocked` or the refusal; for `users`: each user's index, status and
- * PIN credential indices, never the PINs).
+ * `{"do":"fabrics"}`, `{"do":"keypad","pin":"…"}`, `{"do":"users"}`, `{"do":"timedWindows"}`, each
+ * with `"lock": index`, default 0) and answers `{"done":seq}` (with `"value"` for `fabrics`: how many
+ * fabrics the lock belongs to; for `keypad`: `unlocked` or the refusal; for `users`: each user's
+ * index, status and PIN credential indices, never the PINs; for `timedWindows`: the window of each
+ * timed request the lock was sent, milliseconds, oldest first).
  *
  * Each lock keeps users with PIN credentials (matter.js's DoorLockServer with the PIN credential
  * and user features: SetUser, SetCredential, ClearUser…, the PINs encrypted in its storage), 10 of
@@ -32,7 +33,7 @@ config.loadProcessEnv = false;
 config.loadConfigFile = false;
 
 const { createInterface } = await import('node:readline');
-const { Environment, Logger, LogLevel, ServerNode, VendorId } = await import('@matter/main');
+const { Environment, InteractionServer, Logger, LogLevel, ServerNode, VendorId } = await import('@matter/main');
 const { DoorLockDevice } = await import('@matter/main/devices');
 const { DoorLockServer } = await import('@matter/main/behaviors');
 const { DoorLock } = await import('@matter/main/clusters');
@@ -40,7 +41,7 @@ const { Bytes } = await import('@matter/main');
 
 interface LockSpec { port: number; passcode: number; discriminator: number }
 type Options = { storage: string; locks: LockSpec[] } | (LockSpec & { storage: string });
-type Request = { seq: number; lock?: number } & ({ do: 'door'; open: boolean } | { do: 'slow'; ms: number } | { do: 'fabrics' } | { do: 'keypad'; pin: string } | { do: 'users' });
+type Request = { seq: number; lock?: number } & ({ do: 'door'; open: boolean } | { do: 'slow'; ms: number } | { do: 'fabrics' } | { do: 'keypad'; pin: string } | { do: 'users' } | { do: 'timedWindows' });
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Options;
 const specs = 'locks' in options ? options.locks : [options];
@@ -53,6 +54,17 @@ const slowMs = new Map<object, number>();
 const disabledUntil = new Map<object, number>();
 /** Wrong codes typed on each lock since its last right one. */
 const wrongCodes = new Map<object, number>();
+
+/** The window of each timed request (TimedRequest's timeout, ms) each lock's interaction server was sent, oldest first. */
+const timedWindows = new WeakMap<object, number[]>();
+// Only watched: matter.js's own handling (the window timed, a late invoke refused with TIMEOUT) follows.
+const handleTimedRequest = InteractionServer.prototype.handleTimedRequest;
+InteractionServer.prototype.handleTimedRequest = function (this: InstanceType<typeof InteractionServer>, ...args: Parameters<typeof handleTimedRequest>) {
+  const windows = timedWindows.get(this) ?? [];
+  timedWindows.set(this, windows);
+  windows.push(Number(args[1].timeout));
+  return handleTimedRequest.apply(this, args);
+};
 
 const { OperationSource, LockOperationType, OperationError, CredentialType, UserStatus, AlarmCode } = DoorLock;
 
@@ -155,6 +167,8 @@ async function act(request: Request): Promise<unknown> {
       return fabricsOf(target.node);
     case 'keypad':
       return target.lock.act((agent) => agent.get(VirtualLockServer).keypad(request.pin));
+    case 'timedWindows':
+      return timedWindows.get(target.node.env.get(InteractionServer)) ?? [];
     case 'users':
       return target.lock.act((agent) => agent.get(VirtualLockServer).state.users.map((user) => ({ userIndex: user.userIndex, userStatus: user.userStatus, pins: user.credentials.map((c) => c.credentialIndex) })));
   }

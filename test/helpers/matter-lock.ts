@@ -28,6 +28,8 @@ export interface VirtualMatterLockDevice {
   keypad(pin: string): Promise<string>;
   /** The users the lock holds: index, status (1 enabled, 3 disabled), PIN credential indices. */
   users(): Promise<MatterLockUser[]>;
+  /** The window of each timed request (a timed invoke's first half) the lock was sent, milliseconds, oldest first. */
+  timedWindows(): Promise<number[]>;
 }
 
 export interface MatterLockUser {
@@ -76,6 +78,7 @@ export async function startVirtualMatterLocks(count: number): Promise<VirtualMat
       fabrics: async () => Number(await actor.act({ do: 'fabrics', lock: index })),
       keypad: async (pin) => String(await actor.act({ do: 'keypad', pin, lock: index })),
       users: async () => (await actor.act({ do: 'users', lock: index })) as MatterLockUser[],
+      timedWindows: async () => (await actor.act({ do: 'timedWindows', lock: index })) as number[],
     })),
     stop: () => actor.stop(),
     start: () => actor.start(),
