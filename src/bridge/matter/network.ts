@@ -12,7 +12,7 @@ import type { MatterApi, MatterLock } from './matter-lock.js';
  * setup code (manual pairing code or QR payload; a known address when discovery cannot find it;
  * a few at a time, and again later when it fails), keeps the node ids it paired in the data directory (`matter/paired.json`) and matter.js's own
  * storage beside them (never `~/.matter`), connects each node (matter.js keeps the session and the
- * subscription and re-subscribes after reconnecting) and hands it to its MatterLock.
+ * subscription; the MatterLock subscribes again when matter.js would not soon) and hands it to its MatterLock.
  *
  * matter.js is loaded here only, and told first (`@matter/nodejs/config`) to read no `--x=y`
  * arguments, no `MATTER_*` variables and no config file, and to trap no signals: the bridge's
