@@ -77,12 +77,16 @@ export class MatterLock extends RealLock implements SlotWriter {
   private lockState: number | null = null;
   private doorState: number | null = null;
   private answering = false;
-  /** matter.js's node is connected: the subscription the lock's reports come by is live. */
+  /** matter.js's node is connected: the subscription the lock's reports come by is live (as far as matter.js knows). */
   private subscribed = false;
   /** When the current subscription was asked for (attached, or subscribed again), the bridge's seconds. */
   private subscribeAskedAt = 0;
   /** The current subscription was live at least once (so not being live now means it was lost). */
   private subscribedSinceAsked = false;
+  /** The bridge asked for a new subscription, which has not reported yet (matter.js may say connected meanwhile, of the old one). */
+  private resubscribing = false;
+  /** The lock left a read unanswered since its subscription last reported: it may have restarted, and its subscription with it. */
+  private missedRead = false;
   private subscribeAgainSeconds = SUBSCRIBE_AGAIN_FIRST_SECONDS;
   /** The highest event number taken, so events delivered again are not taken twice. */
   private lastEventNumber = -1n;
@@ -115,18 +119,16 @@ export class MatterLock extends RealLock implements SlotWriter {
     this.subscribeAskedAt = this.now();
     node.events.stateChanged.on((state) => {
       this.log('matter_connection', { state: NODE_STATES[state] ?? state });
-      if (state === NODE_CONNECTED) {
-        this.subscribedSinceAsked = true;
-        this.subscribeAgainSeconds = SUBSCRIBE_AGAIN_FIRST_SECONDS;
-        this.setPresence(() => (this.subscribed = true));
-        connected();
-      } else {
+      if (state === NODE_CONNECTED) this.subscriptionAlive(connected);
+      else {
         this.setPresence(() => {
           this.subscribed = false;
           this.answering = false;
         });
       }
     });
+    // Each report or keep-alive of the subscription (and its establishment).
+    node.events.connectionAlive.on(() => this.subscriptionAlive(connected));
     node.events.attributeChanged.on(({ path, value }) => this.takeAttribute(path.clusterId as number, path.attributeName, value));
     node.events.eventTriggered.on(({ path, events }) => {
       for (const event of events) this.takeEvent(path.eventName, BigInt(event.eventNumber as bigint | number), event.data as Record<string, unknown> | undefined);
@@ -179,32 +181,57 @@ export class MatterLock extends RealLock implements SlotWriter {
       if (typeof level === 'number') this.takeBattery(level);
     }
     if (answered && this.pinKeypad === null && client !== undefined) await this.readKeypad(client);
+    const connected = this.node !== null && this.api !== null && this.api.isConnected(this.node);
     // A node just paired is connected before anyone listens to it.
-    const subscribed = this.node !== null && this.api !== null && this.api.isConnected(this.node);
+    if (connected && !this.resubscribing) this.subscribedSinceAsked = true;
+    if (!answered && this.subscribedSinceAsked) this.missedRead = true;
+    const renewal = answered ? this.renewalDue(connected) : null;
+    // Online while the new subscription is made, if matter.js says connected: it reads the whole lock first, so nothing is lost.
     this.setPresence(() => {
       this.answering = answered;
-      this.subscribed = subscribed;
+      this.subscribed = connected;
     });
-    if (answered && !subscribed) this.subscribeAgainIfDue();
+    if (renewal !== null) this.subscribeAgain(renewal);
+  }
+
+  /** The subscription reported: it is live (and any renewal asked for is done). */
+  private subscriptionAlive(connected: () => void): void {
+    this.resubscribing = false;
+    this.subscribedSinceAsked = true;
+    this.missedRead = false;
+    this.subscribeAgainSeconds = SUBSCRIBE_AGAIN_FIRST_SECONDS;
+    if (this.subscribed) return;
+    this.setPresence(() => (this.subscribed = true));
+    // Read at once rather than at the next ping.
+    connected();
   }
 
   /**
-   * The lock answers, yet no subscription is live. matter.js 0.17.9 replaces a subscription only
-   * once its max interval (about a minute, the lock's choice) and twice the peer's response time
-   * have passed without a report, not when the session it lived in ends (a restarted lock knows
-   * neither: its reports stop), and retries one it could not establish after 15 s doubling to an
-   * hour. So the bridge subscribes again itself: at once when the subscription was live and lost,
-   * after a while when it was never established (it may still be on its way: a first read of a
-   * lock is long, and many at once longer).
+   * Whether the subscription must be made again, the lock answering a read now. matter.js 0.17.9
+   * replaces a subscription only once its max interval (about a minute, the lock's choice) and
+   * twice the peer's response time have passed without a report, not when the session it lived in
+   * ends (a restarted lock knows neither: its reports stop, though matter.js may still say
+   * connected), and retries one it could not establish after 15 s doubling to an hour. So: at once
+   * when the lock missed a read since its subscription last reported (it was away: restarted,
+   * perhaps) or matter.js lost the subscription; after a while when none was established since it
+   * was asked for (it may still be on its way: a first read of many locks is long).
    */
-  private subscribeAgainIfDue(): void {
+  private renewalDue(connected: boolean): 'away' | 'lost' | 'not_established' | null {
+    if (this.subscribedSinceAsked && this.missedRead) return 'away';
+    if (this.subscribedSinceAsked && !connected) return 'lost';
+    if (!this.subscribedSinceAsked && (!connected || this.resubscribing) && this.now() - this.subscribeAskedAt >= this.subscribeAgainSeconds) return 'not_established';
+    return null;
+  }
+
+  /** Ends the subscription and makes a new one (matter.js reads the whole lock first, and the events since the last taken). */
+  private subscribeAgain(cause: 'away' | 'lost' | 'not_established'): void {
     if (this.node === null || this.api === null) return;
-    const waited = this.now() - this.subscribeAskedAt;
-    if (!this.subscribedSinceAsked && waited < this.subscribeAgainSeconds) return;
-    this.log('matter_subscribe_again', { cause: this.subscribedSinceAsked ? 'lost' : 'not_established', waitedSeconds: Math.round(waited) });
-    if (!this.subscribedSinceAsked) this.subscribeAgainSeconds = Math.min(this.subscribeAgainSeconds * 2, SUBSCRIBE_AGAIN_MAX_SECONDS);
+    this.log('matter_subscribe_again', { cause, waitedSeconds: Math.round(this.now() - this.subscribeAskedAt) });
+    if (cause === 'not_established') this.subscribeAgainSeconds = Math.min(this.subscribeAgainSeconds * 2, SUBSCRIBE_AGAIN_MAX_SECONDS);
     this.subscribeAskedAt = this.now();
     this.subscribedSinceAsked = false;
+    this.missedRead = false;
+    this.resubscribing = true;
     this.api.subscribeAgain(this.node);
   }
 
