@@ -4,9 +4,9 @@
 // calls it; "confirm": stored state and audit entry), the state report the lock sends after it
 // and the one after its relock (src/lock-link/reports.ts: stored, audited DOOR_LOCK without a
 // user, alarms derived), with the service's background work running (the webhook worker, told of
-// each entry), for batches of unlocks started together, as a peak's event-loop turn delivers them. Prints per unlock, for each
-// engine: this process's CPU, PostgreSQL's own CPU (its backends for this database and its WAL
-// writer, from /proc), the time, PostgreSQL round trips (statements sent, BEGIN and COMMIT
+// each entry), for batches of unlocks of different doors started together, as a peak's event-loop
+// turn delivers them. Prints per unlock, for each engine: this process's CPU, PostgreSQL's own CPU
+// (its backends for this database and its WAL writer, from /proc), the time, PostgreSQL round trips (statements sent, BEGIN and COMMIT
 // included) and commits (pg_stat_database); then PostgreSQL ÷ SQLite beside the goal (≤ 3 ×).
 // With UNLOCK_DB_BENCH_STATEMENTS=1 also SQLite's time per statement run directly in a
 // transaction (src/db/transaction.ts), per call. Not a test.
@@ -83,9 +83,11 @@ async function measure(engine: string): Promise<Figures> {
     }
     await register(ctx, { email: `bench-${Date.now()}@example.com`, password: 'correct horse battery', version: 3, force: false });
     const user = await ctx.db.kysely.selectFrom('users').select('id').executeTakeFirstOrThrow();
-    const lock = await provisionLock(ctx.db.kysely, { name: 'Bench door' }, ctx.now());
+    // A door per unlock in flight: a peak's unlocks open different doors (one door's unlocks follow one another).
+    const locks: Array<{ id: string }> = [];
+    for (let i = 0; i < GROUP; i++) locks.push(await provisionLock(ctx.db.kysely, { name: `Bench door ${i}` }, ctx.now()));
 
-    const unlock = async (): Promise<void> => {
+    const unlock = async (lock: { id: string }): Promise<void> => {
       const now = ctx.now();
       await readLockForOperation(ctx.db, lock.id, user.id);
       await activeResponders(ctx.db.kysely, lock.id);
@@ -100,7 +102,7 @@ async function measure(engine: string): Promise<Figures> {
       await recordState(ctx, lock.id, { locked: true, ts: now, battery: 80 });
     };
     const unlocks = async (count: number): Promise<void> => {
-      for (let done = 0; done < count; done += GROUP) await Promise.all(Array.from({ length: GROUP }, unlock));
+      for (let done = 0; done < count; done += GROUP) await Promise.all(locks.map(unlock));
     };
 
     await unlocks(ROUND / 4); // warm-up

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Insertable, type QueryCreator } from 'kysely';
 import type { AppContext } from '../context.js';
 import { newId } from '../crypto/random.js';
 import type { DialectName } from '../db/database.js';
@@ -7,7 +7,8 @@ import { prepareQuery } from '../db/prepared.js';
 import { inTransaction, type Executor, type UnitOfWork } from '../db/transaction.js';
 import { CURRENT_HASH_VERSION, GENESIS_HASH, auditEntryHash, type AuditClient, type AuditPartySnapshot } from './chain.js';
 import { afterAuditCommit } from './checkpoint-signer.js';
-import { appendLeaf, lockTreeHead } from './tree.js';
+import type { Frontier } from './merkle.js';
+import { HEAD_ID, appendLeaf, appendToFrontier, frontierOf, type HeadRow } from './tree.js';
 import type { AuditEntriesTable } from './tables.js';
 import { auditMessage, type AuditType } from './types.js';
 
@@ -55,23 +56,34 @@ export interface AuditEntry extends AuditPartySnapshot, AuditClient {
 /** The bus channel on which every committed entry is announced as `{ seq, lockId }`. */
 export const AUDIT_CHANNEL = 'audit';
 
-/** Arbitrary constant: the first key of the audit chain's advisory locks, so they share no key space with others. */
-const AUDIT_ADVISORY_SPACE = 0x41554454; // "AUDT"
-
 // Prepared (src/db/prepared.ts): every lock and unlock appends an entry. The limit is written
 // into the SQL: SQLite (built with STAT4) prepares a statement anew whenever a LIMIT parameter
 // is bound, which doubled this read's cost (docs/decisions.md, Performance).
 const lastEntryHash = prepareQuery<{ lockId: string }, { hash: string }>((db, slot) =>
   db.selectFrom('audit_entries').select('hash').where('lock_id', '=', slot.lockId).orderBy('seq', 'desc').limit(sql.lit(1)));
 
-type PartyRow = { id: string; email: string | null; display_name: string | null };
-// The actor's or the subject's row (an unlock has no subject), or both.
-const partyRow = prepareQuery<{ id: string }, PartyRow>((db, slot) => db.selectFrom('users').select(['id', 'email', 'display_name']).where('id', '=', slot.id));
-const partyRows = prepareQuery<{ first: string; second: string }, PartyRow>((db, slot) =>
-  db.selectFrom('users').select(['id', 'email', 'display_name']).where('id', 'in', [slot.first, slot.second]));
+type HeadAndPartiesRow = HeadRow & { actor_email: string | null; actor_display_name: string | null; subject_email: string | null; subject_display_name: string | null };
+/**
+ * The tree head and, beside it, who the actor and the subject are (their user rows, if any): one
+ * statement. On PostgreSQL the head's row lock, held to commit, makes every audit writer take
+ * turns (so leaves follow commit order, and a lock's chain has one writer at a time); the users
+ * are read as the statement found them, before any wait for that lock, as they were read before
+ * it when this took two statements.
+ */
+const headAndParties = (lock: boolean) => prepareQuery<{ actorId: string | null; subjectId: string | null }, HeadAndPartiesRow>((db, slot) => {
+  const query = db
+    .selectFrom('audit_tree_head as head')
+    .leftJoin('users as actor', (join) => join.on('actor.id', '=', slot.actorId))
+    .leftJoin('users as subject', (join) => join.on('subject.id', '=', slot.subjectId))
+    .select(['head.size', 'head.frontier', 'actor.email as actor_email', 'actor.display_name as actor_display_name', 'subject.email as subject_email', 'subject.display_name as subject_display_name'])
+    .where('head.id', '=', HEAD_ID);
+  return lock ? query.forUpdate('head') : query;
+});
+const lockHeadReadingParties = headAndParties(true);
+const readHeadReadingParties = headAndParties(false);
 
 /** The entry's insert, built once for both statements below. */
-function entryInsert(db: Kysely<DatabaseSchema>, slot: Insertable<AuditEntriesTable>) {
+function entryInsert(db: QueryCreator<DatabaseSchema>, slot: Insertable<AuditEntriesTable>) {
   return db
     .insertInto('audit_entries')
     .values({
@@ -98,20 +110,40 @@ function entryInsert(db: Kysely<DatabaseSchema>, slot: Insertable<AuditEntriesTa
 }
 
 // SQLite: the seq is the insert's rowid (AUTOINCREMENT); RETURNING would buffer the row in a
-// temporary table first, a third of the insert's cost. PostgreSQL has no rowid.
+// temporary table first, a third of the insert's cost.
 const insertEntry = prepareQuery<Insertable<AuditEntriesTable>>(entryInsert);
-const insertEntryReturningSeq = prepareQuery<Insertable<AuditEntriesTable>, { seq: number }>((db, slot) => entryInsert(db, slot).returning('seq'));
 
-/** Inserts the entry; answers its seq. */
-async function insertEntryRow(uow: UnitOfWork, row: Insertable<AuditEntriesTable>): Promise<number> {
+type EntryAndTree = Insertable<AuditEntriesTable> & { positions: number[]; hashes: Buffer[]; leafPosition: number; size: number; frontier: Buffer };
+// PostgreSQL (no rowid): the entry, the tree nodes its leaf completes (the leaf naming the entry's
+// seq) and the new head, in one statement (issue 33 point 3: four to six round trips → one). Each
+// data-modifying WITH runs to completion whether or not the result reads it.
+const insertEntryAndTree = prepareQuery<EntryAndTree, { seq: number }>((db, slot) =>
+  db
+    .with('entry', (qc) => entryInsert(qc, slot).returning('seq'))
+    .with('nodes', (qc) =>
+      qc
+        .insertInto('audit_tree_nodes')
+        .columns(['position', 'hash', 'entry_seq'])
+        .expression(sql`select n.position, n.hash, case when n.position = ${slot.leafPosition} then (select seq from entry) end
+          from unnest(cast(${slot.positions} as bigint[]), cast(${slot.hashes} as bytea[])) as n(position, hash)`))
+    .with('head', (qc) => qc.updateTable('audit_tree_head').set({ size: slot.size, frontier: slot.frontier }).where('id', '=', HEAD_ID))
+    .selectFrom('entry')
+    .select('seq'));
+
+/** Inserts the entry and appends its leaf to `tree` (read with the head's lock in this transaction); answers its seq. */
+async function insertEntryAndLeaf(uow: UnitOfWork, row: Insertable<AuditEntriesTable> & { hash: string }, tree: Frontier): Promise<number> {
   if (uow.dialect === 'sqlite') {
     const { insertId } = await insertEntry.execute(uow.db, uow.dialect, row);
     if (insertId === undefined) throw new Error('audit entry insert answered no rowid');
+    await appendLeaf(uow.db, uow.dialect, tree, { seq: Number(insertId), hash: row.hash });
     return Number(insertId);
   }
-  const inserted = await insertEntryReturningSeq.takeFirst(uow.db, uow.dialect, row);
+  const { nodes, size, frontier } = appendToFrontier(tree, row.hash);
+  const inserted = await insertEntryAndTree.takeFirst(uow.db, uow.dialect, {
+    ...row, positions: nodes.map((node) => node.position), hashes: nodes.map((node) => node.hash), leafPosition: nodes[0]!.position, size, frontier,
+  });
   if (inserted === undefined) throw new Error('audit entry insert returned no row');
-  return inserted.seq;
+  return Number(inserted.seq);
 }
 
 async function lastHashOf(db: Executor, dialect: DialectName, lockId: string): Promise<string> {
@@ -119,45 +151,28 @@ async function lastHashOf(db: Executor, dialect: DialectName, lockId: string): P
 }
 
 /**
- * Who the actor and the subject are as their user rows read now, inside the recording
- * transaction: what the entry keeps and hashes, so that it reads the same once they change their
- * name or address or delete their account. No row (the lock itself, the service, a user already
- * gone): nulls.
- */
-async function partiesOf(uow: UnitOfWork, actorUserId: string | null, subjectUserId: string | null): Promise<AuditPartySnapshot> {
-  const ids = [...new Set([actorUserId, subjectUserId].filter((id): id is string => id !== null))];
-  const rows =
-    ids.length === 0 ? []
-    : ids.length === 1 ? (await partyRow.execute(uow.db, uow.dialect, { id: ids[0]! })).rows
-    : (await partyRows.execute(uow.db, uow.dialect, { first: ids[0]!, second: ids[1]! })).rows;
-  const actor = rows.find((row) => row.id === actorUserId);
-  const subject = rows.find((row) => row.id === subjectUserId);
-  return {
-    actorEmail: actor?.email ?? null,
-    actorDisplayName: actor?.display_name ?? null,
-    subjectEmail: subject?.email ?? null,
-    subjectDisplayName: subject?.display_name ?? null,
-  };
-}
-
-/**
  * Appends an entry to the lock's trail inside the caller's transaction, holding who its actor and
- * subject are now (partiesOf, read before any audit lock is taken) and chained to the lock's
+ * subject are now (read with the tree head, before its lock is granted) and chained to the lock's
  * previous entry, appends it to the Merkle tree over the whole log (tree.ts), announces it on
  * the bus once committed and lets the checkpoint signer know. On PostgreSQL the tree head's row
- * lock, taken first, makes every audit writer take turns (so leaves follow commit order); the
- * advisory lock per lock id after it keeps the chain's own guarantee explicit. The listeners
- * (ctx.auditListeners: the webhooks' outbox) write what they keep of the entry in its transaction. The reads after
- * them see the last committed entry under the default READ COMMITTED isolation; SQLite runs one
- * write transaction at a time.
+ * lock, taken first, makes every audit writer take turns (so leaves follow commit order, and each
+ * lock's chain is written by one transaction at a time: every entry is written here, after that
+ * lock). The listeners (ctx.auditListeners: the webhooks' outbox) write what they keep of the
+ * entry in its transaction. The last hash is read in a statement of its own after the lock is
+ * granted, so under the default READ COMMITTED isolation it sees the entry of the writer it
+ * waited for; SQLite runs one write transaction at a time.
  */
 export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: AuditInput): Promise<AuditEntry> {
   const subjectUserId = input.subjectUserId ?? null;
-  const parties = await partiesOf(uow, input.actorUserId, subjectUserId);
-  const tree = await lockTreeHead(uow.db, uow.dialect);
-  if (ctx.db.dialect === 'postgres') {
-    await sql`SELECT pg_advisory_xact_lock(${AUDIT_ADVISORY_SPACE}::int4, hashtext(${input.lockId}))`.execute(uow.db);
-  }
+  const head = await (uow.dialect === 'postgres' ? lockHeadReadingParties : readHeadReadingParties).takeFirst(uow.db, uow.dialect, { actorId: input.actorUserId, subjectId: subjectUserId });
+  if (head === undefined) throw new Error('audit tree head is missing (migration 0008 not run?)');
+  const tree = frontierOf(head);
+  const parties: AuditPartySnapshot = {
+    actorEmail: head.actor_email,
+    actorDisplayName: head.actor_display_name,
+    subjectEmail: head.subject_email,
+    subjectDisplayName: head.subject_display_name,
+  };
   const previousHash = await lastHashOf(uow.db, uow.dialect, input.lockId);
   const rejected = input.rejected === true;
   const details = input.details === undefined ? null : (JSON.parse(JSON.stringify(input.details)) as Record<string, unknown>);
@@ -177,7 +192,7 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
   };
   const hash = auditEntryHash(previousHash, fields);
   const id = newId();
-  const seq = await insertEntryRow(uow, {
+  const seq = await insertEntryAndLeaf(uow, {
     id,
     lock_id: fields.lockId,
     timestamp: fields.timestamp,
@@ -197,8 +212,7 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     prev_hash: previousHash,
     hash,
     hash_version: fields.version,
-  });
-  await appendLeaf(uow.db, uow.dialect, tree, { seq, hash });
+  }, tree);
   const entry: AuditEntry = { seq, id, ...fields, previousHash, hash };
   await ctx.auditListeners.recorded(uow, entry);
   uow.onCommit(() => ctx.bus.publish(AUDIT_CHANNEL, { seq, lockId: fields.lockId }));

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { knownCapabilities, type LockDevice, type LockEvent, type LockState } from '../device-protocol/payloads.js';
 import { reportLocked } from '../locks/command-life.js';
-import { claimReportTime, connectedLockIds, storeDevice, storeDoorOpen, storeHealth, storePresences, storeReportedLockdown } from '../locks/state.js';
+import { claimReportTime, connectedLockIds, readLockedForUpdate, readReportedColumns, storeDevice, storeDoorOpen, storeHealth, storePresences, storeReportedLockdown } from '../locks/state.js';
 
 /**
  * What the lock link reports, written to the locks table (through src/locks/state.ts) and the
@@ -31,8 +31,27 @@ function audit(ctx: AppContext, uow: UnitOfWork, lockId: string, type: AuditType
  * instance alone, or each hearing everything, records a lock's reports in the order it hears them.
  */
 function isLatest(ctx: AppContext, uow: UnitOfWork, lockId: string, ts: number): Promise<boolean> {
-  const spread = ctx.config.mqtt.kind === 'external' && ctx.config.mqttSharedSubscriptions;
-  return spread ? claimReportTime(uow.db, lockId, ts) : Promise.resolve(true);
+  return isSpread(ctx) ? claimReportTime(uow.db, lockId, ts) : Promise.resolve(true);
+}
+
+/** Whether a lock's reports are spread over the instances (shared subscriptions on an external broker). */
+function isSpread(ctx: AppContext): boolean {
+  return ctx.config.mqtt.kind === 'external' && ctx.config.mqttSharedSubscriptions;
+}
+
+/**
+ * Whether the row, as committed, already says all that `state` says: then the report's
+ * transaction would change and audit nothing, and is not run (issue 33 point 3: the state report
+ * after an unlock usually repeats what the confirmation stored; BEGIN, a locking read and COMMIT
+ * → one read). A change committed after this read is one the report would have found already
+ * made had it run first. Not with shared subscriptions, where each report's time is claimed.
+ */
+function holdsAlready(row: Awaited<ReturnType<typeof readReportedColumns>>, state: LockState): boolean {
+  if (row === undefined || row.locked === null || row.locked !== (state.locked ? 1 : 0)) return false;
+  const same = (stored: number | null, reported: boolean | number | undefined) =>
+    reported === undefined || stored === (typeof reported === 'boolean' ? (reported ? 1 : 0) : reported);
+  return same(row.battery, state.battery) && same(row.jammed, state.jammed) && same(row.tamper, state.tamper) && same(row.door_open, state.doorOpen)
+    && (state.lockdown === undefined || row.reported_lockdown === (state.lockdown?.toLowerCase() ?? ''));
 }
 
 /**
@@ -92,16 +111,19 @@ export function recordDoorEvent(ctx: AppContext, lockId: string, event: LockEven
  * A state report: stores `locked` and `doorOpen`. `locked` is decided with the command it may
  * confirm (src/locks/command-life.ts). A door change seen here first (its event lost or still
  * queued) is audited here; the event then changes nothing. The first report of a lock (value
- * unknown before) is stored, not audited. Alarms follow the health it stores (src/alarms).
+ * unknown before) is stored, not audited. Alarms follow the health it stores (src/alarms): only
+ * when the health changes, since the report that stored the health before derived them from it in
+ * its own transaction (issue 33 point 3: a battery, two alarm clears and a read fewer a report).
  */
-export function recordState(ctx: AppContext, lockId: string, state: LockState): Promise<AuditType[]> {
+export async function recordState(ctx: AppContext, lockId: string, state: LockState): Promise<AuditType[]> {
+  if (!isSpread(ctx) && holdsAlready(await readReportedColumns(ctx.db, lockId), state)) return [];
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
     if (!(await isLatest(ctx, uow, lockId, state.ts))) return [];
-    const lockAudit = await reportLocked(ctx, uow, lockId, state.locked, now);
-    if (lockAudit === undefined) return [];
-    await storeHealth(uow.db, lockId, state);
-    await deriveAlarms(ctx, uow, lockId, now);
+    const row = await readLockedForUpdate(uow.db, uow.dialect, lockId);
+    const lockAudit = await reportLocked(ctx, uow, lockId, state.locked, now, row);
+    if (lockAudit === undefined || row === undefined) return [];
+    if (await storeHealth(uow.db, lockId, state, row)) await deriveAlarms(ctx, uow, lockId, now);
     const audited: AuditType[] = lockAudit === null ? [] : [lockAudit];
     if (state.lockdown !== undefined && (await recordReportedLockdown(ctx, uow, lockId, state.lockdown, now))) audited.push('LOCKDOWN_REPORTED');
     if (state.doorOpen !== undefined) {

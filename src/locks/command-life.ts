@@ -86,15 +86,20 @@ export function confirmLateCommand(ctx: AppContext, lockId: string, commandId: s
   });
 }
 
+/** The lock row as a state report reads it, locked (readLockedForUpdate); undefined for an unknown lock. */
+export type ReportedLockRow = Awaited<ReturnType<typeof readLockedForUpdate>>;
+
 /**
  * A state report's `locked`, in the report's unit of work: stored; a change from a known value is
  * audited as DOOR_LOCK / DOOR_UNLOCK without a user, unless a live marker asked for exactly this
- * state. Returns the type audited (or null); undefined for an unknown lock.
+ * state. `read`: the row as the report read it already in this unit (else read here). Returns the
+ * type audited (or null); undefined for an unknown lock.
  */
-export async function reportLocked(ctx: AppContext, uow: UnitOfWork, lockId: string, locked: boolean, now: number): Promise<AuditType | null | undefined> {
-  const row = await readLockedForUpdate(uow.db, uow.dialect, lockId);
+export async function reportLocked(ctx: AppContext, uow: UnitOfWork, lockId: string, locked: boolean, now: number, read?: ReportedLockRow): Promise<AuditType | null | undefined> {
+  const row = read ?? (await readLockedForUpdate(uow.db, uow.dialect, lockId));
   if (!row) return undefined;
-  const changed = await storeLocked(uow.db, uow.dialect, lockId, locked, now);
+  // The row is this unit's (locked on PostgreSQL, SQLite's one writer): a report of the state it holds writes nothing.
+  const changed = row.locked !== (locked ? 1 : 0) && (await storeLocked(uow.db, uow.dialect, lockId, locked, now));
   if (!changed || row.locked === null) return null;
   if (markerAwaits(row, locked, now)) {
     // In flight: its confirmation audits it. Late: audited here, on the marker's behalf, once.

@@ -1,4 +1,4 @@
-import type { DialectName } from '../db/database.js';
+import type { Database, DialectName } from '../db/database.js';
 import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import type { Flag } from '../accounts/tables.js';
@@ -119,14 +119,14 @@ export async function storeLocked(db: Executor, dialect: DialectName, lockId: st
 }
 
 /**
- * The lock's `locked` and pending marker before a state report changes them; undefined for an
- * unknown lock. On PostgreSQL the row stays locked until the transaction ends, so a second
- * instance recording the same report waits and then sees it stored.
+ * The lock's `locked`, pending marker and health before a state report changes them; undefined
+ * for an unknown lock. On PostgreSQL the row stays locked until the transaction ends, so a second
+ * instance recording the same report waits and then sees it stored (the row as committed then).
  */
 export async function readLockedForUpdate(db: Executor, dialect: DialectName, lockId: string) {
   const query = db
     .selectFrom('locks')
-    .select(['locked', 'pending_actor_user_id', 'pending_target_locked', 'pending_until', 'pending_command_id', 'pending_late'])
+    .select(['locked', 'pending_actor_user_id', 'pending_target_locked', 'pending_until', 'pending_command_id', 'pending_late', 'battery', 'jammed', 'tamper'])
     .where('id', '=', lockId);
   return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
 }
@@ -173,15 +173,39 @@ export async function storeDevice(db: Executor, lockId: string, kind: string, ca
   await db.updateTable('locks').set({ device_kind: kind, device_capabilities: capabilities.join(','), code_digits_min: codeDigits?.min ?? null, code_digits_max: codeDigits?.max ?? null }).where('id', '=', lockId).execute();
 }
 
-/** The battery, jam and tamper a state report carries (device protocol 1.2); what it omits is left as it was. */
-export async function storeHealth(db: Executor, lockId: string, health: { battery?: number; jammed?: boolean; tamper?: boolean }): Promise<void> {
+// Prepared: read for every state report (src/lock-link/reports.ts).
+const reportedColumns = prepareQuery<{ lockId: string }, StoredHealth & { locked: Flag | null; door_open: Flag | null; reported_lockdown: string | null }>((db, slot) =>
+  db.selectFrom('locks').select(['locked', 'battery', 'jammed', 'tamper', 'door_open', 'reported_lockdown']).where('id', '=', slot.lockId));
+
+/** What a state report may change on the lock row, as committed now (no transaction, no row lock); undefined for an unknown lock. */
+export function readReportedColumns(database: Database, lockId: string) {
+  return reportedColumns.takeFirstNow(database, { lockId });
+}
+
+/** What the lock row says of the lock's health (null where the lock never said). */
+export interface StoredHealth {
+  battery: number | null;
+  jammed: Flag | null;
+  tamper: Flag | null;
+}
+
+/**
+ * The battery, jam and tamper a state report carries (device protocol 1.2); what it omits is left
+ * as it was. Given the row's values `before` (read in the same transaction, the row locked), only
+ * what differs is written, nothing when nothing does. True when a value was written.
+ */
+export async function storeHealth(db: Executor, lockId: string, health: { battery?: number; jammed?: boolean; tamper?: boolean }, before?: StoredHealth): Promise<boolean> {
+  const differs = <K extends keyof StoredHealth>(key: K, value: StoredHealth[K] | undefined) => value !== undefined && (before === undefined || before[key] !== value);
+  const jammed = health.jammed === undefined ? undefined : flag(health.jammed);
+  const tamper = health.tamper === undefined ? undefined : flag(health.tamper);
   const values = {
-    ...(health.battery === undefined ? {} : { battery: health.battery }),
-    ...(health.jammed === undefined ? {} : { jammed: flag(health.jammed) }),
-    ...(health.tamper === undefined ? {} : { tamper: flag(health.tamper) }),
+    ...(differs('battery', health.battery) ? { battery: health.battery } : {}),
+    ...(differs('jammed', jammed) ? { jammed } : {}),
+    ...(differs('tamper', tamper) ? { tamper } : {}),
   };
-  if (Object.keys(values).length === 0) return;
+  if (Object.keys(values).length === 0) return false;
   await db.updateTable('locks').set(values).where('id', '=', lockId).execute();
+  return true;
 }
 
 /**

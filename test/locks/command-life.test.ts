@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { inTransaction } from '../../src/db/transaction.js';
 import { randomUUID } from 'node:crypto';
 import { abandonCommand, beginCommand, confirmCommand, confirmLateCommand, markCommandLate, pendingCommand, reportLocked, type PendingCommand } from '../../src/locks/command-life.js';
+import { recordState } from '../../src/lock-link/reports.js';
+import { sql } from 'kysely';
 import { claimLock } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
 import { UNKNOWN_ID } from './support.js';
@@ -130,5 +132,25 @@ describe('a command\'s life: begin, confirm, abandon, late report', () => {
     await markCommandLate(ctx(), command);
     assert.equal((await row(id)).pending_actor_user_id, null, 'marking late after the fact finds no marker');
     assert.deepEqual(await lateOf(id), [{ actor: t.user.userId, details: { commandId: command.commandId, late: true } }]);
+  });
+
+  it('writes nothing for a state report of what the row already holds (issue 33 point 3), and derives alarms when the health changes', async () => {
+    const id = await lockedLock();
+    // Rows written so far: the lock row's version on PostgreSQL, the connection's changes on SQLite.
+    const written = async () => ctx().db.dialect === 'postgres'
+      ? String((await sql<{ v: string }>`select xmin::text as v from locks where id = ${id}`.execute(ctx().db.kysely)).rows[0]!.v)
+      : String((await sql<{ v: number }>`select total_changes() as v`.execute(ctx().db.kysely)).rows[0]!.v);
+    await recordState(ctx(), id, { locked: true, ts: 1, battery: 80, jammed: false });
+    const before = await written();
+    assert.deepEqual(await recordState(ctx(), id, { locked: true, ts: 2, battery: 80, jammed: false }), []);
+    assert.equal(await written(), before, 'no write: neither locked nor the health changed');
+    await recordState(ctx(), id, { locked: true, ts: 3, battery: 4 });
+    assert.notEqual(await written(), before);
+    const open = await ctx().db.kysely.selectFrom('lock_alarms').select('kind').where('lock_id', '=', id).where('cleared_at', 'is', null).orderBy('kind').execute();
+    assert.deepEqual(open.map((a) => a.kind), ['battery_critical', 'battery_low']);
+    await recordState(ctx(), id, { locked: true, ts: 4, battery: 4 });
+    await recordState(ctx(), id, { locked: true, ts: 5, battery: 90 });
+    const still = await ctx().db.kysely.selectFrom('lock_alarms').select('kind').where('lock_id', '=', id).where('cleared_at', 'is', null).execute();
+    assert.deepEqual(still, [], 'cleared once the battery is back');
   });
 });
