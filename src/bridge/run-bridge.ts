@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BridgeConfig, BridgedLockConfig } from '../config/bridge.js';
+import { lockTrustAnchor } from '../lock-edge/command-check.js';
 import { LockEndpoint, type LockLog } from '../lock-edge/lock-endpoint.js';
 import { lanEndpointUrl, startLanServer, type LanServer } from '../lock-edge/lan-server.js';
 import { KeypadSlots } from './keypad-slots.js';
@@ -68,6 +69,8 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
     },
   }, logger);
 
+  // Every lock of the bridge trusts the same root: parsed once (a certificate parse is ≈ 2 ms).
+  const trustedRoot = config.trustedRoot === null ? undefined : lockTrustAnchor(config.trustedRoot);
   for (const lockConfig of config.locks) {
     const log: LockLog = (action, fields = {}) => logger.info({ lockId: lockConfig.id, ...fields }, action);
     let bolt: BridgedLock['bolt'];
@@ -102,7 +105,7 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       defaultCommandMs: config.lockReplyTimeoutMs,
       now,
       log,
-      ...(config.trustedRoot === null ? {} : { trustedRoot: config.trustedRoot }),
+      ...(trustedRoot === undefined ? {} : { trustedRoot }),
       keypadMirror: slots,
     });
     bolt.listen({

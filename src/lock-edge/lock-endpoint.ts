@@ -5,8 +5,8 @@ import { connectMqtt, reconnectWithBackoff, startMqtt } from '../mqtt/connection
 import { decodeCommand, decodeConfig, type CommandPayload, type LockConfig, type LockDevice, type LockState, type OperationReport, type OperationSource } from '../device-protocol/payloads.js';
 import { decodeOperationToken } from '../operations/body.js';
 import { DEFAULT_TOPIC_PREFIX, isValidReplyRoute, lockTopic, routedReplyTopic, type TopicKind } from '../device-protocol/topics.js';
-import { CommandChecker, DEADLINE_PASSED, isPastDeadline } from './command-check.js';
-import { createTrustAnchor } from '../crypto/chain.js';
+import { CommandChecker, DEADLINE_PASSED, isPastDeadline, lockTrustAnchor } from './command-check.js';
+import type { TrustAnchor } from '../crypto/chain.js';
 import { Keypad, LOCKOUT_SECONDS, type KeypadEntry, type KeypadMirror } from './keypad.js';
 import { OperationOutbox } from './outbox.js';
 import { LockdownGuard } from './lockdown.js';
@@ -47,8 +47,8 @@ export interface LockEndpointOptions {
   topicPrefix?: string;
   /** What the lock says it is (protocol 1.2). */
   device: LockDevice;
-  /** Base64 DER root CA for EdDSA tokens; without it only RS256 tokens can be accepted. */
-  trustedRoot?: string;
+  /** Base64 DER root CA for EdDSA tokens (or its anchor, lockTrustAnchor); without it only RS256 tokens can be accepted. */
+  trustedRoot?: string | TrustAnchor;
   /** Where used tokens are remembered across restarts; without it, in memory only. */
   replayFile?: string;
   /** Where a lockdown in force is kept across restarts (protocol 1.4); without it, in memory only. */
@@ -121,9 +121,11 @@ export class LockEndpoint {
   constructor(private readonly options: LockEndpointOptions) {
     this.prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
     this.replays = options.replayFile === undefined ? new ReplayMemory() : ReplayMemory.open(options.replayFile, options.now());
-    this.checker = new CommandChecker({ lockId: options.id, now: options.now, replays: this.replays, ...(options.trustedRoot === undefined ? {} : { trustedRoot: options.trustedRoot }) });
+    // One anchor for the command checker and the keypad: the root is parsed once.
+    const anchor = options.trustedRoot === undefined ? undefined : lockTrustAnchor(options.trustedRoot);
+    this.checker = new CommandChecker({ lockId: options.id, now: options.now, replays: this.replays, ...(anchor === undefined ? {} : { trustedRoot: anchor }) });
     this.lockdown = new LockdownGuard(this.checker, options.log, options.lockdownFile);
-    this.keypad = new Keypad({ lockId: options.id, secret: options.secret, anchor: options.trustedRoot === undefined ? undefined : createTrustAnchor(options.trustedRoot), now: options.now, file: options.keypadFile });
+    this.keypad = new Keypad({ lockId: options.id, secret: options.secret, anchor, now: options.now, file: options.keypadFile });
     this.outbox = new OperationOutbox(options.outboxFile ?? null);
   }
 

@@ -1,5 +1,6 @@
 import type { LockConfig } from '../device-protocol/payloads.js';
 import { DEADLINE_PASSED } from '../lock-edge/command-check.js';
+import type { TrustAnchor } from '../crypto/chain.js';
 import { LockEndpoint, type Bolt, type BoltState, type LockLog, type Outcome } from '../lock-edge/lock-endpoint.js';
 import { LockMechanism } from '../lock-edge/lock-mechanism.js';
 import type { KeypadEntry } from '../lock-edge/keypad.js';
@@ -26,7 +27,7 @@ export interface SimulatedLockOptions {
   /** Wait this long before handling each command (a slow lock; beyond the service's timeout it answers 504). */
   replyDelayMs: number;
   /** Base64 DER root CA for EdDSA tokens; without it only RS256 tokens can be accepted. */
-  trustedRoot?: string;
+  trustedRoot?: string | TrustAnchor;
   /** Where used tokens are remembered across restarts; without it, in memory only. */
   replayFile?: string;
   /** Where operation reports wait while the service cannot be reached; without it, in memory only. */
