@@ -77,7 +77,7 @@ export class MatterLock extends RealLock implements SlotWriter {
   private lockState: number | null = null;
   private doorState: number | null = null;
   private answering = false;
-  /** matter.js's node is connected: the subscription the lock's reports come by is live (as far as matter.js knows). */
+  /** The subscription the lock's reports come by is live: matter.js's node is connected, and no renewal is on its way. */
   private subscribed = false;
   /** When the current subscription was asked for (attached, or subscribed again), the bridge's seconds. */
   private subscribeAskedAt = 0;
@@ -186,10 +186,10 @@ export class MatterLock extends RealLock implements SlotWriter {
     if (connected && !this.resubscribing) this.subscribedSinceAsked = true;
     if (!answered && this.subscribedSinceAsked) this.missedRead = true;
     const renewal = answered ? this.renewalDue(connected) : null;
-    // Online while the new subscription is made, if matter.js says connected: it reads the whole lock first, so nothing is lost.
+    // Offline from a renewal until the new subscription reports (matter.js may meanwhile say connected, of the old one).
     this.setPresence(() => {
       this.answering = answered;
-      this.subscribed = connected;
+      this.subscribed = connected && !this.resubscribing && renewal === null;
     });
     if (renewal !== null) this.subscribeAgain(renewal);
   }
