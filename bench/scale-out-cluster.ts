@@ -5,12 +5,8 @@
 // fixed rate, sent in turn to each instance of the cluster; the CPU of every instance together,
 // divided by the unlocks. Goal: flat (as many instances, the same CPU per unlock).
 // Env: SCALE_CLUSTER_ROUNDS (default 2), SCALE_BENCH_MQTT_URL, LATCHKEY_TEST_REDIS_URL (bench/scale-out.ts).
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { committedTransactions, createBenchDatabase, startBenchRedis, startInstance, type Instance } from './scale-lib.js';
-import { fixedRate, provisionBenchLock, startBenchBroker, startUnlockRig, warmUp, type UnlockRig } from './scale-unlock.js';
+import { committedTransactions, startInstance, type Instance } from './scale-lib.js';
+import { fixedRate, startScaleBench, startUnlockRig, warmUp, type UnlockRig } from './scale-unlock.js';
 import { percentile } from './lib.js';
 
 const RATE = 40;
@@ -18,20 +14,8 @@ const SECONDS = 5;
 const ROUNDS = Number(process.env.SCALE_CLUSTER_ROUNDS ?? 2);
 const SIZES = [1, 2, 3];
 
-const redis = await startBenchRedis();
-const database = await createBenchDatabase();
-const dataDir = await mkdtemp(join(tmpdir(), 'latchkey-bench-cluster-'));
-const lock = await provisionBenchLock(database.url, dataDir);
-const broker = await startBenchBroker(lock);
-const base: Record<string, string> = {
-  DATABASE_URL: database.url,
-  REDIS_URL: redis.url,
-  KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  BASE_URL: 'http://latchkey.bench',
-  CERT_CHECK: 'never',
-  LOG_LEVEL: 'error',
-  ...(broker ? { MQTT_URL: broker.serviceUrl, ...broker.env } : {}),
-};
+const bench = await startScaleBench('cluster');
+const { redis, database, dataDir, lock, broker, env: base } = bench;
 let rig: UnlockRig | null = null;
 let running: Instance[] = [];
 
@@ -82,8 +66,5 @@ try {
 } finally {
   await (rig as UnlockRig | null)?.stop();
   await Promise.all(running.map((instance) => instance.stop()));
-  await broker?.close();
-  await database.drop();
-  await redis.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await bench.close();
 }

@@ -8,12 +8,9 @@
 // SCALE_BENCH_PROFILE=DIR (each instance writes a CPU profile there; bench/profile-summary.ts);
 // LATCHKEY_TEST_REDIS_URL (a Redis instead of a private redis-server).
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { autocannon, ed25519VerificationsPerSecond, percentile, type LoadResult } from './lib.js';
-import { committedTransactions, createBenchDatabase, redisCommands, startBenchRedis, startInstance, type Instance } from './scale-lib.js';
-import { closedLoop, describeRun, fixedRate, provisionBenchLock, startBenchBroker, startUnlockRig, type UnlockRig, type UnlockRun } from './scale-unlock.js';
+import { committedTransactions, redisCommands, startInstance, type Instance } from './scale-lib.js';
+import { closedLoop, describeRun, fixedRate, startScaleBench, startUnlockRig, type UnlockRig, type UnlockRun } from './scale-unlock.js';
 
 const READ_SECONDS = 4;
 const ROUNDS = 2;
@@ -23,20 +20,8 @@ const IN_FLIGHT = 16;
 const PEAK_SECONDS = 4;
 const LOGOUTS = 20;
 
-const redis = await startBenchRedis();
-const database = await createBenchDatabase();
-const dataDir = await mkdtemp(join(tmpdir(), 'latchkey-bench-scale-'));
-const lock = await provisionBenchLock(database.url, dataDir);
-const broker = await startBenchBroker(lock);
-const env: Record<string, string> = {
-  DATABASE_URL: database.url,
-  REDIS_URL: redis.url,
-  KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  BASE_URL: 'http://latchkey.bench',
-  CERT_CHECK: 'never',
-  LOG_LEVEL: 'error',
-  ...(broker ? { MQTT_URL: broker.serviceUrl, ...broker.env } : {}),
-};
+const bench = await startScaleBench('scale');
+const { redis, database, dataDir, lock, broker, env } = bench;
 const instances: Instance[] = [];
 let rig: UnlockRig | null = null;
 
@@ -145,8 +130,5 @@ try {
 } finally {
   await rig?.stop();
   await Promise.all(instances.map((instance) => instance.stop()));
-  await broker?.close();
-  await database.drop();
-  await redis.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await bench.close();
 }

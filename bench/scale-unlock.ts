@@ -3,7 +3,10 @@
 // documented password configuration, or SCALE_BENCH_MQTT_URL), and unlocks sent at a fixed rate,
 // or with a fixed number in flight, to one instance or alternately to two.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '../src/config/config.js';
 import { generateEphemeralKey, requestCertificate, signOperation } from '../src/client/index.js';
 import { openDatabase } from '../src/db/database.js';
@@ -11,7 +14,7 @@ import { migrateToLatest } from '../src/db/migrator.js';
 import { provisionLock, type ProvisionedLock } from '../src/locks/provision.js';
 import { mosquittoInstalled, startMosquitto } from '../test/helpers/mosquitto.js';
 import { percentile } from './lib.js';
-import type { Instance } from './scale-lib.js';
+import { createBenchDatabase, startBenchRedis, type Instance } from './scale-lib.js';
 import { startSimulatorProcess, type SimulatorProcess } from './unlock-processes.js';
 
 /** Migrates the database and provisions a lock in it, before any instance starts (the broker's password file needs its secret). */
@@ -57,6 +60,46 @@ export async function startBenchBroker(lock: ProvisionedLock): Promise<BenchBrok
     env: {},
     label: 'a private Mosquitto',
     close: () => mosquitto.close(),
+  };
+}
+
+/** What the scale-out benchmarks share: Redis, a PostgreSQL database with the lock provisioned, the broker, and the instances' configuration. */
+export interface ScaleBench {
+  redis: Awaited<ReturnType<typeof startBenchRedis>>;
+  database: Awaited<ReturnType<typeof createBenchDatabase>>;
+  dataDir: string;
+  lock: ProvisionedLock;
+  /** Null when neither a private Mosquitto nor SCALE_BENCH_MQTT_URL is available (unlocks are then not measured). */
+  broker: BenchBroker | null;
+  /** The configuration every instance starts with. */
+  env: Record<string, string>;
+  /** Stops the broker, drops the database, stops Redis, removes the data directory (the instances and the rig first). */
+  close(): Promise<void>;
+}
+
+export async function startScaleBench(name: string): Promise<ScaleBench> {
+  const redis = await startBenchRedis();
+  const database = await createBenchDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), `latchkey-bench-${name}-`));
+  const lock = await provisionBenchLock(database.url, dataDir);
+  const broker = await startBenchBroker(lock);
+  const env: Record<string, string> = {
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    BASE_URL: 'http://latchkey.bench',
+    CERT_CHECK: 'never',
+    LOG_LEVEL: 'error',
+    ...(broker ? { MQTT_URL: broker.serviceUrl, ...broker.env } : {}),
+  };
+  return {
+    redis, database, dataDir, lock, broker, env,
+    async close() {
+      await broker?.close();
+      await database.drop();
+      await redis.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
