@@ -5,6 +5,7 @@ import { closeContext, createContext, createHttpParts, type AppContext, type Con
 import { createHttpApp, type HttpApp } from './http/app.js';
 import type { SchemaCompilers } from './http/schema-compilers.js';
 import { registerRoutes } from './routes.js';
+import type { LockLinkHooks } from './lock-link/subscribers.js';
 import { startSubscribers, type Subscribers } from './subscribers.js';
 import { openApiWebhooks } from './webhooks/schemas.js';
 
@@ -28,6 +29,8 @@ export interface ServiceOptions extends ContextOptions {
   onUndeclaredStatus?: (what: string) => void;
   /** Tests: compiled schemas shared by every service the process starts (src/http/schema-compilers.ts). */
   schemaCompilers?: SchemaCompilers;
+  /** Tests: holds lock reports back before they are recorded (src/lock-link/subscribers.ts). */
+  holdLockReport?: LockLinkHooks['holdReport'];
 }
 
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
@@ -38,7 +41,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     const parts = createHttpParts(ctx);
     app = await createHttpApp({ logger: ctx.logger, baseUrl: config.baseUrl, trustProxy: config.trustProxy, requestTimeoutMs: config.httpRequestTimeoutMs, corsOrigin: (origin) => parts.applications.cors.allows(origin), corsOpenPath: isCdnPath, openApiWebhooks: openApiWebhooks(), ...(options.onUndeclaredStatus ? { onUndeclaredStatus: options.onUndeclaredStatus } : {}), ...(options.schemaCompilers ? { schemaCompilers: options.schemaCompilers } : {}) });
     await registerRoutes(app, ctx, parts);
-    subscribers = await startSubscribers(ctx);
+    subscribers = await startSubscribers(ctx, options.holdLockReport ? { holdReport: options.holdLockReport } : {});
     await startupStep('PORT / HOST', 'cannot listen', () => app!.listen({ port: config.port, host: config.host }));
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

@@ -1,7 +1,7 @@
 import { AlarmWatch } from './alarms/watch.js';
 import { startupStep } from './config/startup-step.js';
 import type { AppContext } from './context.js';
-import { startLockLinkSubscribers } from './lock-link/subscribers.js';
+import { startLockLinkSubscribers, type LockLinkHooks } from './lock-link/subscribers.js';
 import { recordOperationReport } from './operations/lock-reports.js';
 import { keypadUse } from './keypad-codes/uses.js';
 import { QueueDelivery } from './operations/queue-delivery.js';
@@ -22,7 +22,7 @@ export interface Subscribers {
  * queued operations (src/operations/queue-delivery.ts), which a lock coming online sets off, and
  * the webhook worker (outbox → deliveries → receivers) and the alarm watch (src/alarms/watch.ts).
  */
-export async function startSubscribers(ctx: AppContext): Promise<Subscribers> {
+export async function startSubscribers(ctx: AppContext, testHooks: Pick<LockLinkHooks, 'holdReport'> = {}): Promise<Subscribers> {
   const setting = ctx.config.mqtt.kind === 'external' ? 'MQTT_URL' : 'MQTT_PORT / HOST';
   const delivery = new QueueDelivery(ctx);
   let lockLink;
@@ -30,6 +30,7 @@ export async function startSubscribers(ctx: AppContext): Promise<Subscribers> {
     lockLink = await startupStep(setting, 'cannot start the lock link', () => startLockLinkSubscribers(ctx, {
       onLockOnline: (lockId) => delivery.lockOnline(lockId),
       recordOperation: (lockId, report) => recordOperationReport(ctx, lockId, report, (uow, id, keypad) => keypadUse(ctx, uow, id, keypad)),
+      ...testHooks,
     }));
   } catch (err) {
     await delivery.stop();

@@ -87,6 +87,12 @@ export const StateSchema = Type.Object({
   codeErrors: Type.Optional(Type.Array(Type.Object({ code: Type.String({ maxLength: 64 }), error: Type.String({ maxLength: 1024 }) }), { maxItems: MAX_CONFIG_CODES })),
   /** Protocol 1.4: the id of the lockdown the lock enforces, or null; absent: the lock does not say. */
   lockdown: Type.Optional(Type.Union([Type.String({ pattern: '^[0-9a-fA-F-]{36}$' }), Type.Null()])),
+  /**
+   * Protocol 1.7: the id of the operation report (1.3) whose bolt move this state is the first to
+   * show; that report audits the move, so the state does not audit it again as a move by nobody,
+   * whichever of the two is recorded first (several instances: issue 33 point 2).
+   */
+  operation: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
 });
 
 export const EventSchema = Type.Object({

@@ -84,6 +84,9 @@ type Acted = { ok: true; userId: string; locked: boolean } | { ok: false; error:
 
 type Reply = { id: string; ok: true; state: LockState } | { id: string; ok: false; error: string };
 
+/** How long after an operation report the state showing its move may still name it (protocol 1.7), seconds. */
+const REPORTED_MOVE_SECONDS = 10;
+
 /** How long closing waits for the broker to take the lock's `online: false`. */
 const GOODBYE_TIMEOUT_MS = 2_000;
 
@@ -110,6 +113,8 @@ export class LockEndpoint {
   private holds = 0;
   private statePending = false;
   private graceTimer: NodeJS.Timeout | undefined;
+  /** Protocol 1.7: the last operation report of a move, named in the state that first shows the move (the service then audits it once). */
+  private reportedMove: { id: string; locked: boolean; ts: number } | undefined;
   /** The bolt as last seen by publishState, to tell a move from another change. */
   private lastLocked: boolean | undefined;
   /** Commands and local requests being carried out (their moves need no grace). */
@@ -374,7 +379,11 @@ export class LockEndpoint {
 
   private sendState(): void {
     if (this.bolt === undefined) return;
-    this.publish('state', { ...this.bolt.state, configVersion: this.configVersion, ...this.codeReport(), lockdown: this.lockdownId }, true);
+    const move = this.reportedMove;
+    this.reportedMove = undefined;
+    // Only the state that shows the reported move, soon after it: a later move is no report's.
+    const shows = move !== undefined && move.locked === this.bolt.state.locked && this.options.now() - move.ts <= REPORTED_MOVE_SECONDS;
+    this.publish('state', { ...this.bolt.state, configVersion: this.configVersion, ...this.codeReport(), lockdown: this.lockdownId, ...(shows ? { operation: move.id } : {}) }, true);
   }
 
   /** Protocol 1.5: while the config held carries codes, the ones the lock refused (even none). */
@@ -395,6 +404,7 @@ export class LockEndpoint {
 
   private queueReport(operation: { source: OperationSource; locked: boolean; slot?: number; token?: string; code?: string; refused?: string; lockoutUntil?: number }): void {
     const report: OperationReport = { id: randomUUID(), ts: this.options.now(), ...operation };
+    if (operation.refused === undefined) this.reportedMove = { id: report.id, locked: report.locked, ts: report.ts };
     const dropped = this.outbox.add(report);
     if (dropped !== undefined) this.options.log('operation_report_dropped', { id: dropped.id, source: dropped.source, ts: dropped.ts });
     this.options.log('operation_report', { id: report.id, source: report.source, locked: report.locked, ...(report.slot === undefined ? {} : { slot: report.slot }) });

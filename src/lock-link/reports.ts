@@ -6,7 +6,8 @@ import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { knownCapabilities, type LockDevice, type LockEvent, type LockState } from '../device-protocol/payloads.js';
 import { reportLocked } from '../locks/command-life.js';
-import { claimReportTime, connectedLockIds, readLockedForUpdate, readReportedColumns, storeDevice, storeDoorOpen, storeHealth, storePresences, storeReportedLockdown } from '../locks/state.js';
+import { isLatestReport, reportsSpread } from '../locks/report-order.js';
+import { connectedLockIds, readLockedForUpdate, readReportedColumns, storeDevice, storeDoorOpen, storeHealth, storePresences, storeReportedLockdown } from '../locks/state.js';
 
 /**
  * What the lock link reports, written to the locks table (through src/locks/state.ts) and the
@@ -26,19 +27,6 @@ function audit(ctx: AppContext, uow: UnitOfWork, lockId: string, type: AuditType
 }
 
 /**
- * Whether a state or door event timed `ts` by the lock is not overtaken by one recorded already.
- * Only with shared subscriptions, where a lock's reports are spread over the instances: one
- * instance alone, or each hearing everything, records a lock's reports in the order it hears them.
- */
-function isLatest(ctx: AppContext, uow: UnitOfWork, lockId: string, ts: number): Promise<boolean> {
-  return isSpread(ctx) ? claimReportTime(uow.db, lockId, ts) : Promise.resolve(true);
-}
-
-/** Whether a lock's reports are spread over the instances (shared subscriptions on an external broker). */
-function isSpread(ctx: AppContext): boolean {
-  return ctx.config.mqtt.kind === 'external' && ctx.config.mqttSharedSubscriptions;
-}
-
 /**
  * Whether the row, as committed, already says all that `state` says: then the report's
  * transaction would change and audit nothing, and is not run (issue 33 point 3: the state report
@@ -97,7 +85,7 @@ export function recordDoorEvent(ctx: AppContext, lockId: string, event: LockEven
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
     // Overtaken by a later report another instance recorded first: the door has moved since.
-    if (!(await isLatest(ctx, uow, lockId, event.ts))) return false;
+    if (!(await isLatestReport(ctx, uow, lockId, event.ts))) return false;
     const open = event.type === 'DOOR_OPEN';
     const { changed, wasKnown } = await storeDoorOpen(uow.db, lockId, open, now);
     if (!changed) return false;
@@ -116,12 +104,12 @@ export function recordDoorEvent(ctx: AppContext, lockId: string, event: LockEven
  * its own transaction (issue 33 point 3: a battery, two alarm clears and a read fewer a report).
  */
 export async function recordState(ctx: AppContext, lockId: string, state: LockState): Promise<AuditType[]> {
-  if (!isSpread(ctx) && holdsAlready(await readReportedColumns(ctx.db, lockId), state)) return [];
+  if (!reportsSpread(ctx) && holdsAlready(await readReportedColumns(ctx.db, lockId), state)) return [];
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
-    if (!(await isLatest(ctx, uow, lockId, state.ts))) return [];
+    if (!(await isLatestReport(ctx, uow, lockId, state.ts))) return [];
     const row = await readLockedForUpdate(uow.db, uow.dialect, lockId);
-    const lockAudit = await reportLocked(ctx, uow, lockId, state.locked, now, row);
+    const lockAudit = await reportLocked(ctx, uow, lockId, state.locked, now, row, state.operation !== undefined);
     if (lockAudit === undefined || row === undefined) return [];
     if (await storeHealth(uow.db, lockId, state, row)) await deriveAlarms(ctx, uow, lockId, now);
     const audited: AuditType[] = lockAudit === null ? [] : [lockAudit];

@@ -24,16 +24,26 @@ export interface LockLinkHooks {
   onLockOnline?(lockId: string): void;
   /** A lock reported what it did on its own (protocol 1.3 `operation`): recorded in the lock's queue (src/operations/lock-reports.ts records it). */
   recordOperation?(lockId: string, report: OperationReport): Promise<unknown>;
+  /**
+   * Tests: a report is held back until this resolves, before it joins the lock's queue, so a test
+   * can have one instance record a lock's reports out of order (issue 33 point 2).
+   */
+  holdReport?(lockId: string, kind: HeldReportKind): Promise<void> | undefined;
 }
+
+export type HeldReportKind = 'state' | 'event' | 'operation';
 
 function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle, reconciler: ConfigReconciler, hooks: LockLinkHooks): LockLinkHandlers {
   const presences = new PresenceBatch((changes) => recordPresences(ctx, changes));
-  const record = (lockId: string, what: string, task: () => Promise<unknown>) => (): void => {
+  const record = (lockId: string, what: string, task: () => Promise<unknown>, kind?: HeldReportKind) => (): void => {
     // Heard before the lock was decommissioned, queued or held back until after: not recorded.
-    queue.run(lockId, () => (ctx.link.isRetired(lockId) ? Promise.resolve() : task())).catch((err: unknown) => {
+    const queued = () => queue.run(lockId, () => (ctx.link.isRetired(lockId) ? Promise.resolve() : task())).catch((err: unknown) => {
       if (err instanceof QueueFullError) ctx.logger.warn({ lockId }, `lock ${what} dropped: the lock reports faster than they can be recorded`);
       else ctx.logger.error({ err, lockId }, `recording lock ${what} failed`);
     });
+    const held = kind === undefined ? undefined : hooks.holdReport?.(lockId, kind);
+    if (held === undefined) void queued();
+    else void held.then(queued);
   };
   const counted = ctx.metrics.lockReports;
   return {
@@ -47,11 +57,11 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
       throttle.latest(lockId, 'state', record(lockId, 'state', async () => {
         await recordState(ctx, lockId, state);
         await recordKeypadSync(ctx, lockId, state);
-      }));
+      }, 'state'));
     },
     onEvent: (lockId, event) => {
       counted.inc({ kind: 'event' });
-      throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event)));
+      throttle.event(lockId, record(lockId, 'event', () => recordDoorEvent(ctx, lockId, event), 'event'));
     },
     // Not throttled: the link hands on only a change of what the lock says it is.
     onDevice: (lockId, device) => record(lockId, 'device', () => recordDevice(ctx, lockId, device))(),
@@ -61,7 +71,7 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
     onOperation: (lockId, report) => {
       counted.inc({ kind: 'operation' });
       const recordOperation = hooks.recordOperation;
-      if (recordOperation) record(lockId, 'operation', () => recordOperation(lockId, report))();
+      if (recordOperation) record(lockId, 'operation', () => recordOperation(lockId, report), 'operation')();
     },
     onConfigVersion: (lockId, version) => {
       reconciler.checkVersion(lockId, version).catch((err: unknown) => ctx.logger.error({ err, lockId }, 'reconciling a lock config failed'));

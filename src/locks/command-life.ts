@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { inGroupCommit } from '../db/group-commit.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { inTransaction } from '../db/transaction.js';
+import { isMoveOvertaken } from './report-order.js';
 import { clearPendingMarker, readLockedForUpdate, storeLocked, storeMarkerLate, storePendingMarker, takeLateMarker, type PendingMarker } from './state.js';
 
 /**
@@ -39,10 +40,14 @@ export function beginCommand(uow: Pick<UnitOfWork, 'db' | 'dialect'>, command: P
   return storePendingMarker(uow.db, uow.dialect, command);
 }
 
-/** Confirm: stores the confirmed state (only a change is stored) and records `audit` with its actor, in one commit. */
-export function confirmCommand(ctx: AppContext, command: PendingCommand, audit: AuditInput): Promise<void> {
+/**
+ * Confirm: stores the confirmed state (only a change is stored) and records `audit` with its actor,
+ * in one commit. `movedAt`: the lock's time of the state its reply carried; a later state another
+ * instance recorded first (the relock after the unlock, say) is not overwritten by it.
+ */
+export function confirmCommand(ctx: AppContext, command: PendingCommand, audit: AuditInput, movedAt?: number): Promise<void> {
   return inGroupCommit(ctx.db, ctx.logger, async (uow) => {
-    await storeLocked(uow.db, uow.dialect, command.lockId, command.targetLocked, ctx.now());
+    if (movedAt === undefined || !(await isMoveOvertaken(ctx, uow, command.lockId, movedAt))) await storeLocked(uow.db, uow.dialect, command.lockId, command.targetLocked, ctx.now());
     await recordAudit(ctx, uow, audit);
   });
 }
@@ -92,15 +97,16 @@ export type ReportedLockRow = Awaited<ReturnType<typeof readLockedForUpdate>>;
 /**
  * A state report's `locked`, in the report's unit of work: stored; a change from a known value is
  * audited as DOOR_LOCK / DOOR_UNLOCK without a user, unless a live marker asked for exactly this
- * state. `read`: the row as the report read it already in this unit (else read here). Returns the
- * type audited (or null); undefined for an unknown lock.
+ * state, or the move is an operation the lock reports (`byOperation`, protocol 1.7: that report
+ * audits it, before or after this one). `read`: the row as the report read it already in this
+ * unit (else read here). Returns the type audited (or null); undefined for an unknown lock.
  */
-export async function reportLocked(ctx: AppContext, uow: UnitOfWork, lockId: string, locked: boolean, now: number, read?: ReportedLockRow): Promise<AuditType | null | undefined> {
+export async function reportLocked(ctx: AppContext, uow: UnitOfWork, lockId: string, locked: boolean, now: number, read?: ReportedLockRow, byOperation = false): Promise<AuditType | null | undefined> {
   const row = read ?? (await readLockedForUpdate(uow.db, uow.dialect, lockId));
   if (!row) return undefined;
   // The row is this unit's (locked on PostgreSQL, SQLite's one writer): a report of the state it holds writes nothing.
   const changed = row.locked !== (locked ? 1 : 0) && (await storeLocked(uow.db, uow.dialect, lockId, locked, now));
-  if (!changed || row.locked === null) return null;
+  if (!changed || row.locked === null || byOperation) return null;
   if (markerAwaits(row, locked, now)) {
     // In flight: its confirmation audits it. Late: audited here, on the marker's behalf, once.
     if (row.pending_late !== 1 || row.pending_command_id === null) return null;

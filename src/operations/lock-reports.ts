@@ -7,6 +7,7 @@ import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { unlockRefused } from '../alarms/conditions.js';
 import type { OperationReport } from '../device-protocol/payloads.js';
 import { isAppError } from '../errors/catalogue.js';
+import { isMoveOvertaken } from '../locks/report-order.js';
 import { readLockedForUpdate, storeLocked } from '../locks/state.js';
 import { decodeOperationToken } from './body.js';
 import { replayKey } from './claims.js';
@@ -101,7 +102,10 @@ export async function recordOperationReport(ctx: AppContext, lockId: string, rep
     if (signer !== null) await rememberReplayKey(uow.db, { lockId, replayKey: signer.replayKey, expiresAt: signer.expiresAt, now });
     const attributed = report.source === 'keypad' && attribute !== undefined ? await attribute(uow, lockId, report) : null;
     const rejected = attributed?.rejected === true;
-    if (!rejected && now - report.ts <= FRESH_SECONDS && row.locked !== null) await storeLocked(uow.db, uow.dialect, lockId, report.locked, now);
+    // Fresh and not overtaken by a later state another instance recorded first (issue 33 point 2).
+    if (!rejected && now - report.ts <= FRESH_SECONDS && row.locked !== null && !(await isMoveOvertaken(ctx, uow, lockId, report.ts))) {
+      await storeLocked(uow.db, uow.dialect, lockId, report.locked, now);
+    }
     const type: AuditType = report.locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK';
     // A refused keypad entry counts toward the refused-unlocks alarm, like any refused unlock.
     if (rejected && type === 'DOOR_UNLOCK') uow.onCommit(() => unlockRefused(ctx, lockId));

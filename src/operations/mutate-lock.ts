@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { canUnlock } from '../access/member-policy.js';
 import type { AppContext } from '../context.js';
+import type { CommandResult } from '../lock-link/client.js';
 import { isAppError, type AppError } from '../errors/catalogue.js';
 import { abandonCommand, confirmCommand, markCommandLate, pendingCommand, type PendingCommand } from '../locks/command-life.js';
 import { readPermittedAddresses, readUsageRequirements } from '../locks/json.js';
@@ -49,23 +50,22 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   ctx.metrics.unlockPhase.observe({ phase: 'database' }, secondsSince(writing));
 
   const answer = await sendCommand(ctx, op, operation, command);
-  if (answer !== CARRIED_OUT) {
+  if (!('carriedOut' in answer)) {
     // No reply is not no: the lock may still carry it out, attributed then to this user.
     if (answer.noReply) await markCommandLate(ctx, command);
     else await abandonCommand(ctx, command);
     return refused(answer.error, facts, answer.noReply);
   }
   ctx.metrics.unlockPhase.observe({ phase: 'lock' }, secondsSince(sending));
-  // Only a change is stored; a state report that got here first already did it.
-  await confirmCommand(ctx, command, facts);
+  // Only a change is stored; a state report that got here first already did it (or a later one: the reply's state then stays unstored).
+  await confirmCommand(ctx, command, facts, answer.carriedOut.state?.ts);
   return ALLOWED;
 }
 
 /** What became of a command sent over the lock link. */
-type LockAnswer = typeof CARRIED_OUT | { error: AppError; noReply: boolean };
+type LockAnswer = { carriedOut: CommandResult } | { error: AppError; noReply: boolean };
 
-const CARRIED_OUT = 'carried out' as const;
-const carriedOut = (): LockAnswer => CARRIED_OUT;
+const carriedOut = (result: CommandResult): LockAnswer => ({ carriedOut: result });
 
 /** Sends the command and waits for the lock; a fault rather than an answer (none expected) withdraws the marker all the same. */
 async function sendCommand(ctx: AppContext, op: VerifiedOperation, operation: MutateLockOperation, command: PendingCommand): Promise<LockAnswer> {

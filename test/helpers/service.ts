@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { after, before } from 'node:test';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { SchemaCompilers } from '../../src/http/schema-compilers.js';
-import { startService, type RunningService } from '../../src/server.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/server.js';
 import type { TestClock } from './clock.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { createLegacyUser, createUser, type LegacyUser, type TestUser } from './factories.js';
@@ -153,9 +153,9 @@ export function useService(options: { env?: Record<string, string>; withUser?: b
 }
 
 /** Another instance of `t`'s service: the same database, data directory and Redis, its own port (and `overrides` of its configuration). */
-export async function startInstanceBeside(t: TestService, overrides: Partial<Config> = {}): Promise<{ api: Api; service: RunningService; close(): Promise<void> }> {
+export async function startInstanceBeside(t: TestService, overrides: Partial<Config> = {}, options: Pick<ServiceOptions, 'holdLockReport'> = {}): Promise<{ api: Api; service: RunningService; close(): Promise<void> }> {
   const undeclared = declaredStatusCheck();
-  const service = await startService({ ...t.config, ...overrides, port: 0 }, { ...(t.clock ? { now: t.clock.now } : {}), onUndeclaredStatus: undeclared.record, schemaCompilers: testSchemaCompilers });
+  const service = await startService({ ...t.config, ...overrides, port: 0 }, { ...options, ...(t.clock ? { now: t.clock.now } : {}), onUndeclaredStatus: undeclared.record, schemaCompilers: testSchemaCompilers });
   return {
     api: new Api(service.url),
     service,

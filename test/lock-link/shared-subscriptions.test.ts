@@ -1,32 +1,18 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { connectAsync } from 'mqtt';
 import { openStream, type SseStream } from '../events/sse-client.js';
-import { signed, certify, unlock, type Signer } from '../execute/support.js';
+import { signed, unlock, type Signer } from '../execute/support.js';
 import { runSimulator } from '../../src/simulator/run-simulator.js';
-import { auditEntriesOf, claimLock, createVerifiedUser } from '../helpers/locks.js';
-import { mosquittoInstalled, startMosquitto } from '../helpers/mosquitto.js';
-import { startInstanceBeside, startTestService, TEST_REDIS_URL, type TestService } from '../helpers/service.js';
+import { reportsTakenBy, reportsTakenByAll, SERVICE_USER, startClusterBroker, useClusterTestService, type ClusterInstance as Instance } from '../helpers/cluster.js';
+import { auditEntriesOf, claimLock } from '../helpers/locks.js';
+import { mosquittoInstalled } from '../helpers/mosquitto.js';
 import { connectTestLock } from '../helpers/test-lock.js';
 import { eventually } from '../helpers/wait.js';
 
-type Instance = Awaited<ReturnType<typeof startInstanceBeside>>;
-
 const KINDS = ['online', 'state', 'event', 'operation'] as const;
 const WAIT_MS = 20_000;
-
-/** What one instance's link took to record, by kind (its `latchkey_lock_reports_total`). */
-async function recordedBy(instance: Instance): Promise<Record<string, number>> {
-  const { values } = await instance.service.ctx.metrics.lockReports.get();
-  return Object.fromEntries(values.map(({ labels, value }) => [String(labels.kind), value]));
-}
-
-async function recordedByAll(instances: Instance[]): Promise<Record<string, number>> {
-  const sum: Record<string, number> = {};
-  for (const counts of await Promise.all(instances.map(recordedBy))) for (const [kind, n] of Object.entries(counts)) sum[kind] = (sum[kind] ?? 0) + n;
-  return sum;
-}
 
 function execute(instance: Instance, signer: Signer, lockId: string) {
   return instance.api.post(`/device/${lockId}/execute`, { token: signer.authToken, rawBody: signed(signer, lockId, unlock), contentType: 'application/json;charset=UTF-8' });
@@ -39,22 +25,15 @@ function execute(instance: Instance, signer: Signer, lockId: string) {
  * each must be taken by exactly one instance, counted by their `latchkey_lock_reports_total`.
  */
 describe('several instances on one broker: each lock report to one instance', { skip: !mosquittoInstalled && 'mosquitto not installed' }, () => {
-  const serviceUser = { username: 'latchkey-service', password: 'service-password-for-tests' };
-  let t: TestService;
-  let admin: Signer;
-
-  before(async () => {
-    t = await startTestService({ CERT_CHECK: 'never', REDIS_URL: TEST_REDIS_URL });
-    admin = await certify(t, await createVerifiedUser(t));
-  });
-  after(async () => t?.close());
+  const cluster = useClusterTestService();
 
   it('records each report once, routes each reply to its sender, keeps presence and events on every instance, one instance going away', async () => {
+    const { t, admin } = cluster;
     const lock = await claimLock(t, admin);
     const oldLock = await claimLock(t, admin);
-    const mosquitto = await startMosquitto([serviceUser, { username: lock.id, password: lock.secret }, { username: oldLock.id, password: oldLock.secret }], serviceUser.username);
-    const url = mosquitto.url.replace('mqtt://', `mqtt://${serviceUser.username}:${serviceUser.password}@`);
-    const observer = await connectAsync(mosquitto.url, { username: serviceUser.username, password: serviceUser.password, protocolVersion: 4, reconnectPeriod: 0 });
+    const broker = await startClusterBroker(t, [lock, oldLock]);
+    const { mosquitto } = broker;
+    const observer = await connectAsync(mosquitto.url, { username: SERVICE_USER.username, password: SERVICE_USER.password, protocolVersion: 4, reconnectPeriod: 0 });
     const published: Record<string, number> = {};
     const replyTopics: string[] = [];
     observer.on('message', (topic) => {
@@ -73,7 +52,7 @@ describe('several instances on one broker: each lock report to one instance', { 
     };
     let closeSimulator = async (): Promise<void> => undefined;
     try {
-      for (let i = 0; i < 3; i += 1) instances.push(await startInstanceBeside(t, { mqtt: { kind: 'external', url } }));
+      for (let i = 0; i < 3; i += 1) instances.push(await broker.startInstance());
       for (const instance of instances) streams.push(await openStream(instance.service.url, `/device/events?device=${lock.id}`, { token: admin.authToken }));
       const simulator = await runSimulator({ id: lock.id, secret: lock.secret, mqttUrl: mosquitto.url, trustedRoot: t.service.ctx.pki.rootCertificate, stdin, stdout: new PassThrough() });
       closeSimulator = () => simulator.close();
@@ -96,14 +75,14 @@ describe('several instances on one broker: each lock report to one instance', { 
       // Every report the lock published, taken by exactly one instance.
       const settled = async () => {
         await Promise.all(instances.map((instance) => instance.service.subscribers.lockReportsRecorded()));
-        const recorded = await recordedByAll(instances);
+        const recorded = await reportsTakenByAll(instances);
         return KINDS.every((kind) => (recorded[kind] ?? 0) === (published[kind] ?? 0)) && published.event === 2 && published.operation === 1 ? recorded : undefined;
       };
       await eventually(settled, 'each report recorded once', WAIT_MS).catch(async (err: unknown) => {
-        throw new Error(`${String(err)}: published ${JSON.stringify(published)}, recorded ${JSON.stringify(await recordedByAll(instances))}`);
+        throw new Error(`${String(err)}: published ${JSON.stringify(published)}, recorded ${JSON.stringify(await reportsTakenByAll(instances))}`);
       });
       // Spread over the cluster, not all on one instance.
-      assert.ok((await Promise.all(instances.map(recordedBy))).filter((counts) => (counts.state ?? 0) > 0).length >= 2);
+      assert.ok((await Promise.all(instances.map(reportsTakenBy))).filter((counts) => (counts.state ?? 0) > 0).length >= 2);
 
       // Live events reach every instance's streams, whichever instance recorded them.
       const unlocks = (stream: SseStream) => stream.events.filter((e) => e.event === 'DOOR_UNLOCK').length;
@@ -112,14 +91,14 @@ describe('several instances on one broker: each lock report to one instance', { 
       // One instance goes away: the others go on taking every report and every unlock.
       streams.shift()!.close();
       const gone = instances.shift()!;
-      const goneCounts = await recordedBy(gone);
+      const goneCounts = await reportsTakenBy(gone);
       await gone.close();
       for (let i = 0; i < 4; i += 1) assert.equal((await execute(instances[i % 2]!, admin, lock.id)).status, 200);
       await say('open', 3);
       await say('close', 4);
       await eventually(async () => {
         await Promise.all(instances.map((instance) => instance.service.subscribers.lockReportsRecorded()));
-        const now = await recordedByAll(instances);
+        const now = await reportsTakenByAll(instances);
         return published.event === 4 && KINDS.every((kind) => (now[kind] ?? 0) + (goneCounts[kind] ?? 0) === (published[kind] ?? 0));
       }, 'each report recorded once by the instances left', WAIT_MS);
       const doors = (stream: SseStream) => stream.events.filter((e) => e.event === 'DOOR_OPEN' || e.event === 'DOOR_CLOSE').length;
@@ -130,7 +109,7 @@ describe('several instances on one broker: each lock report to one instance', { 
       assert.equal(audited.filter((e) => e.type === 'DOOR_OPEN').length, 2, JSON.stringify(audited.map((e) => [e.type, e.actor_user_id, e.details ?? null])));
 
       // An instance joining later knows the lock is online (its retained presence) and serves an unlock.
-      const late = await startInstanceBeside(t, { mqtt: { kind: 'external', url } });
+      const late = await broker.startInstance();
       instances.push(late);
       await eventually(() => late.service.ctx.link.isOnline(lock.id), 'the lock online on the late instance', WAIT_MS);
       assert.equal((await execute(late, admin, lock.id)).status, 200);
@@ -155,7 +134,7 @@ describe('several instances on one broker: each lock report to one instance', { 
       await closeSimulator();
       for (const instance of instances) await instance.close();
       await observer.endAsync(true);
-      await mosquitto.close();
+      await broker.close();
     }
   });
 });
