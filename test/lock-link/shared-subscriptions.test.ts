@@ -123,12 +123,29 @@ describe('several instances on one broker: each lock report to one instance', { 
         await old.close();
       }
 
+      // The lock loses power (its will) and comes back: every instance follows, each change recorded once.
+      const presences = async (type: string) => (await auditEntriesOf(t, lock.id)).filter((e) => e.type === type).length;
+      stdin.write('offline\n');
+      await eventually(() => instances.every((instance) => !instance.service.ctx.link.isOnline(lock.id)), 'the lock offline on every instance after its power cut', WAIT_MS);
+      stdin.write('online\n');
+      await eventually(() => instances.every((instance) => instance.service.ctx.link.isOnline(lock.id)), 'the lock online again on every instance', WAIT_MS);
+      for (const instance of instances) assert.equal((await execute(instance, admin, lock.id)).status, 200);
+      await eventually(async () => (await presences('DEVICE_DISCONNECTED')) === 1 && (await presences('DEVICE_CONNECTED')) === 2, 'the power cut and the return recorded once each', WAIT_MS);
+
+      // An instance restarts while the lock is online: back, it knows so at once and serves unlocks.
+      await instances.shift()!.close();
+      const restarted = await broker.startInstance();
+      instances.push(restarted);
+      await eventually(() => restarted.service.ctx.link.isOnline(lock.id), 'the lock online on the restarted instance', WAIT_MS);
+      for (const instance of instances) assert.equal((await execute(instance, admin, lock.id)).status, 200);
+
       // The lock goes offline: every instance knows, one recorded it.
       await closeSimulator();
       closeSimulator = async () => undefined;
       await eventually(() => instances.every((instance) => !instance.service.ctx.link.isOnline(lock.id)), 'the lock offline on every instance', WAIT_MS);
       for (const instance of instances) assert.equal((await execute(instance, admin, lock.id)).status, 503);
-      await eventually(async () => (await auditEntriesOf(t, lock.id)).filter((e) => e.type === 'DEVICE_DISCONNECTED').length === 1, 'DEVICE_DISCONNECTED', WAIT_MS);
+      await eventually(async () => (await presences('DEVICE_DISCONNECTED')) === 2, 'DEVICE_DISCONNECTED', WAIT_MS);
+      assert.equal(await presences('DEVICE_CONNECTED'), 2);
     } finally {
       for (const stream of streams) stream.close();
       await closeSimulator();
