@@ -94,11 +94,15 @@ export async function claimReportTime(db: Executor, lockId: string, ts: number):
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Whether a state or door event newer than `ts` (by the lock's clock, within a minute: claimReportTime) is recorded already; nothing is claimed. */
+/**
+ * Whether a state or door event no older than `ts` (by the lock's clock, within a minute:
+ * claimReportTime) is recorded already; nothing is claimed. A tie counts as overtaken: a move
+ * (an operation report, a reply) goes before the state that shows it, which stores it anyway.
+ */
 export async function reportOvertaken(db: Executor, lockId: string, ts: number): Promise<boolean> {
   const row = await db.selectFrom('locks').select('report_ts').where('id', '=', lockId).executeTakeFirst();
   const newest = row?.report_ts ?? null;
-  return newest !== null && newest > ts && newest <= ts + OVERTAKEN_WITHIN_SECONDS;
+  return newest !== null && newest >= ts && newest <= ts + OVERTAKEN_WITHIN_SECONDS;
 }
 
 /** Ids of up to `limit` locks stored as connected. */

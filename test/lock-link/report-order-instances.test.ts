@@ -38,13 +38,16 @@ describe('a lock\'s reports recorded out of order by two instances', { skip: (!m
       const before = await reportsTakenByAll(instances);
       const entriesBefore = (await auditEntriesOf(t, lock.id)).length;
 
+      const heard = (states: number, operations: number) => async () => {
+        const now = await reportsTakenByAll(instances);
+        return (now.state ?? 0) - (before.state ?? 0) >= states && (now.operation ?? 0) - (before.operation ?? 0) === operations;
+      };
+      // A hand unlocks, then locks (not within the same millisecond: the reports' `ts` tells their order).
       stdin.write('manual unlock\n');
+      await eventually(heard(1, 1), 'the unlock\'s operation report and state heard', WAIT_MS);
       stdin.write('manual lock\n');
       // Both states arrive and are recorded while both operation reports are held back.
-      await eventually(async () => {
-        const now = await reportsTakenByAll(instances);
-        return (now.state ?? 0) - (before.state ?? 0) >= 2 && (now.operation ?? 0) - (before.operation ?? 0) === 2;
-      }, 'two operation reports and two states heard', WAIT_MS);
+      await eventually(heard(2, 2), 'two operation reports and two states heard', WAIT_MS);
       await Promise.all(instances.map((instance) => instance.service.subscribers.lockReportsRecorded()));
       release();
 
