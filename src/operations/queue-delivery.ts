@@ -98,7 +98,7 @@ export async function deliverQueue(ctx: AppContext, lockId: string, readLegacyKe
     try {
       outcome = await deliverOne(ctx, row, readLegacyKey);
     } catch (err) {
-      await releaseQueued(ctx.db.kysely, row.seq);
+      await releaseQueued(ctx.db.kysely, row);
       throw err;
     }
     if (outcome === 'offline') return;
@@ -121,11 +121,11 @@ async function deliverOne(ctx: AppContext, row: QueuedRow, readLegacyKey: Legacy
     decision = refusalOf(row, err);
   }
   if (decision.allowed) {
-    await finishQueued(ctx.db.kysely, row.seq, { state: 'DELIVERED', now: ctx.now() });
+    await finishQueued(ctx.db.kysely, row, { state: 'DELIVERED', now: ctx.now() });
     return 'done';
   }
   if (decision.error.error === 'lock_offline') {
-    await releaseQueued(ctx.db.kysely, row.seq);
+    await releaseQueued(ctx.db.kysely, row);
     return 'offline';
   }
   return settle(ctx, row, decision);
@@ -136,7 +136,7 @@ async function settle(ctx: AppContext, row: QueuedRow, refusal: Refusal): Promis
   const expired = refusal.error.error === 'token_expired';
   const audit = refusal.audit && { ...refusal.audit, details: { ...refusal.audit.details, queuedOperationId: row.id } };
   await recordRefusal(ctx, { ...refusal, ...(audit === undefined ? {} : { audit }) });
-  await finishQueued(ctx.db.kysely, row.seq, { state: expired ? 'EXPIRED' : 'REFUSED', now: ctx.now(), error: { error: refusal.error.error, message: refusal.error.message } });
+  await finishQueued(ctx.db.kysely, row, { state: expired ? 'EXPIRED' : 'REFUSED', now: ctx.now(), error: { error: refusal.error.error, message: refusal.error.message } });
   return 'done';
 }
 

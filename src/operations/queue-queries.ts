@@ -1,4 +1,5 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Selectable } from 'kysely';
+import type { DatabaseSchema } from '../db/schema.js';
 import type { Executor } from '../db/transaction.js';
 import type { QueuedOperationsTable } from './tables.js';
 
@@ -45,16 +46,27 @@ export async function claimNext(db: Executor, lockId: string, now: number, lease
   return db.selectFrom('queued_operations').selectAll().where('seq', '=', next.seq).executeTakeFirst();
 }
 
-/** Puts a claimed operation back in the queue (the lock went offline, or a fault): delivered on a later pass. */
-export async function releaseQueued(db: Executor, seq: number): Promise<void> {
-  await db.updateTable('queued_operations').set({ state: 'QUEUED', lease_until: null }).where('seq', '=', seq).where('state', '=', 'DELIVERING').execute();
+/**
+ * A claim: the row as claimNext or claimExpired answered it. Its lease is the claim's mark: an
+ * instance that stalled past its lease and was taken over (claimNext sets a new lease) no longer
+ * matches, so it cannot put back or finish what the other instance now holds.
+ */
+export type QueuedClaim = Pick<QueuedRow, 'seq' | 'lease_until'>;
+
+const holding = (claim: QueuedClaim) => (eb: ExpressionBuilder<DatabaseSchema, 'queued_operations'>) =>
+  eb.and([eb('seq', '=', claim.seq), eb('state', '=', 'DELIVERING'), claim.lease_until === null ? eb('lease_until', 'is', null) : eb('lease_until', '=', claim.lease_until)]);
+
+/** Puts a claimed operation back in the queue (the lock went offline, or a fault): delivered on a later pass. False when the claim was lost. */
+export async function releaseQueued(db: Executor, claim: QueuedClaim): Promise<boolean> {
+  const result = await db.updateTable('queued_operations').set({ state: 'QUEUED', lease_until: null }).where(holding(claim)).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
-/** The outcome of a claimed operation. False when its claim was lost meanwhile (another instance finished it). */
-export async function finishQueued(db: Executor, seq: number, outcome: { state: 'DELIVERED' | 'REFUSED' | 'EXPIRED'; now: number; error?: { error: string; message: string } }): Promise<boolean> {
+/** The outcome of a claimed operation. False when its claim was lost meanwhile (another instance took it over, or finished it). */
+export async function finishQueued(db: Executor, claim: QueuedClaim, outcome: { state: 'DELIVERED' | 'REFUSED' | 'EXPIRED'; now: number; error?: { error: string; message: string } }): Promise<boolean> {
   const result = await db.updateTable('queued_operations')
     .set({ state: outcome.state, finished_at: outcome.now, lease_until: null, error: outcome.error?.error ?? null, error_message: outcome.error?.message ?? null })
-    .where('seq', '=', seq).where('state', '=', 'DELIVERING')
+    .where(holding(claim))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
