@@ -195,10 +195,18 @@ function verifiedPeer(socket: Duplex): PeerCertificate | undefined {
   return commonName === null ? undefined : { commonName, organizationalUnit: one(subject?.OU) };
 }
 
+/**
+ * Connections the kernel may hold for the broker before it accepts them (capped by the system's
+ * net.core.somaxconn). Node's default, 511, overflowed in a reconnect storm of thousands of locks:
+ * each dropped SYN is retried by the lock's kernel 1, 3, 7, 15 s later, past the CONNACK wait
+ * (measured: docs/scaling.md, "Fleet").
+ */
+const ACCEPT_BACKLOG = 65_535;
+
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: ACCEPT_BACKLOG }, () => {
       server.off('error', reject);
       const address = server.address();
       resolve(typeof address === 'object' && address !== null ? address.port : port);
