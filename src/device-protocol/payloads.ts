@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ScheduleSchema, UnlockBetweenWindowSchema } from '../access/schemas.js';
+import { REPLY_ROUTE_PATTERN } from './topics.js';
 
 /**
  * JSON payloads of the lock link (docs/device-protocol.md). Whatever arrives from the broker is
@@ -115,7 +116,7 @@ export const CommandSchema = Type.Object({
   /** Protocol 1.2: Unix seconds (the service's clock) after which the lock must not act on the command. */
   deadline: Type.Optional(Seconds),
   /** Protocol 1.6: the instance waiting for the reply; the lock replies on `{prefix}/{id}/reply/{replyTo}` (src/device-protocol/topics.ts). */
-  replyTo: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' })),
+  replyTo: Type.Optional(Type.String({ pattern: REPLY_ROUTE_PATTERN })),
 });
 
 export const ConfigUserSchema = Type.Object({

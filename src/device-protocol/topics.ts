@@ -40,8 +40,11 @@ export function allLocksTopic(prefix: string, kind: TopicKind): string {
  * Protocol 1.6: a command's `replyTo`, the one topic level that names the service instance
  * waiting for the reply; the lock replies on `{prefix}/{lockId}/reply/{replyTo}`.
  */
+export const REPLY_ROUTE_PATTERN = '^[A-Za-z0-9._-]{1,64}$';
+const replyRoute = new RegExp(REPLY_ROUTE_PATTERN);
+
 export function isValidReplyRoute(route: string): boolean {
-  return /^[A-Za-z0-9._-]{1,64}$/.test(route);
+  return replyRoute.test(route);
 }
 
 /** Where a lock replies to a command naming `replyTo` (protocol 1.6). */

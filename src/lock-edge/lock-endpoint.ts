@@ -380,10 +380,10 @@ export class LockEndpoint {
   private sendState(): void {
     if (this.bolt === undefined) return;
     const move = this.reportedMove;
-    this.reportedMove = undefined;
     // Only the state that shows the reported move, soon after it: a later move is no report's.
     const shows = move !== undefined && move.locked === this.bolt.state.locked && this.options.now() - move.ts <= REPORTED_MOVE_SECONDS;
-    this.publish('state', { ...this.bolt.state, configVersion: this.configVersion, ...this.codeReport(), lockdown: this.lockdownId, ...(shows ? { operation: move.id } : {}) }, true);
+    // Offline, the state is not sent: the one sent on reconnect still names the move.
+    if (this.publish('state', { ...this.bolt.state, configVersion: this.configVersion, ...this.codeReport(), lockdown: this.lockdownId, ...(shows ? { operation: move.id } : {}) }, true)) this.reportedMove = undefined;
   }
 
   /** Protocol 1.5: while the config held carries codes, the ones the lock refused (even none). */
@@ -472,9 +472,11 @@ export class LockEndpoint {
     return lockTopic(this.prefix, this.options.id, kind);
   }
 
-  private publish(kind: TopicKind, body: object, retain: boolean, topic = this.topic(kind)): void {
-    if (this.client === null || !this.client.connected) return; // offline: presence and state are announced again on reconnect
+  /** False when offline (not sent): presence and state are announced again on reconnect. */
+  private publish(kind: TopicKind, body: object, retain: boolean, topic = this.topic(kind)): boolean {
+    if (this.client === null || !this.client.connected) return false;
     this.client.publish(topic, JSON.stringify(body), { qos: 1, retain });
+    return true;
   }
 
   private receive(topic: string, payload: Buffer): void {

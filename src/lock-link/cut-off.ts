@@ -16,9 +16,12 @@ import { recordPresences } from './reports.js';
 /** Cuts `lockId` off on this instance; its presence is recorded offline (DEVICE_DISCONNECTED, once across instances). */
 export async function cutOffLock(ctx: AppContext, lockId: string): Promise<void> {
   ctx.link.retire(lockId);
-  // Before the connection goes: a lock still on its door forgets its users (members lost it).
-  await publishLockConfig(ctx, lockId).catch((err: unknown) => ctx.logger.warn({ err, lockId }, 'the decommissioned lock\'s last config was not published'));
-  if (ctx.broker && (await ctx.broker.disconnect(lockId))) ctx.logger.info({ lockId }, 'decommissioned lock disconnected from the embedded broker');
+  if (ctx.broker) {
+    // The config with no users is already on its way (config sync, after the commit); with the
+    // embedded broker it must be out before the connection goes, so a lock still on its door forgets its users.
+    await publishLockConfig(ctx, lockId).catch((err: unknown) => ctx.logger.warn({ err, lockId }, 'the decommissioned lock\'s last config was not published'));
+    if (await ctx.broker.disconnect(lockId)) ctx.logger.info({ lockId }, 'decommissioned lock disconnected from the embedded broker');
+  }
   await recordPresences(ctx, [{ lockId, online: false }]);
 }
 

@@ -27,7 +27,6 @@ function audit(ctx: AppContext, uow: UnitOfWork, lockId: string, type: AuditType
 }
 
 /**
-/**
  * Whether the row, as committed, already says all that `state` says: then the report's
  * transaction would change and audit nothing, and is not run (issue 33 point 3: the state report
  * after an unlock usually repeats what the confirmation stored; BEGIN, a locking read and COMMIT
