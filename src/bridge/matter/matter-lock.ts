@@ -92,6 +92,7 @@ export class MatterLock extends RealLock implements SlotWriter {
   private lastEventNumber = -1n;
   /** What its keypad takes, once read from the lock (null before, and for a lock without PINs). */
   private pinKeypad: PinKeypad | null = null;
+  private keypadReading: Promise<void> | undefined;
   private keypadUnread: string | undefined;
 
   constructor(readonly lockId: string, now: () => number, log: LockLog) {
@@ -236,7 +237,15 @@ export class MatterLock extends RealLock implements SlotWriter {
   }
 
   /** How many codes the lock holds and of how many digits (announced to the service), its lockout made Latchkey's. */
-  private async readKeypad(client: DoorLockClient): Promise<void> {
+  /** One read of the keypad at a time, shared by whoever asks meanwhile (a ping, a code's write). */
+  private readKeypad(client: DoorLockClient): Promise<void> {
+    this.keypadReading ??= this.readKeypadOnce(client).finally(() => {
+      this.keypadReading = undefined;
+    });
+    return this.keypadReading;
+  }
+
+  private async readKeypadOnce(client: DoorLockClient): Promise<void> {
     try {
       this.pinKeypad = await readPinKeypad(client, { wrongEntries: MAX_WRONG_ENTRIES, seconds: LOCKOUT_SECONDS });
     } catch (err) {
