@@ -1,6 +1,6 @@
 // The database work of an unlock alone, on SQLite and on PostgreSQL in the same run (issue 33
-// point 3): what src/operations/ does for POST /device/{id}/execute (the lock and membership read,
-// the lockdown check, "begin": replay key and pending marker, consumeAndBegin as mutate-lock.ts
+// point 3): what src/operations/ does for POST /device/{id}/execute (the lock, membership and
+// lockdown read, "begin": replay key and pending marker, consumeAndBegin as mutate-lock.ts
 // calls it; "confirm": stored state and audit entry), the state report the lock sends after it
 // and the one after its relock (src/lock-link/reports.ts: stored, audited DOOR_LOCK without a
 // user, alarms derived), with the service's background work running (the webhook worker, told of
@@ -20,7 +20,6 @@ import { recordState } from '../src/lock-link/reports.js';
 import { confirmCommand, pendingCommand } from '../src/locks/command-life.js';
 import { provisionLock } from '../src/locks/provision.js';
 import { readLockForOperation } from '../src/locks/queries.js';
-import { activeResponders } from '../src/operations/lockdown-queries.js';
 import { consumeAndBegin } from '../src/operations/replay.js';
 import type { VerifiedOperation } from '../src/operations/verify.js';
 import { startBenchService } from './lib.js';
@@ -89,8 +88,8 @@ async function measure(engine: string): Promise<Figures> {
 
     const unlock = async (lock: { id: string }): Promise<void> => {
       const now = ctx.now();
+      // With the lockdown's responders, which an unlock checks.
       await readLockForOperation(ctx.db, lock.id, user.id);
-      await activeResponders(ctx.db.kysely, lock.id);
       const commandId = randomUUID();
       const command = pendingCommand(lock.id, user.id, false, now, ctx.config.lockReplyTimeoutMs, commandId);
       // What the verified operation carries that "begin" reads.

@@ -62,25 +62,46 @@ export const AUDIT_CHANNEL = 'audit';
 const lastEntryHash = prepareQuery<{ lockId: string }, { hash: string }>((db, slot) =>
   db.selectFrom('audit_entries').select('hash').where('lock_id', '=', slot.lockId).orderBy('seq', 'desc').limit(sql.lit(1)));
 
+async function lastHashOf(db: Executor, dialect: DialectName, lockId: string): Promise<string> {
+  return (await lastEntryHash.takeFirst(db, dialect, { lockId }))?.hash ?? GENESIS_HASH;
+}
+
 type HeadAndPartiesRow = HeadRow & { actor_email: string | null; actor_display_name: string | null; subject_email: string | null; subject_display_name: string | null };
 /**
- * The tree head and, beside it, who the actor and the subject are (their user rows, if any): one
- * statement. On PostgreSQL the head's row lock, held to commit, makes every audit writer take
- * turns (so leaves follow commit order, and a lock's chain has one writer at a time); the users
- * are read as the statement found them, before any wait for that lock, as they were read before
- * it when this took two statements.
+ * SQLite: the tree head and, beside it, who the actor and the subject are (their user rows, if
+ * any): one statement; the lock's last hash in another (lastEntryHash). SQLite runs one write
+ * transaction at a time.
  */
-const headAndParties = (lock: boolean) => prepareQuery<{ actorId: string | null; subjectId: string | null }, HeadAndPartiesRow>((db, slot) => {
-  const query = db
+const readHeadReadingParties = prepareQuery<{ actorId: string | null; subjectId: string | null }, HeadAndPartiesRow>((db, slot) =>
+  db
     .selectFrom('audit_tree_head as head')
     .leftJoin('users as actor', (join) => join.on('actor.id', '=', slot.actorId))
     .leftJoin('users as subject', (join) => join.on('subject.id', '=', slot.subjectId))
     .select(['head.size', 'head.frontier', 'actor.email as actor_email', 'actor.display_name as actor_display_name', 'subject.email as subject_email', 'subject.display_name as subject_display_name'])
-    .where('head.id', '=', HEAD_ID);
-  return lock ? query.forUpdate('head') : query;
-});
-const lockHeadReadingParties = headAndParties(true);
-const readHeadReadingParties = headAndParties(false);
+    .where('head.id', '=', HEAD_ID));
+
+/**
+ * PostgreSQL: the same and the lock's last hash in one round trip (migration 0190's function,
+ * issue 33 point 3). It locks the head row, held to commit, so every audit writer takes turns
+ * (leaves follow commit order, and a lock's chain has one writer at a time); the users are read as
+ * its first statement found them, before any wait for that lock; the last hash by a statement of
+ * its own after the lock is granted, so under READ COMMITTED it sees the entry of the writer it
+ * waited for.
+ */
+const appendStart = prepareQuery<{ lockId: string; actorId: string | null; subjectId: string | null }, HeadAndPartiesRow & { last_hash: string | null }>((db, slot) =>
+  db.selectFrom(sql<HeadAndPartiesRow & { last_hash: string | null }>`audit_append_start(${slot.lockId}, ${slot.actorId}, ${slot.subjectId})`.as('start')).selectAll());
+
+/** The head with the parties, and the lock's previous hash, as the append reads them (see above). */
+async function startAppend(uow: UnitOfWork, lockId: string, actorId: string | null, subjectId: string | null): Promise<{ head: HeadAndPartiesRow; previousHash: string }> {
+  if (uow.dialect === 'postgres') {
+    const row = await appendStart.takeFirst(uow.db, uow.dialect, { lockId, actorId, subjectId });
+    if (row === undefined) throw new Error('audit tree head is missing (migration 0008 not run?)');
+    return { head: row, previousHash: row.last_hash ?? GENESIS_HASH };
+  }
+  const head = await readHeadReadingParties.takeFirst(uow.db, uow.dialect, { actorId, subjectId });
+  if (head === undefined) throw new Error('audit tree head is missing (migration 0008 not run?)');
+  return { head, previousHash: await lastHashOf(uow.db, uow.dialect, lockId) };
+}
 
 /** The entry's insert, built once for both statements below. */
 function entryInsert(db: QueryCreator<DatabaseSchema>, slot: Insertable<AuditEntriesTable>) {
@@ -146,10 +167,6 @@ async function insertEntryAndLeaf(uow: UnitOfWork, row: Insertable<AuditEntriesT
   return Number(inserted.seq);
 }
 
-async function lastHashOf(db: Executor, dialect: DialectName, lockId: string): Promise<string> {
-  return (await lastEntryHash.takeFirst(db, dialect, { lockId }))?.hash ?? GENESIS_HASH;
-}
-
 /**
  * Appends an entry to the lock's trail inside the caller's transaction, holding who its actor and
  * subject are now (read with the tree head, before its lock is granted) and chained to the lock's
@@ -159,13 +176,12 @@ async function lastHashOf(db: Executor, dialect: DialectName, lockId: string): P
  * lock's chain is written by one transaction at a time: every entry is written here, after that
  * lock). The listeners (ctx.auditListeners: the webhooks' outbox) write what they keep of the
  * entry in its transaction. The last hash is read in a statement of its own after the lock is
- * granted, so under the default READ COMMITTED isolation it sees the entry of the writer it
- * waited for; SQLite runs one write transaction at a time.
+ * granted (on PostgreSQL in the same round trip: startAppend), so under the default READ COMMITTED
+ * isolation it sees the entry of the writer it waited for; SQLite runs one write transaction at a time.
  */
 export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: AuditInput): Promise<AuditEntry> {
   const subjectUserId = input.subjectUserId ?? null;
-  const head = await (uow.dialect === 'postgres' ? lockHeadReadingParties : readHeadReadingParties).takeFirst(uow.db, uow.dialect, { actorId: input.actorUserId, subjectId: subjectUserId });
-  if (head === undefined) throw new Error('audit tree head is missing (migration 0008 not run?)');
+  const { head, previousHash } = await startAppend(uow, input.lockId, input.actorUserId, subjectUserId);
   const tree = frontierOf(head);
   const parties: AuditPartySnapshot = {
     actorEmail: head.actor_email,
@@ -173,7 +189,6 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     subjectEmail: head.subject_email,
     subjectDisplayName: head.subject_display_name,
   };
-  const previousHash = await lastHashOf(uow.db, uow.dialect, input.lockId);
   const rejected = input.rejected === true;
   const details = input.details === undefined ? null : (JSON.parse(JSON.stringify(input.details)) as Record<string, unknown>);
   const fields = {

@@ -45,7 +45,7 @@ export function entryLeafHash(chainHashHex: string): Hash {
 export async function lockTreeHead(db: Executor, dialect: DialectName): Promise<Frontier> {
   const row = await (dialect === 'postgres' ? lockHeadRow : readHeadRow).takeFirst(db, dialect, { id: HEAD_ID });
   if (row === undefined) throw new Error('audit tree head is missing (migration 0008 not run?)');
-  return Frontier.decode(Number(row.size), row.frontier);
+  return frontierOf(row);
 }
 
 /** The tree as its head row stores it. */

@@ -193,16 +193,21 @@ export interface OperationLock {
   permitted_addresses: string;
   usage_requirements: string;
   member: Pick<Membership, 'role' | 'start' | 'end' | 'schedule'>;
+  /** The responders of the lockdown the lock is under (not lifted), as read with the lock; undefined when under none. */
+  lockdownResponders: string[] | undefined;
 }
 
-type OperationLockRow = Pick<LockRow, 'unlock_time' | 'permitted_addresses' | 'usage_requirements'> & Pick<MemberColumns, 'role' | 'starts_at' | 'ends_at' | 'schedule'>;
+type OperationLockRow = Pick<LockRow, 'unlock_time' | 'permitted_addresses' | 'usage_requirements'> & Pick<MemberColumns, 'role' | 'starts_at' | 'ends_at' | 'schedule'> & { lockdown_responders: string | null };
 
-// Prepared: it opens every unlock (and every other signed operation).
+// Prepared: it opens every unlock (and every other signed operation). The lockdown's responders
+// come with it, which an unlock checks (issue 33 point 3: a round trip fewer on PostgreSQL).
 const operationLockQuery = prepareQuery<{ lockId: string; userId: string }, OperationLockRow>((db, slot) =>
   db
     .selectFrom('lock_members')
     .innerJoin('locks', 'locks.id', 'lock_members.lock_id')
-    .select(['locks.unlock_time', 'locks.permitted_addresses', 'locks.usage_requirements', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at', 'lock_members.schedule'])
+    .leftJoin('lockdown_locks as ll', (join) => join.onRef('ll.lock_id', '=', 'locks.id').on('ll.lifted_at', 'is', null))
+    .leftJoin('lockdowns', 'lockdowns.id', 'll.lockdown_id')
+    .select(['locks.unlock_time', 'locks.permitted_addresses', 'locks.usage_requirements', 'lock_members.role', 'lock_members.starts_at', 'lock_members.ends_at', 'lock_members.schedule', 'lockdowns.responders as lockdown_responders'])
     .where('lock_members.lock_id', '=', slot.lockId)
     .where('lock_members.user_id', '=', slot.userId));
 
@@ -214,6 +219,7 @@ function toOperationLock(lockId: string, row: OperationLockRow): OperationLock {
     permitted_addresses: row.permitted_addresses,
     usage_requirements: row.usage_requirements,
     member: { role: row.role, start: row.starts_at, end: row.ends_at, schedule: readSchedule(row.schedule) },
+    lockdownResponders: row.lockdown_responders === null ? undefined : (JSON.parse(row.lockdown_responders) as string[]),
   };
 }
 

@@ -22,18 +22,6 @@ export function activeLockdownsOf(db: Executor, lockIds: readonly string[]) {
   return db.selectFrom('lockdown_locks').select(['lock_id', 'lockdown_id']).where('lock_id', 'in', [...lockIds]).where('lifted_at', 'is', null).execute();
 }
 
-/** The responders of the lockdown `lockId` is under now; undefined when it is under none. */
-export async function activeResponders(db: Executor, lockId: string): Promise<string[] | undefined> {
-  const row = await db
-    .selectFrom('lockdown_locks as ll')
-    .innerJoin('lockdowns as l', 'l.id', 'll.lockdown_id')
-    .select('l.responders')
-    .where('ll.lock_id', '=', lockId)
-    .where('ll.lifted_at', 'is', null)
-    .executeTakeFirst();
-  return row === undefined ? undefined : (JSON.parse(row.responders) as string[]);
-}
-
 export async function placeUnderLockdown(db: Executor, lockId: string, lockdownId: string): Promise<void> {
   await db
     .insertInto('lockdown_locks')

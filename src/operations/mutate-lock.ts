@@ -7,7 +7,6 @@ import { abandonCommand, confirmCommand, markCommandLate, pendingCommand, type P
 import { readPermittedAddresses, readUsageRequirements } from '../locks/json.js';
 import { secondsSince } from '../metrics/registry.js';
 import type { MutateLockOperation } from './operation-schemas.js';
-import { activeResponders } from './lockdown-queries.js';
 import { ALLOWED, deniedBy, refused, type OperationDecision } from './refusals.js';
 import { consumeAndBegin } from './replay.js';
 import type { VerifiedOperation } from './verify.js';
@@ -37,7 +36,7 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   if (!allowed.allowed) return deniedBy(allowed, facts);
   // Under a lockdown only its responders unlock (the lock refuses the others itself too: src/lock-edge/lockdown.ts).
   if (!operation.locked) {
-    const responders = await activeResponders(ctx.db.kysely, lock.id);
+    const responders = lock.lockdownResponders;
     if (responders !== undefined && !responders.includes(caller.userId)) return deniedBy({ allowed: false, status: 403, reason: 'the lock is locked down: only its responders may unlock' }, facts);
   }
 

@@ -28,6 +28,7 @@ import { lockDecommissionMigration } from './0081_lock_decommission.js';
 import { visitorInvitationsMigration } from './0082_visitor_invitations.js';
 import { directAccessMigration } from './0090_direct_access.js';
 import { lockReportTimeMigration } from './0180_lock_report_time.js';
+import { auditAppendStartMigration } from './0190_audit_append_start.js';
 import { webhooksMigration } from './0110_webhooks.js';
 import { keypadCodesMigration } from './0130_keypad_codes.js';
 import { lockCodeDigitsMigration } from './0150_lock_code_digits.js';
@@ -71,5 +72,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0150_lock_code_digits': lockCodeDigitsMigration(),
     '0170_reported_lockdown': reportedLockdownMigration(dialect),
     '0180_lock_report_time': lockReportTimeMigration(dialect),
+    '0190_audit_append_start': auditAppendStartMigration(dialect),
   };
 }
