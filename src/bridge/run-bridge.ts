@@ -149,18 +149,11 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
     startMatterNetwork({ dataDir: config.dataDir, port: config.matter.port, pingSeconds: config.matter.pingSeconds, logger, locks: matterLocks }));
   matter.catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'the Matter controller did not start'));
 
-  // A Z-Wave lock that stopped answering is found by pinging it; Z-Wave JS marks it dead then, too.
+  // A Z-Wave lock that stopped answering is found by pinging it (two pings in a row unanswered: ZwaveLock.ping).
   const pingMs = (config.zwave?.pingSeconds ?? 10) * 1000;
-  const pinging = new Set<ZwaveLock>();
   const pinger = setInterval(() => {
     if (zwave === null || !zwave.connected) return;
-    for (const lock of zwaveLocks.values()) {
-      if (pinging.has(lock)) continue;
-      pinging.add(lock);
-      zwave.request('node.ping', { nodeId: lock.nodeId }, Math.max(pingMs, 5_000))
-        .then((result) => lock.pinged(result.responded === true), () => lock.pinged(false))
-        .finally(() => pinging.delete(lock));
-    }
+    for (const lock of zwaveLocks.values()) void lock.ping(Math.max(pingMs, 5_000));
   }, pingMs);
   logger.info({ locks: locks.length, zwave: config.zwave?.url ?? null, matter: matterLocks.length }, 'bridge started');
 

@@ -89,6 +89,29 @@ describe('latchkey bridge with Z-Wave JS', () => {
     await eventually(() => logged(rig, 'late_unlock_reversed', id), 'the late unlock reversed', 10_000);
     await eventually(async () => ((await lockJson(rig, id)).state.locked === true ? true : undefined), 'locked again', 15_000);
   });
+
+  it('stays online through one ping left unanswered, and goes offline after two in a row', async () => {
+    const { t, admin } = rig;
+    const id = lockOf(3);
+    await ready(rig, id);
+    const mark = rig.log.lines.length;
+    const since = (msg: string) => rig.log.lines.slice(mark).filter((line) => line.lockId === id && line.msg === msg);
+    const told = (err: Error) => {
+      throw new Error(`${err.message}; the bridge since: ${JSON.stringify(rig.log.lines.slice(mark).filter((line) => line.lockId === id).map(({ time, msg, missed }) => ({ time, msg, missed })))}`);
+    };
+    // Z-Wave JS declares the node dead at once (it sends a ping once); the bridge waits for its next ping.
+    await stack.act(3, { do: 'missPings', count: 1 });
+    await eventually(() => since('ping_answered').length > 0, 'a ping answered after the missed one', 30_000).catch(told);
+    assert.deepEqual(since('ping_missed').map((line) => line.missed), [1]);
+    assert.deepEqual(since('unreachable'), [], 'never offline');
+    assert.equal((await execute(t, admin, id, signed(admin, id, unlock))).status, 200);
+
+    await stack.act(3, { do: 'missPings', count: 2 });
+    await eventually(() => since('unreachable').length > 0, 'offline after two pings unanswered', 30_000).catch(told);
+    assert.deepEqual(since('ping_missed').map((line) => line.missed), [1, 1, 2]);
+    await ready(rig, id);
+    assert.equal((await execute(t, admin, id, signed(admin, id, lockOp))).status, 200);
+  });
 });
 
 describe('latchkey bridge with Z-Wave JS when everything goes away', () => {

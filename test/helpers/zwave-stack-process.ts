@@ -13,10 +13,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { BatteryCCGet, BatteryCCReport, DoorLockCCOperationReport, DoorLockCCOperationSet, DoorLockMode, NotificationCCReport } from '@zwave-js/cc';
+import { BatteryCCGet, BatteryCCReport, DoorLockCCOperationReport, DoorLockCCOperationSet, DoorLockMode, NoOperationCC, NotificationCCReport } from '@zwave-js/cc';
 import { CommandClasses, Duration } from '@zwave-js/core';
 import { ZwavejsServer } from '@zwave-js/server';
-import { ccCaps, createMockZWaveRequestFrame, MockController, MockNode, type MockNodeBehavior } from '@zwave-js/testing';
+import { ccCaps, createMockZWaveRequestFrame, MockController, MockNode, MockZWaveFrameType, type MockNodeBehavior } from '@zwave-js/testing';
 import type { NodeAction } from './zwave-stack.js';
 import { createAndStartDriverWithMockPort, createDefaultMockControllerBehaviors, createDefaultMockNodeBehaviors } from 'zwave-js/Testing';
 
@@ -69,6 +69,22 @@ const slowBehaviour: MockNodeBehavior = {
     return { action: 'stop' };
   },
 };
+
+/**
+ * Pings (No Operation frames) the node leaves unacknowledged, as frames lost on the radio: a
+ * MockNode acknowledges a frame before any behaviour sees it, so the frame is dropped before that.
+ */
+function missPings(node: MockNode): void {
+  const receive = node.onControllerFrame.bind(node);
+  node.onControllerFrame = (frame) => {
+    const missing = (node.state.get('missPings') as number | undefined) ?? 0;
+    if (missing > 0 && frame.type === MockZWaveFrameType.Request && frame.payload instanceof NoOperationCC) {
+      node.state.set('missPings', missing - 1);
+      return Promise.resolve();
+    }
+    return receive(frame);
+  };
+}
 
 function operationReport(nodeId: number, mode: DoorLockMode): DoorLockCCOperationReport {
   return new DoorLockCCOperationReport({
@@ -129,6 +145,9 @@ async function act(node: MockNode, action: Action): Promise<void> {
     case 'slow':
       node.state.set('slowMs', action.ms);
       return;
+    case 'missPings':
+      node.state.set('missPings', action.count);
+      return;
   }
 }
 
@@ -157,6 +176,7 @@ async function createLockNode(controller: MockController, id: number): Promise<M
   node.defineBehavior(...createDefaultMockNodeBehaviors());
   // A later call takes precedence over an earlier one; within a call, the first listed answers first.
   node.defineBehavior(awayBehaviour, slowBehaviour, batteryBehaviour);
+  missPings(node);
   controller.addNode(node);
   return node;
 }

@@ -17,6 +17,8 @@ export type NodeAction =
   | { do: 'jam' }
   | { do: 'tamper' }
   | { do: 'battery'; level: number }
+  /** The lock leaves the next `count` pings (No Operation frames) unacknowledged, as a frame lost on the radio. */
+  | { do: 'missPings'; count: number }
   | { do: 'away' }
   | { do: 'back' }
   | { do: 'slow'; ms: number };

@@ -27,6 +27,14 @@ const CODE_DISABLED = 2;
 const SECURED = 0xff;
 const UNSECURED = 0x00;
 const NODE_DEAD = 3;
+const NODE_ALIVE = 4;
+/**
+ * Pings in a row the lock leaves unanswered before it is unreachable. One is not enough: Z-Wave JS
+ * sends a ping once, without the retries of a command, so one frame lost on the radio (or, in the
+ * mock stack, one acknowledgement later than a second on a loaded machine) would take the lock
+ * offline for a ping's interval.
+ */
+const MISSED_PINGS_UNREACHABLE = 2;
 // Access Control (type 6) events.
 const ACCESS_CONTROL = 6;
 const HOME_SECURITY = 7;
@@ -60,6 +68,9 @@ export class ZwaveLock extends RealLock implements SlotWriter {
   private doorFromNotification: boolean | null = null;
   private doorFromDoorLock: boolean | null = null;
   private nodeStatus: number | null = null;
+  /** Pings in a row the lock has left unanswered. */
+  private missedPings = 0;
+  private pinging = false;
 
   constructor(
     readonly nodeId: number,
@@ -98,6 +109,7 @@ export class ZwaveLock extends RealLock implements SlotWriter {
   /** The node as start_listening reports it (every (re)connection). */
   takeNodeState(node: ZwaveNodeState | undefined): void {
     this.nodeStatus = node?.status ?? null;
+    this.missedPings = 0;
     this.mode = null;
     for (const value of node?.values ?? []) this.takeValue(value, value.value, false);
     this.events?.reachable(this.reachable);
@@ -109,10 +121,31 @@ export class ZwaveLock extends RealLock implements SlotWriter {
     this.events?.reachable(false);
   }
 
-  /** The result of a ping: a node that does not answer is unreachable (Z-Wave JS marks it dead, too). */
-  pinged(responded: boolean): void {
-    if (responded && this.nodeStatus === NODE_DEAD) this.nodeStatus = 4;
-    if (!responded) this.nodeStatus = NODE_DEAD;
+  /**
+   * Pings the node (one at a time): a node that leaves MISSED_PINGS_UNREACHABLE pings in a row
+   * unanswered is unreachable; one that answers is there (Z-Wave JS marks it alive again, too).
+   */
+  async ping(timeoutMs: number): Promise<void> {
+    if (this.pinging) return;
+    this.pinging = true;
+    let responded: boolean;
+    try {
+      responded = (await this.server.request('node.ping', { nodeId: this.nodeId }, timeoutMs)).responded === true;
+    } catch {
+      responded = false;
+    } finally {
+      this.pinging = false;
+    }
+    if (responded) {
+      if (this.missedPings > 0) this.log('ping_answered', { node: this.nodeId, missed: this.missedPings });
+      this.missedPings = 0;
+      if (this.nodeStatus === NODE_DEAD) this.nodeStatus = NODE_ALIVE;
+    } else {
+      this.missedPings += 1;
+      // Said until it counts as unreachable (a lock away for hours is not logged every ping).
+      if (this.missedPings <= MISSED_PINGS_UNREACHABLE) this.log('ping_missed', { node: this.nodeId, missed: this.missedPings });
+      if (this.missedPings >= MISSED_PINGS_UNREACHABLE) this.nodeStatus = NODE_DEAD;
+    }
     this.events?.reachable(this.reachable);
   }
 
@@ -126,8 +159,13 @@ export class ZwaveLock extends RealLock implements SlotWriter {
       case 'notification':
         return this.takeNotification(args);
       case 'dead':
+        // Not alone: Z-Wave JS declares a node dead after one unanswered ping (sent once), which the
+        // bridge counts itself; two in a row make the lock unreachable (ping).
+        this.log('node_dead', { node: this.nodeId });
+        return;
       case 'alive':
-        this.nodeStatus = event.event === 'dead' ? NODE_DEAD : 4;
+        this.nodeStatus = NODE_ALIVE;
+        this.missedPings = 0;
         this.events?.reachable(this.reachable);
         return;
       default:
