@@ -16,6 +16,8 @@ export interface EventBus {
    * turn of its event loop as this answer).
    */
   publish(channel: string, message: unknown): Promise<void>;
+  /** Hands the message to this instance's own subscribers only (synchronously): a wake-up the other instances need not hear. */
+  publishHere(channel: string, message: unknown): void;
   subscribe(channel: string, handler: BusHandler): () => void;
   /**
    * Whether messages from other instances reach this one now, and how often the link to them was
@@ -38,6 +40,9 @@ export function createInProcessBus(): EventBus {
   emitter.setMaxListeners(0);
   return {
     async publish(channel, message) {
+      emitter.emit(channel, message);
+    },
+    publishHere(channel, message) {
       emitter.emit(channel, message);
     },
     subscribe(channel, handler) {
@@ -92,6 +97,7 @@ export function createRedisBus(url: string, logger: Logger, prefix = 'latchkey:b
         await alone(channel, message, err);
       }
     },
+    publishHere: (channel, message) => local.publishHere(channel, message),
     subscribe(channel, handler) {
       const count = counts.get(channel) ?? 0;
       counts.set(channel, count + 1);

@@ -29,7 +29,13 @@ const insertOutboxWhileAnyEndpoint = prepareQuery<{ seq: number; created: number
         .limit(sql.lit(1)),
     ));
 
-/** The bus channel told, once committed, that the outbox holds a new row: every instance's worker fans out. */
+/**
+ * The bus channel told, once committed, that the outbox holds a new row: on this instance only
+ * (`publishHere`), whose worker fans it out. Every instance's worker woke for every entry before,
+ * each taking the fan-out's advisory lock in a transaction, most of them to find the outbox
+ * emptied by the first (issue 33 point 2); the others' polls find a row left by an instance that
+ * died before fanning it out.
+ */
 export const WEBHOOK_OUTBOX_CHANNEL = 'webhook-outbox';
 
 /**
@@ -41,7 +47,7 @@ export function webhooksFollowAudit(ctx: Pick<AppContext, 'auditListeners' | 'bu
   ctx.auditListeners.on(async (uow, entry) => {
     if (eventTypeOf({ type: entry.type, rejected: entry.rejected }) === null) return;
     if ((await insertOutboxWhileAnyEndpoint.affectedRows(uow.db, uow.dialect, { seq: entry.seq, created: entry.timestamp })) === 0) return;
-    uow.onCommit(() => ctx.bus.publish(WEBHOOK_OUTBOX_CHANNEL, { seq: entry.seq }));
+    uow.onCommit(() => ctx.bus.publishHere(WEBHOOK_OUTBOX_CHANNEL, { seq: entry.seq }));
   });
 }
 
