@@ -76,7 +76,9 @@ export async function recordDevice(ctx: AppContext, lockId: string, device: Lock
 
 /** The LAN addresses the lock announces (protocol 1.3); members see them only while its owner allows it. */
 export async function recordDirectAccess(ctx: AppContext, lockId: string, endpoints: string[]): Promise<void> {
-  await ctx.db.kysely.updateTable('locks').set({ direct_access_endpoints: JSON.stringify(endpoints) }).where('id', '=', lockId).execute();
+  const said = JSON.stringify(endpoints);
+  // Written only when it differs: with shared subscriptions every `online` of the lock comes here.
+  await ctx.db.kysely.updateTable('locks').set({ direct_access_endpoints: said }).where('id', '=', lockId).where('direct_access_endpoints', 'is distinct from', said).execute();
 }
 
 /** DOOR_OPEN / DOOR_CLOSE from an event: audited when the stored door state changes; the door's alarms follow (src/alarms). */

@@ -20,7 +20,7 @@ import { recordAllDisconnected, recordDevice, recordDirectAccess, recordDoorEven
 
 /** What other features hear of the link (the composition's subscribers pass them in). */
 export interface LockLinkHooks {
-  /** A lock came online as this instance sees it (src/operations/queue-delivery.ts delivers what waits for it). */
+  /** A lock came online, as this instance stored it (src/operations/queue-delivery.ts delivers what waits for it). */
   onLockOnline?(lockId: string): void;
   /** A lock reported what it did on its own (protocol 1.3 `operation`): recorded in the lock's queue (src/operations/lock-reports.ts records it). */
   recordOperation?(lockId: string, report: OperationReport): Promise<unknown>;
@@ -49,8 +49,11 @@ function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThro
   return {
     onPresence: (lockId, online) => {
       counted.inc({ kind: 'online' });
-      throttle.latest(lockId, 'presence', record(lockId, 'presence', () => presences.record(lockId, online)));
-      if (online) hooks.onLockOnline?.(lockId);
+      // What waits for the lock goes once its coming online is stored, by the instance that stored it (with shared
+      // subscriptions every presence report this instance records reaches here, most of them changing nothing).
+      throttle.latest(lockId, 'presence', record(lockId, 'presence', async () => {
+        if ((await presences.record(lockId, online)) && online) hooks.onLockOnline?.(lockId);
+      }));
     },
     onState: (lockId, state) => {
       counted.inc({ kind: 'state' });

@@ -179,9 +179,16 @@ export async function clearPendingMarker(db: Executor, marker: PendingMarker): P
     .execute();
 }
 
-/** What the lock says it is (device protocol 1.2); written on each announcement that says it (nothing is audited). */
+/** What the lock says it is (device protocol 1.2): what an announcement says differently is written (nothing is audited). */
 export async function storeDevice(db: Executor, lockId: string, kind: string, capabilities: readonly string[], codeDigits: { min: number; max: number } | null = null): Promise<void> {
-  await db.updateTable('locks').set({ device_kind: kind, device_capabilities: capabilities.join(','), code_digits_min: codeDigits?.min ?? null, code_digits_max: codeDigits?.max ?? null }).where('id', '=', lockId).execute();
+  const device = { device_kind: kind, device_capabilities: capabilities.join(','), code_digits_min: codeDigits?.min ?? null, code_digits_max: codeDigits?.max ?? null };
+  // Written only when something differs: with shared subscriptions every `online` of the lock comes here.
+  await db
+    .updateTable('locks')
+    .set(device)
+    .where('id', '=', lockId)
+    .where((eb) => eb.or(Object.entries(device).map(([column, value]) => eb(column as keyof typeof device, 'is distinct from', value))))
+    .execute();
 }
 
 // Prepared: read for every state report (src/lock-link/reports.ts).
