@@ -73,6 +73,9 @@ export interface Instance {
   rootCertificate: string;
   /** Its CPU seconds so far. */
   cpu(): Promise<number>;
+  /** Starts a CPU profile (inspector) of the instance; `stopProfile` writes it to `file`. */
+  startProfile(): Promise<void>;
+  stopProfile(file: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -93,6 +96,14 @@ export function startInstance(env: Record<string, string>): Promise<Instance> {
         cpu: () => new Promise((answer) => {
           child.once('message', (reply: { cpu: number }) => answer(reply.cpu));
           child.send('cpu');
+        }),
+        startProfile: () => new Promise((answer) => {
+          child.once('message', () => answer());
+          child.send({ profile: 'start' });
+        }),
+        stopProfile: (file) => new Promise((answer) => {
+          child.once('message', () => answer());
+          child.send({ profile: 'stop', file });
         }),
         async stop() {
           if (child.connected) child.send('stop');
