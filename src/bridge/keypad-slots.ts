@@ -9,12 +9,13 @@ import { prepareStoredFile, readStoredFile, replaceStoredFile } from '../lock-ed
  * (LockEndpoint's Keypad decides: window, schedule on its zone's wall clock, uses, holder's
  * access, lockdown, lockout), disabled otherwise, cleared once it leaves the config. Locks without
  * schedules of their own are enabled and disabled at each edge: a timer at the view's next change.
- * A slot the lock did not take is said in `errors` (the lock's `state.codeErrors`) and tried again.
+ * A slot the lock did not take is said in `errors` (the lock's `state.codeErrors`) and tried again;
+ * a lock without a keypad takes none (`no_keypad`), and is not asked again until the codes change.
  */
 
 /** What a stack does to its lock's keypad. */
 export interface SlotWriter {
-  /** How many slots (numbered from 1) the lock has; rejects while it cannot tell. */
+  /** How many slots (numbered from 1) the lock has, 0 when it has no keypad; rejects while it cannot tell. */
   slotCount(): Promise<number>;
   /** Puts digits into `slot`, enabled or disabled, or empties it (null); rejects when the lock did not take it. */
   write(slot: number, content: { digits: string; enabled: boolean } | null): Promise<void>;
@@ -38,6 +39,8 @@ interface SlotEntry {
 
 /** How soon a failed write is tried again, seconds. */
 const RETRY_SECONDS = 30;
+/** Why a code is not on a lock that has no keypad: not tried again (nothing will change it but the lock). */
+const NO_KEYPAD = 'no_keypad: the lock has no keypad';
 /** The longest a timer waits (a setTimeout of more than 2^31 ms fires at once); it simply looks again. */
 const MAX_WAIT_SECONDS = 86_400;
 
@@ -105,7 +108,7 @@ export class KeypadSlots implements KeypadMirror {
       }
     }
     this.failed = failed;
-    this.schedule(view.nextChange, failed.size > 0 || stale);
+    this.schedule(view.nextChange, stale || [...failed.values()].some((error) => error !== NO_KEYPAD));
   }
 
   private async write(entry: SlotEntry, digits: string | null): Promise<boolean> {
@@ -128,6 +131,7 @@ export class KeypadSlots implements KeypadMirror {
       this.options.log('keypad_slots_unknown', { message: withoutDigits(err) });
       return 'lock_unreachable: the lock has not said how many codes it holds';
     }
+    if (count === 0) return NO_KEYPAD;
     for (let slot = 1; slot <= count; slot += 1) if (!this.slots.some((entry) => entry.slot === slot)) return slot;
     return `no_free_slot: the lock holds ${count} codes`;
   }

@@ -10,6 +10,9 @@ export interface LockEvents {
   operated(operation: { source: 'keypad' | 'manual'; locked: boolean; slot?: number }): void;
   /** The lock refused a code typed at its keypad (`wrong`; `slot` when it names the slot of a code it holds disabled), or locked its keypad out itself after too many (`lockout`). */
   keypadRefused(kind: 'wrong' | 'lockout', slot?: number): void;
-  /** The lock said how many digits its keypad takes (a Matter lock's Min/MaxPINCodeLength): announced to the service. */
-  keypadDescribed(digits: { min: number; max: number }): void;
+  /**
+   * The lock said how many digits its keypad takes (a Matter lock's Min/MaxPINCodeLength), or that
+   * it has no keypad (null: a Matter lock without PIN users): announced to the service.
+   */
+  keypadDescribed(digits: { min: number; max: number } | null): void;
 }

@@ -117,8 +117,8 @@ export function runBridge({ config, logger, now = () => Date.now() / 1000 }: Bri
       reachable: (reachable) => endpoint.setAvailable(reachable),
       operated: (operation) => endpoint.reportOperation(operation),
       keypadRefused: (kind, slot) => endpoint.reportKeypadRefusal(kind, slot),
-      // A Matter lock says it once read: (Min|Max)PINCodeLength.
-      keypadDescribed: (digits) => endpoint.setCodeDigits(digits),
+      // A Matter lock says it once read: (Min|Max)PINCodeLength, or no PIN users at all.
+      keypadDescribed: (digits) => endpoint.describeKeypad(digits),
     });
     // Offline to the service until the lock is seen through its stack.
     endpoint.setAvailable(false);

@@ -218,9 +218,15 @@ export class LockEndpoint {
     this.publish('online', this.presence(), true);
   }
 
-  /** How many digits the lock's keypad takes, once its hardware said (protocol 1.5 `device.codeDigits`), announced again at once. */
-  setCodeDigits(codeDigits: { min: number; max: number }): void {
-    this.options.device = { ...this.options.device, codeDigits };
+  /**
+   * What the lock's keypad takes, once its hardware said (protocol 1.5 `device.codeDigits`), or
+   * that it has none (null: `keypad` leaves `device.capabilities`); announced again at once.
+   */
+  describeKeypad(codeDigits: { min: number; max: number } | null): void {
+    const device = this.options.device;
+    this.options.device = codeDigits === null
+      ? { kind: device.kind, capabilities: (device.capabilities ?? []).filter((capability) => capability !== 'keypad') }
+      : { ...device, codeDigits };
     this.publish('online', this.presence(), true);
   }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startVirtualMatterLock, type VirtualMatterLock } from '../helpers/matter-lock.js';
 import { eventually } from '../helpers/wait.js';
 import { execute, signed, unlock } from '../execute/support.js';
+import { codeOnLock, makeCode } from '../keypad/support.js';
 import { assertRefusedAtTheEdge, lockJson, logged, ready, startBridgeRig, type BridgeRig } from './support.js';
 
 /**
@@ -16,15 +17,20 @@ const lockOp = { type: 'MUTATE_LOCK', locked: true } as const;
 describe('latchkey bridge with a Matter lock', () => {
   let rig: BridgeRig;
   let device: VirtualMatterLock;
+  /** A lock without PIN users: no keypad. */
+  let plain: VirtualMatterLock;
   let id: string;
+  const known = (lock: VirtualMatterLock) => ({ matter: { pairingCode: lock.manualPairingCode, address: { ip: '127.0.0.1', port: lock.port } } });
   before(async () => {
     device = await startVirtualMatterLock();
-    rig = await startBridgeRig([{ matter: { pairingCode: device.manualPairingCode, address: { ip: '127.0.0.1', port: Number(device.address.split(':')[1]) } } }]);
+    plain = await startVirtualMatterLock({ pins: false });
+    rig = await startBridgeRig([known(device), known(plain)]);
     id = rig.locks[0]!.id;
   });
   after(async () => {
     await rig?.close();
     await device?.stop();
+    await plain?.stop();
   });
 
   it('pairs from the setup code, unlocks and locks with timed invokes, and reports the door', async () => {
@@ -66,5 +72,26 @@ describe('latchkey bridge with a Matter lock', () => {
     await device.start();
     await ready(rig, id);
     assert.equal((await execute(t, admin, id, signed(admin, id, unlock))).status, 200);
+  });
+
+  it('says once that a lock without PIN users has no keypad, and its codes fail as no_keypad, not as a lock unreachable', async () => {
+    const plainId = rig.locks[1]!.id;
+    await ready(rig, plainId);
+    const shown = await eventually(async () => {
+      const { device: said } = await lockJson(rig, plainId);
+      return said !== undefined && !said.capabilities.includes('keypad') ? said : undefined;
+    }, 'the lock announced without a keypad', 30_000);
+    assert.deepEqual(shown, { kind: 'matter', capabilities: ['doorSensor', 'battery', 'jamDetection'] });
+    for (const guest of ['Window cleaner', 'Painter']) {
+      const made = await makeCode(rig.t, rig.admin, [plainId], { guest });
+      const sync = await eventually(async () => {
+        const on = (await codeOnLock(rig.t, rig.admin, made.id, plainId))?.sync;
+        return on?.state === 'failed' ? on : undefined;
+      }, 'the code failed on the lock', 30_000);
+      assert.match(sync.error ?? '', /^no_keypad:/);
+    }
+    // Said once (the lock is not read again), and never a slot count asked of a lock that cannot be reached.
+    const said = rig.log.lines.filter((line) => line.lockId === plainId && /keypad/.test(String(line.msg)));
+    assert.deepEqual(said.map((line) => line.msg), ['keypad_absent']);
   });
 });

@@ -6,7 +6,8 @@
  * take them away and bring them back with their storage (they keep their fabrics), and a
  * benchmark can run fifty without fifty processes. test/helpers/matter-lock.ts starts it.
  *
- * argv[2]: JSON `{ storage, locks: [{ port, passcode, discriminator }] }`, or one lock as
+ * argv[2]: JSON `{ storage, locks: [{ port, passcode, discriminator, pins? }] }` (`pins: false`: a
+ * lock without PIN users, so without a keypad; its door alone can be acted on), or one lock as
  * `{ port, storage, passcode, discriminator }`. Prints `{"ready":true,"locks":[{port,
  * manualPairingCode, qrPairingCode}], …the first lock's codes}` once every lock is announced;
  * reads JSON lines on stdin (`{"do":"door","open":true}`, `{"do":"slow","ms":N}`,
@@ -16,7 +17,7 @@
  * index, status and PIN credential indices, never the PINs; for `timedWindows`: the window of each
  * timed request the lock was sent, milliseconds, oldest first).
  *
- * Each lock keeps users with PIN credentials (matter.js's DoorLockServer with the PIN credential
+ * Each lock (but one with `pins: false`) keeps users with PIN credentials (matter.js's DoorLockServer with the PIN credential
  * and user features: SetUser, SetCredential, ClearUser…, the PINs encrypted in its storage), 10 of
  * them, PINs of 4 to 8 digits, and its own lockout (WrongCodeEntryLimit, UserCodeTemporaryDisableTime).
  * `keypad` is someone typing digits on it: the lock checks them against its PIN credentials itself,
@@ -39,7 +40,8 @@ const { DoorLockServer } = await import('@matter/main/behaviors');
 const { DoorLock } = await import('@matter/main/clusters');
 const { Bytes } = await import('@matter/main');
 
-interface LockSpec { port: number; passcode: number; discriminator: number }
+/** `pins: false`: a lock without PIN users (no PIN credential or user feature): it has no keypad. */
+interface LockSpec { port: number; passcode: number; discriminator: number; pins?: boolean }
 type Options = { storage: string; locks: LockSpec[] } | (LockSpec & { storage: string });
 type Request = { seq: number; lock?: number } & ({ do: 'door'; open: boolean } | { do: 'slow'; ms: number } | { do: 'fabrics' } | { do: 'keypad'; pin: string } | { do: 'users' } | { do: 'timedWindows' });
 
@@ -118,7 +120,19 @@ class VirtualLockServer extends DoorLockServer.with(DoorLock.Feature.DoorPositio
   }
 }
 
-async function createLock({ port, passcode, discriminator }: LockSpec) {
+/** A lock without a keypad: the Door Lock cluster with the door position sensor alone. */
+class PlainLockServer extends DoorLockServer.with(DoorLock.Feature.DoorPositionSensor) {}
+
+const PLAIN_LOCK = {
+  lockType: DoorLock.LockType.DeadBolt,
+  actuatorEnabled: true,
+  lockState: DoorLock.LockState.Locked,
+  doorState: DoorLock.DoorState.DoorClosed,
+  operatingMode: DoorLock.OperatingMode.Normal,
+  supportedOperatingModes: { normal: true, vacation: false, privacy: false, noRemoteLockUnlock: false, passage: false, alwaysSet: 2047 },
+};
+
+async function createLock({ port, passcode, discriminator, pins = true }: LockSpec) {
   const node = await ServerNode.create({
     id: `virtual-lock-${port}`,
     network: { port, listeningAddressIpv4: '127.0.0.1' },
@@ -126,15 +140,15 @@ async function createLock({ port, passcode, discriminator }: LockSpec) {
     productDescription: { name: 'Virtual lock', deviceType: DoorLockDevice.deviceType },
     basicInformation: { vendorName: 'Latchkey test', vendorId: VendorId(0xfff1), nodeLabel: 'Virtual lock', productName: 'Virtual lock', productLabel: 'Virtual lock', productId: 0x8000, serialNumber: `lock-${port}`, uniqueId: `lock-${port}` },
   });
+  if (!pins) {
+    const plain = await node.add(DoorLockDevice.with(PlainLockServer), { id: 'lock', doorLock: PLAIN_LOCK });
+    await node.start();
+    return { node, port, plain, lock: undefined };
+  }
   const lock = await node.add(DoorLockDevice.with(VirtualLockServer), {
     id: 'lock',
     doorLock: {
-      lockType: DoorLock.LockType.DeadBolt,
-      actuatorEnabled: true,
-      lockState: DoorLock.LockState.Locked,
-      doorState: DoorLock.DoorState.DoorClosed,
-      operatingMode: DoorLock.OperatingMode.Normal,
-      supportedOperatingModes: { normal: true, vacation: false, privacy: false, noRemoteLockUnlock: false, passage: false, alwaysSet: 2047 },
+      ...PLAIN_LOCK,
       numberOfTotalUsersSupported: 10,
       numberOfPinUsersSupported: 10,
       numberOfCredentialsSupportedPerUser: 1,
@@ -147,7 +161,7 @@ async function createLock({ port, passcode, discriminator }: LockSpec) {
     },
   });
   await node.start();
-  return { node, lock, port };
+  return { node, port, lock, plain: undefined };
 }
 
 const locks: Array<Awaited<ReturnType<typeof createLock>>> = [];
@@ -158,19 +172,23 @@ process.stdout.write(`${JSON.stringify({ ready: true, ...codes[0], locks: codes 
 async function act(request: Request): Promise<unknown> {
   const target = locks[request.lock ?? 0];
   if (target === undefined) throw new Error(`no lock ${request.lock}`);
+  // What only a lock with PIN users has.
+  const keypadLock = () => target.lock ?? (() => { throw new Error(`a lock without PIN users has no ${request.do}`); })();
   switch (request.do) {
-    case 'door':
-      return target.lock.setStateOf(VirtualLockServer, { doorState: request.open ? DoorLock.DoorState.DoorOpen : DoorLock.DoorState.DoorClosed });
+    case 'door': {
+      const doorState = request.open ? DoorLock.DoorState.DoorOpen : DoorLock.DoorState.DoorClosed;
+      return target.lock === undefined ? target.plain.setStateOf(PlainLockServer, { doorState }) : target.lock.setStateOf(VirtualLockServer, { doorState });
+    }
     case 'slow':
-      return void slowMs.set(target.lock, request.ms);
+      return void slowMs.set(keypadLock(), request.ms);
     case 'fabrics':
       return fabricsOf(target.node);
     case 'keypad':
-      return target.lock.act((agent) => agent.get(VirtualLockServer).keypad(request.pin));
+      return keypadLock().act((agent) => agent.get(VirtualLockServer).keypad(request.pin));
     case 'timedWindows':
       return timedWindows.get(target.node.env.get(InteractionServer)) ?? [];
     case 'users':
-      return target.lock.act((agent) => agent.get(VirtualLockServer).state.users.map((user) => ({ userIndex: user.userIndex, userStatus: user.userStatus, pins: user.credentials.map((c) => c.credentialIndex) })));
+      return keypadLock().act((agent) => agent.get(VirtualLockServer).state.users.map((user) => ({ userIndex: user.userIndex, userStatus: user.userStatus, pins: user.credentials.map((c) => c.credentialIndex) })));
   }
 }
 

@@ -61,11 +61,16 @@ async function freeUdpPorts(count: number): Promise<number[]> {
   return [...ports];
 }
 
-export async function startVirtualMatterLocks(count: number): Promise<VirtualMatterLocks> {
+/** `pins: false`: locks without PIN users (matter.js's Door Lock without the PIN credential and user features): no keypad. */
+export interface VirtualMatterLockOptions {
+  pins?: boolean;
+}
+
+export async function startVirtualMatterLocks(count: number, { pins = true }: VirtualMatterLockOptions = {}): Promise<VirtualMatterLocks> {
   const ports = await freeUdpPorts(count);
   const storage = await mkdtemp(join(tmpdir(), 'latchkey-matter-lock-'));
   // Each its own discriminator, so discovery could tell them apart too (the tests give addresses).
-  const locks = ports.map((port, index) => ({ port, passcode: PASSCODE, discriminator: (3840 + index) % 4096 }));
+  const locks = ports.map((port, index) => ({ port, passcode: PASSCODE, discriminator: (3840 + index) % 4096, pins }));
   const actor = await startActorProcess(SCRIPT, { storage, locks });
   const codes = (actor.ready as { locks: Array<{ port: number; manualPairingCode: string; qrPairingCode: string }> }).locks;
   return {
@@ -85,7 +90,7 @@ export async function startVirtualMatterLocks(count: number): Promise<VirtualMat
   };
 }
 
-export async function startVirtualMatterLock(): Promise<VirtualMatterLock> {
-  const group = await startVirtualMatterLocks(1);
+export async function startVirtualMatterLock(options: VirtualMatterLockOptions = {}): Promise<VirtualMatterLock> {
+  const group = await startVirtualMatterLocks(1, options);
   return { ...group.locks[0]!, stop: group.stop, start: group.start };
 }

@@ -90,8 +90,8 @@ export class MatterLock extends RealLock implements SlotWriter {
   private subscribeAgainSeconds = SUBSCRIBE_AGAIN_FIRST_SECONDS;
   /** The highest event number taken, so events delivered again are not taken twice. */
   private lastEventNumber = -1n;
-  /** What its keypad takes, once read from the lock (null before, and for a lock without PINs). */
-  private pinKeypad: PinKeypad | null = null;
+  /** What its keypad takes, once read from the lock (null before; `none` for a lock without PIN users: it has no keypad). */
+  private pinKeypad: PinKeypad | 'none' | null = null;
   private keypadReading: Promise<void> | undefined;
   private keypadUnread: string | undefined;
 
@@ -146,12 +146,13 @@ export class MatterLock extends RealLock implements SlotWriter {
     });
   }
 
-  /** Users with a PIN the lock holds, read from it the first time. */
+  /** Users with a PIN the lock holds, read from it the first time; 0 for a lock without PIN users (no keypad). */
   async slotCount(): Promise<number> {
     const client = this.client();
     if (this.pinKeypad === null && client !== undefined) await this.readKeypad(client);
+    if (this.pinKeypad === 'none') return 0;
     if (this.pinKeypad !== null) return this.pinKeypad.slots;
-    throw new Error(client === undefined || !this.reachable ? 'the lock cannot be reached' : 'the lock holds no users with PINs');
+    throw new Error('the lock cannot be reached');
   }
 
   /** A code slot as a user with a PIN credential (src/bridge/matter/pin-users.ts). */
@@ -236,8 +237,11 @@ export class MatterLock extends RealLock implements SlotWriter {
     this.api.subscribeAgain(this.node);
   }
 
-  /** How many codes the lock holds and of how many digits (announced to the service), its lockout made Latchkey's. */
-  /** One read of the keypad at a time, shared by whoever asks meanwhile (a ping, a code's write). */
+  /**
+   * How many codes the lock holds and of how many digits (announced to the service), its lockout
+   * made Latchkey's; or that it has no keypad (no PIN users), said once: it is never read again.
+   * One read at a time, shared by whoever asks meanwhile (a ping, a code's write).
+   */
   private readKeypad(client: DoorLockClient): Promise<void> {
     this.keypadReading ??= this.readKeypadOnce(client).finally(() => {
       this.keypadReading = undefined;
@@ -255,7 +259,12 @@ export class MatterLock extends RealLock implements SlotWriter {
       this.keypadUnread = message;
       return;
     }
-    if (this.pinKeypad === null) return;
+    if (this.pinKeypad === null) {
+      this.pinKeypad = 'none';
+      this.log('keypad_absent');
+      this.events?.keypadDescribed(null);
+      return;
+    }
     this.log('keypad', { slots: this.pinKeypad.slots, digits: this.pinKeypad.digits });
     this.events?.keypadDescribed(this.pinKeypad.digits);
   }
