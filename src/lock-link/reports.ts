@@ -7,7 +7,7 @@ import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { knownCapabilities, type LockDevice, type LockEvent, type LockState } from '../device-protocol/payloads.js';
 import { reportLocked } from '../locks/command-life.js';
 import { isLatestReport, reportsSpread } from '../locks/report-order.js';
-import { connectedLockIds, readLockedForUpdate, readReportedColumns, storeDevice, storeDoorOpen, storeHealth, storePresences, storeReportedLockdown } from '../locks/state.js';
+import { connectedLockIds, readLockedStoring, readReportedColumns, storeDevice, storeDoorOpen, storeHealth, storePresences, storeReportedLockdown } from '../locks/state.js';
 
 /**
  * What the lock link reports, written to the locks table (through src/locks/state.ts) and the
@@ -109,7 +109,8 @@ export async function recordState(ctx: AppContext, lockId: string, state: LockSt
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
     if (!(await isLatestReport(ctx, uow, lockId, state.ts))) return [];
-    const row = await readLockedForUpdate(uow.db, uow.dialect, lockId);
+    // On PostgreSQL `locked` is stored by the same statement, where it differs.
+    const row = await readLockedStoring(uow.db, uow.dialect, lockId, state.locked, now);
     const lockAudit = await reportLocked(ctx, uow, lockId, state.locked, now, row, state.operation !== undefined);
     if (lockAudit === undefined || row === undefined) return [];
     if (await storeHealth(uow.db, lockId, state, row)) await deriveAlarms(ctx, uow, lockId, now);

@@ -91,21 +91,24 @@ export function confirmLateCommand(ctx: AppContext, lockId: string, commandId: s
   });
 }
 
-/** The lock row as a state report reads it, locked (readLockedForUpdate); undefined for an unknown lock. */
-export type ReportedLockRow = Awaited<ReturnType<typeof readLockedForUpdate>>;
+/**
+ * The lock row as a state report reads it, locked (readLockedForUpdate); undefined for an unknown
+ * lock. `stored`: the read stored the report's `locked` already where it differed (readLockedStoring).
+ */
+export type ReportedLockRow = (NonNullable<Awaited<ReturnType<typeof readLockedForUpdate>>> & { stored?: boolean }) | undefined;
 
 /**
  * A state report's `locked`, in the report's unit of work: stored; a change from a known value is
  * audited as DOOR_LOCK / DOOR_UNLOCK without a user, unless a live marker asked for exactly this
  * state, or the move is an operation the lock reports (`byOperation`, protocol 1.7: that report
  * audits it, before or after this one). `read`: the row as the report read it already in this
- * unit (else read here). Returns the type audited (or null); undefined for an unknown lock.
+ * unit, `locked` perhaps stored with it (else read here). Returns the type audited (or null); undefined for an unknown lock.
  */
 export async function reportLocked(ctx: AppContext, uow: UnitOfWork, lockId: string, locked: boolean, now: number, read?: ReportedLockRow, byOperation = false): Promise<AuditType | null | undefined> {
-  const row = read ?? (await readLockedForUpdate(uow.db, uow.dialect, lockId));
+  const row: ReportedLockRow = read ?? (await readLockedForUpdate(uow.db, uow.dialect, lockId));
   if (!row) return undefined;
   // The row is this unit's (locked on PostgreSQL, SQLite's one writer): a report of the state it holds writes nothing.
-  const changed = row.locked !== (locked ? 1 : 0) && (await storeLocked(uow.db, uow.dialect, lockId, locked, now));
+  const changed = row.locked !== (locked ? 1 : 0) && (row.stored ?? (await storeLocked(uow.db, uow.dialect, lockId, locked, now)));
   if (!changed || row.locked === null || byOperation) return null;
   if (markerAwaits(row, locked, now)) {
     // In flight: its confirmation audits it. Late: audited here, on the marker's behalf, once.

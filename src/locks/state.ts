@@ -129,6 +129,8 @@ export async function storeLocked(db: Executor, dialect: DialectName, lockId: st
   return (await storeLockedIfChanged.affectedRows(db, dialect, { lockId, locked: flag(locked), at })) === 1;
 }
 
+const LOCKED_FOR_UPDATE = ['locked', 'pending_actor_user_id', 'pending_target_locked', 'pending_until', 'pending_command_id', 'pending_late', 'battery', 'jammed', 'tamper'] as const;
+
 /**
  * The lock's `locked`, pending marker and health before a state report changes them; undefined
  * for an unknown lock. On PostgreSQL the row stays locked until the transaction ends, so a second
@@ -137,9 +139,42 @@ export async function storeLocked(db: Executor, dialect: DialectName, lockId: st
 export async function readLockedForUpdate(db: Executor, dialect: DialectName, lockId: string) {
   const query = db
     .selectFrom('locks')
-    .select(['locked', 'pending_actor_user_id', 'pending_target_locked', 'pending_until', 'pending_command_id', 'pending_late', 'battery', 'jammed', 'tamper'])
+    .select(LOCKED_FOR_UPDATE)
     .where('id', '=', lockId);
   return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}
+
+type LockedForUpdate = NonNullable<Awaited<ReturnType<typeof readLockedForUpdate>>>;
+
+// PostgreSQL: the row locked and read as it was, and `locked` stored where it differs, in one
+// statement (issue 33 point 3: a state report's round trip fewer). The update joins the read, so
+// it runs after it and sees the row as the read locked it; the read's values are those before it.
+const readLockedStoringQuery = prepareQuery<{ lockId: string; locked: Flag; at: number }, LockedForUpdate & { stored: number | string }>((db, slot) =>
+  db
+    .with('old', (qc) => qc.selectFrom('locks').select(LOCKED_FOR_UPDATE).where('id', '=', slot.lockId).forUpdate())
+    .with('stored', (qc) =>
+      qc
+        .updateTable('locks')
+        .set({ locked: slot.locked, last_operation: slot.at, updated: slot.at })
+        .from('old')
+        .where('locks.id', '=', slot.lockId)
+        .where((eb) => eb.or([eb('old.locked', 'is', null), eb('old.locked', '!=', slot.locked)]))
+        .returning('locks.id'))
+    .selectFrom('old')
+    .selectAll('old')
+    .select((eb) => eb.selectFrom('stored').select((inner) => inner.fn.countAll().as('n')).as('stored')));
+
+/**
+ * A state report's read of the row (readLockedForUpdate) and, on PostgreSQL, in the same
+ * statement, its `locked` stored where it differs (`stored`: whether it was); on SQLite `stored`
+ * is absent and the caller stores it (storeLocked). Undefined for an unknown lock.
+ */
+export async function readLockedStoring(db: Executor, dialect: DialectName, lockId: string, locked: boolean, at: number): Promise<(LockedForUpdate & { stored?: boolean }) | undefined> {
+  if (dialect !== 'postgres') return readLockedForUpdate(db, dialect, lockId);
+  const row = await readLockedStoringQuery.takeFirst(db, dialect, { lockId, locked: flag(locked), at });
+  if (row === undefined) return undefined;
+  const { stored, ...read } = row;
+  return { ...read, stored: Number(stored) === 1 };
 }
 
 export async function storePendingMarker(db: Executor, dialect: DialectName, marker: PendingMarker): Promise<void> {
