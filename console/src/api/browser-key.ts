@@ -130,10 +130,10 @@ export class KeyNeedsCheck extends Error {
 export type Operation = { type: string } & Record<string, unknown>;
 
 /** A compact JWS (EdDSA, chain in x5c) of `operation` on `lockId`, as POST /device/{id}/execute expects. */
-export async function signOperation(api: ApiClient, userId: string, lockId: string, operation: Operation, lifetimeSeconds = 60, resyncClock = false): Promise<string> {
+export async function signOperation(api: ApiClient, userId: string, lockId: string, operation: Operation, lifetimeSeconds = 60): Promise<string> {
   const key = await certifiedKey(api, userId);
   // Dated by the service's clock: a phone minutes off would otherwise sign "too old" or "from the future" (401).
-  const now = Math.floor(await api.serviceNow(resyncClock));
+  const now = Math.floor(await api.serviceNow());
   const header = { alg: 'EdDSA', typ: 'JWT', x5c: key.chain };
   const payload = { iss: userId, sub: lockId, nbf: now, iat: now, exp: now + lifetimeSeconds, jti: crypto.randomUUID(), operation };
   const input = `${textBase64Url(JSON.stringify(header))}.${textBase64Url(JSON.stringify(payload))}`;
@@ -141,15 +141,25 @@ export async function signOperation(api: ApiClient, userId: string, lockId: stri
   return `${input}.${toBase64Url(signature)}`;
 }
 
-/** Signs `operation` (its `sub` naming `sub`) and hands it to `send`; signs once more by the service's clock when it says the time was off. */
-export async function signAndSend<T>(api: ApiClient, userId: string, sub: string, operation: Operation, send: (token: string) => Promise<T>): Promise<T> {
+/**
+ * Signs `operation` once for each of `subs` (each token's `sub`) and hands the tokens to `send`;
+ * signs them all once more, by the service's clock read again, when it says the time was off.
+ */
+export async function signEachAndSend<T>(api: ApiClient, userId: string, subs: readonly string[], operation: Operation, send: (tokens: string[]) => Promise<T>): Promise<T> {
+  const signEach = () => Promise.all(subs.map((sub) => signOperation(api, userId, sub, operation)));
   try {
-    return await send(await signOperation(api, userId, sub, operation));
+    return await send(await signEach());
   } catch (err) {
     // The device's clock moved since it was compared with the service's: compare again and sign once more.
     if (!(err instanceof ApiError && (err.error === 'token_expired' || err.error === 'token_not_yet_valid'))) throw err;
-    return send(await signOperation(api, userId, sub, operation, 60, true));
+    await api.serviceNow(true);
+    return send(await signEach());
   }
+}
+
+/** Signs `operation` (its `sub` naming `sub`) and hands it to `send`; signs once more by the service's clock when it says the time was off. */
+export function signAndSend<T>(api: ApiClient, userId: string, sub: string, operation: Operation, send: (token: string) => Promise<T>): Promise<T> {
+  return signEachAndSend(api, userId, [sub], operation, ([token]) => send(token!));
 }
 
 /** Signs and executes `operation`; resolves with the service's answer (the lock's confirmation). */

@@ -1,7 +1,6 @@
 import { useMutation, useQueries, useQueryClient } from '@tanstack/preact-query';
 import { useEffect } from 'preact/hooks';
-import { signOperation, type Operation } from '../api/browser-key';
-import type { ApiClient } from '../api/client';
+import { signEachAndSend } from '../api/browser-key';
 import { changeCode, createCode, listCodes, revokeCode, sendCode } from '../api/endpoints';
 import type { Hours, KeypadCode, SendCode } from '../api/types';
 import { useApi, useLiveFeed, useUserId } from './context';
@@ -9,7 +8,8 @@ import { queryKeys } from './query-keys';
 
 /**
  * Keypad codes (docs/keypad-codes.md) for a lock or a set of locks: every grant or removal is an
- * ADD_CODE or REMOVE_CODE per lock, signed here with this browser's key, as sharing is; the digits
+ * ADD_CODE or REMOVE_CODE per lock, signed here with this browser's key, as sharing is (all signed
+ * again by the service's clock when it says this device's was off: signEachAndSend); the digits
  * are never in an operation and come back from the service only once, when it generated them.
  */
 
@@ -32,8 +32,6 @@ function termsOperation(terms: CodeTerms): Record<string, unknown> {
     ...(terms.maxUses === null ? {} : { maxUses: terms.maxUses }),
   };
 }
-
-const signEach = (api: ApiClient, me: string, lockIds: readonly string[], operation: Operation) => Promise.all(lockIds.map((lockId) => signOperation(api, me, lockId, operation)));
 
 /** The codes of `lockIds` (each lock's list, merged: a code of several of them appears once, with each of its locks). */
 export function useCodes(lockIds: readonly string[]) {
@@ -83,8 +81,7 @@ export function useCreateCode(lockIds: readonly string[]) {
   return useMutation({
     mutationFn: async (request: NewCodeRequest): Promise<{ code: KeypadCode; digits: string; generated: boolean }> => {
       const operation = { type: 'ADD_CODE', code: crypto.randomUUID(), ...request.holder, ...termsOperation(request.terms) };
-      const tokens = await signEach(api, me, lockIds, operation);
-      const created = await createCode(api, { tokens, ...('typed' in request.digits ? { digits: request.digits.typed } : { length: request.digits.length }) });
+      const created = await signEachAndSend(api, me, lockIds, operation, (tokens) => createCode(api, { tokens, ...('typed' in request.digits ? { digits: request.digits.typed } : { length: request.digits.length }) }));
       return { code: created.code, digits: 'typed' in request.digits ? request.digits.typed : (created.digits ?? ''), generated: !('typed' in request.digits) };
     },
     onSuccess: refresh,
@@ -102,7 +99,7 @@ export function useChangeCode(code: KeypadCode) {
   const me = useUserId();
   const refresh = useRefresh(() => code.locks.map((l) => l.lockId));
   return useMutation({
-    mutationFn: async (terms: CodeTerms) => changeCode(api, code.id, await signEach(api, me, placedLocks(code), { type: 'ADD_CODE', code: code.id, ...holderOf(code), ...termsOperation(terms) })),
+    mutationFn: (terms: CodeTerms) => signEachAndSend(api, me, placedLocks(code), { type: 'ADD_CODE', code: code.id, ...holderOf(code), ...termsOperation(terms) }, (tokens) => changeCode(api, code.id, tokens)),
     onSuccess: refresh,
   });
 }
@@ -113,7 +110,7 @@ export function useRevokeCode(code: KeypadCode) {
   const me = useUserId();
   const refresh = useRefresh(() => code.locks.map((l) => l.lockId));
   return useMutation({
-    mutationFn: async () => revokeCode(api, code.id, await signEach(api, me, placedLocks(code), { type: 'REMOVE_CODE', code: code.id })),
+    mutationFn: () => signEachAndSend(api, me, placedLocks(code), { type: 'REMOVE_CODE', code: code.id }, (tokens) => revokeCode(api, code.id, tokens)),
     onSuccess: refresh,
   });
 }

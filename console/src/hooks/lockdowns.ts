@@ -1,20 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { signAndSend } from '../api/browser-key';
 import { getAlarmSettings, listLockdowns, putAlarmSettings, submitLockdown } from '../api/alarm-endpoints';
-import { listAlarms } from '../api/endpoints';
 import type { AlarmSettingsChange } from '../api/types';
 import { useApi, useUserId } from './context';
 import { queryKeys } from './query-keys';
 
-/** The alarms pages' queries and mutations (loaded with them, not on the first load). */
+/** The alarms pages' lockdown and settings queries and mutations (loaded with them, not on the first load); their alarm lists: hooks/alarms.ts. */
 
 type Scope = { siteId?: string; lockId?: string };
-
-/** Open alarms and history: of every lock the caller administers, of a site's, or of one lock. */
-export function useAlarmList(scope: Scope = {}) {
-  const api = useApi();
-  return useQuery({ queryKey: queryKeys.alarms(scope), queryFn: () => listAlarms(api, scope) });
-}
 
 export function useAlarmSettings(lockId: string) {
   const api = useApi();

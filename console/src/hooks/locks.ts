@@ -39,6 +39,28 @@ export function useSiteOfLock() {
   });
 }
 
+/** Each lock's name, by id, as the caller calls it (the id until the list is read). */
+export function useLockNames(): (lockId: string) => string {
+  const locks = useLocks();
+  const names = new Map((locks.data ?? []).map((lock) => [lock.id, lock.name]));
+  return (lockId) => names.get(lockId) ?? lockId;
+}
+
+/** The locks the caller administers, by site (by the site's name; those without one last, `site` undefined), with what reading them failed with. */
+export function useAdministeredBySite() {
+  const locks = useLocks();
+  const sites = useSiteOfLock();
+  const groups = new Map<string, { site: Site | undefined; locks: Lock[] }>();
+  for (const lock of (locks.data ?? []).filter((l) => l.role === 'ADMIN')) {
+    const site = sites.data?.get(lock.id);
+    const key = site?.id ?? '';
+    if (!groups.has(key)) groups.set(key, { site, locks: [] });
+    groups.get(key)!.locks.push(lock);
+  }
+  const bySite = [...groups.values()].sort((a, b) => (a.site && b.site ? a.site.name.localeCompare(b.site.name) : Number(!a.site) - Number(!b.site)));
+  return { groups: bySite, error: locks.error ?? sites.error, loaded: locks.isSuccess };
+}
+
 export function useClaimLock() {
   const api = useApi();
   const client = useQueryClient();

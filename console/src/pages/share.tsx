@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { DoorPicker, useLockNames } from '../components/door-picker';
+import { DoorPicker } from '../components/door-picker';
+import { useLockNames } from '../hooks/locks';
 import { ShareForm } from '../components/share-form';
 
 /** One person, several doors or a whole site, in one step: each door still gets its own signed share. */

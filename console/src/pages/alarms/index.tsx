@@ -1,8 +1,9 @@
 import type { Lock, Site } from '../../api/types';
 import { AlarmBanner } from '../../components/alarms';
 import { ErrorText, Link, Section } from '../../components/ui';
-import { useLock, useLocks, useSiteOfLock } from '../../hooks/locks';
-import { useAlarmList, useLockdowns } from '../../hooks/lockdowns';
+import { useAlarmList } from '../../hooks/alarms';
+import { useAdministeredBySite, useLock, useLockNames } from '../../hooks/locks';
+import { useLockdowns } from '../../hooks/lockdowns';
 import { DeclareLockdown, LockdownCard } from './lockdown';
 import { AlarmSettingsSection, AlarmTable } from './parts';
 
@@ -11,11 +12,6 @@ import { AlarmSettingsSection, AlarmTable } from './parts';
  * lockdowns (/alarms), and one lock's (/locks/{id}/alarms). Live ALARM_ and LOCKDOWN_ entries
  * read them again (hooks/live.ts).
  */
-
-function useNames(): (lockId: string) => string {
-  const names = new Map((useLocks().data ?? []).map((lock) => [lock.id, lock.name]));
-  return (lockId) => names.get(lockId) ?? 'a door';
-}
 
 /** The lockdowns holding on these doors, each with its lift. */
 function Lockdowns({ scope, nameOf }: { scope: { siteId?: string; lockId?: string }; nameOf: (lockId: string) => string }) {
@@ -45,25 +41,15 @@ function SiteAlarms({ site, locks, nameOf }: { site: Site; locks: Lock[]; nameOf
 }
 
 export function AlarmsPage() {
-  const locks = useLocks();
-  const sites = useSiteOfLock();
-  const nameOf = useNames();
-  const administered = (locks.data ?? []).filter((lock) => lock.role === 'ADMIN');
-  const bySite = new Map<string, { site: Site; locks: Lock[] }>();
-  const alone: Lock[] = [];
-  for (const lock of administered) {
-    const site = sites.data?.get(lock.id);
-    if (!site) alone.push(lock);
-    else bySite.set(site.id, { site, locks: [...(bySite.get(site.id)?.locks ?? []), lock] });
-  }
+  const { groups, error } = useAdministeredBySite();
+  const nameOf = useLockNames();
+  const alone = groups.find((group) => !group.site)?.locks ?? [];
   const all = useAlarmList();
   return (
     <main>
       <h1>Alarms</h1>
-      <ErrorText error={locks.error ?? sites.error} />
-      {[...bySite.values()].sort((a, b) => a.site.name.localeCompare(b.site.name)).map(({ site, locks: inSite }) => (
-        <SiteAlarms key={site.id} site={site} locks={inSite} nameOf={nameOf} />
-      ))}
+      <ErrorText error={error} />
+      {groups.map(({ site, locks: inSite }) => site && <SiteAlarms key={site.id} site={site} locks={inSite} nameOf={nameOf} />)}
       {alone.length > 0 && (
         <Section title="Doors without a site">
           <ul class="plain">{alone.map((lock) => <li key={lock.id}><Link to={`/locks/${lock.id}/alarms`}>{lock.name}</Link> <AlarmBanner lock={lock} compact /></li>)}</ul>
@@ -79,7 +65,7 @@ export function AlarmsPage() {
 export function LockAlarmsPage({ lockId }: { lockId: string }) {
   const lock = useLock(lockId);
   const alarms = useAlarmList({ lockId });
-  const nameOf = useNames();
+  const nameOf = useLockNames();
   if (lock.error) return <main><h1>Alarms</h1><ErrorText error={lock.error} /></main>;
   if (!lock.data) return <main><p role="status">Loading…</p></main>;
   const data = lock.data;

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { DoorPicker, useLockNames } from '../../components/door-picker';
+import { DoorPicker } from '../../components/door-picker';
 import { ErrorText, Link, Section } from '../../components/ui';
 import { useCodes } from '../../hooks/codes';
-import { useLock } from '../../hooks/locks';
+import { useLock, useLockNames } from '../../hooks/locks';
 import { NewCodeForm } from './form';
 import { CodeItem } from './list';
 
