@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { IConnackPacket } from 'mqtt';
 import {
   decodeEvent, decodeOnline, decodeOperationReport, decodeReply, decodeState, replyState, safeReason,
   type Decoded, type LockConfig, type LockDevice, type LockEvent, type LockState, type OnlinePayload, type OperationReport, type ReplyPayload,
@@ -315,9 +316,23 @@ async function openTransport(options: LockLinkOptions): Promise<LinkTransport> {
     ...(options.username === undefined ? {} : { username: options.username }),
     ...(options.password === undefined ? {} : { password: options.password }),
     ...(options.ca === undefined ? {} : { ca: options.ca }),
+  }).catch((err: unknown) => {
+    // CONNACK 1 (MQTT 3.1.1) or 0x84 (MQTT 5): the broker does not speak MQTT 5.
+    const code = (err as { code?: unknown }).code;
+    throw options.shared && (code === 1 || code === 0x84) ? new Error(`the MQTT broker does not speak MQTT 5, ${WITHOUT_SHARED}`, { cause: err }) : err;
   });
+  // A broker may say so when it connects (MQTT 5 CONNACK, Shared Subscription Available 0) rather than refuse the subscriptions.
+  // mqtt.js keeps the CONNACK it got (its field is private in its types, public at run time).
+  const connack = (client as unknown as { connackPacket?: IConnackPacket }).connackPacket;
+  if (options.shared && connack?.properties?.sharedSubscriptionAvailable === false) {
+    await client.endAsync(true);
+    throw new Error(`the MQTT broker has no shared subscriptions, ${WITHOUT_SHARED}`);
+  }
   return new MqttTransport(client, options.logger);
 }
+
+/** What to do with a broker without MQTT 5 shared subscriptions: said when the service refuses to start on one (rather than lose reports). */
+const WITHOUT_SHARED = 'which each lock report going to one instance needs (MQTT_SHARED_SUBSCRIPTIONS=true, the default with MQTT_URL): use a broker that has them (Mosquitto 2, EMQX, HiveMQ), or set MQTT_SHARED_SUBSCRIPTIONS=false (every instance then hears and records every report)';
 
 /** Connects to the broker; the link hears no lock until `listen`. */
 export async function connectLockLink(options: LockLinkOptions): Promise<LockLink> {

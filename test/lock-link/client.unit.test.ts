@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { connectAsync } from 'mqtt';
 import { AppError } from '../../src/errors/catalogue.js';
-import type { LockLink } from '../../src/lock-link/client.js';
+import { connectLockLink, type LockLink } from '../../src/lock-link/client.js';
 import type { LockConfig } from '../../src/device-protocol/payloads.js';
 import { capturingLogger, createLockLink, recordingHandlers, startTestBroker, type TestBroker } from '../helpers/mqtt.js';
 import { eventually } from '../helpers/wait.js';
@@ -173,5 +173,19 @@ for (const transport of transports) describe(`lock link to the embedded broker $
     await assert.rejects(createLockLink({ broker: broker.url, username: broker.service.username, password: 'nope', replyTimeoutMs: 100, logger, handlers: recordingHandlers().handlers }));
     const anonymous = connectAsync(broker.url, { reconnectPeriod: 0 }, false);
     await assert.rejects(anonymous);
+  });
+});
+
+describe('lock link with shared subscriptions on a broker without them', () => {
+  it('refuses to start, naming MQTT_SHARED_SUBSCRIPTIONS=false, rather than hear nothing (aedes speaks MQTT 3.1.1 only)', async () => {
+    const broker = await startTestBroker();
+    try {
+      await assert.rejects(
+        connectLockLink({ broker: broker.url, ...broker.service, shared: { group: 'latchkey', replyTo: 'instance-1' }, replyTimeoutMs: 1000, logger: capturingLogger().logger }),
+        /does not speak MQTT 5.*MQTT_SHARED_SUBSCRIPTIONS=false/,
+      );
+    } finally {
+      await broker.close();
+    }
   });
 });
