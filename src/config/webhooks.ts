@@ -20,7 +20,7 @@ export interface WebhookConfig {
   secretOverlapSeconds: number;
   /** Attempts one instance makes at once (WEBHOOK_CONCURRENCY). */
   concurrency: number;
-  /** Milliseconds between looks for due retries and other instances' work when nothing wakes the worker (WEBHOOK_POLL_MS). */
+  /** Milliseconds between looks for due retries and other instances' work when nothing wakes the worker, doubling while they find nothing, up to 32× (WEBHOOK_POLL_MS). */
   pollMs: number;
 }
 
