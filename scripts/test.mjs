@@ -97,18 +97,63 @@ function batches(runs, dir) {
   return entries.map((entry) => entry.path);
 }
 
-function run(runs) {
-  return new Promise((resolve) => {
-    const total = runs.reduce((n, { files }) => n + files.length, 0);
-    if (total === 0) return resolve({ passed: 0, failed: 0 });
+/**
+ * The run's migrated databases, made once (test/helpers/template-databases.ts): each test's
+ * database is a copy (SQLite) or created from it (PostgreSQL, CREATE DATABASE … TEMPLATE)
+ * instead of running every migration again. Answers the environment naming them.
+ */
+function makeTemplates(dir, engines) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/template-databases.ts', dir, engines.join(',')], { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`the template databases could not be made (exit ${code})`));
+      const made = JSON.parse(out.trim().split('\n').pop());
+      resolve({
+        ...(made.sqlite ? { LATCHKEY_TEST_SQLITE_TEMPLATE: made.sqlite } : {}),
+        ...(made.postgres ? { LATCHKEY_TEST_PG_TEMPLATE: made.postgres } : {}),
+      });
+    });
+  });
+}
+
+async function dropPostgresTemplate(name) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: process.env.LATCHKEY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function run(runs) {
+  const total = runs.reduce((n, { files }) => n + files.length, 0);
+  if (total === 0) return { passed: 0, failed: 0 };
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-batches-'));
+  let templates;
+  try {
+    templates = await makeTemplates(dir, runs.map(({ database }) => database));
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    console.error(`\n${err.message}`);
+    return { passed: 0, failed: 1 };
+  }
+  const cleanUp = async () => {
+    rmSync(dir, { recursive: true, force: true });
+    if (templates.LATCHKEY_TEST_PG_TEMPLATE) await dropPostgresTemplate(templates.LATCHKEY_TEST_PG_TEMPLATE).catch((err) => console.error(`the template database ${templates.LATCHKEY_TEST_PG_TEMPLATE} was not dropped: ${err.message}`));
+  };
+  // Interrupted (Ctrl-C reaches the runner too), the template database is dropped all the same.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
+  const result = await new Promise((resolve) => {
     console.log(`\n### ${runs.map(({ database, files }) => `${files.length} test files on ${database}`).join(', ')}; ${CONCURRENCY} processes at a time\n`);
-    const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-batches-'));
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...batches(runs, dir)],
-      { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] },
+      { env: { ...process.env, ...templates }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    child.on('close', () => rmSync(dir, { recursive: true, force: true }));
     let passed = 0;
     let failed = 0;
     child.stdout.on('data', (chunk) => {
@@ -121,6 +166,8 @@ function run(runs) {
     // A runner that exits non-zero without reporting a failure (a crash, a file that failed to load) still fails.
     child.on('close', (code) => resolve({ passed, failed: code !== 0 && failed === 0 ? 1 : failed }));
   });
+  await cleanUp();
+  return result;
 }
 
 /** Whether the PostgreSQL server the tests would use answers on its TCP port. */

@@ -40,11 +40,13 @@ export interface TestServiceOptions {
 
 /**
  * The real service on a free port with a fresh database (SQLite or PostgreSQL per
- * LATCHKEY_TEST_DB) and its own data directory. `env` overrides configuration variables.
+ * LATCHKEY_TEST_DB; migrated, see createTestDatabase) and its own data directory. `env`
+ * overrides configuration variables.
  */
 export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'latchkey-test-'));
-  const database = await createTestDatabase(dataDir);
+  // Already migrated (a copy of the run's template): the service's own migration at start finds nothing to do.
+  const database = await createTestDatabase(dataDir, { migrated: true });
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
