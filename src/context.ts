@@ -4,7 +4,7 @@ import { createInProcessBus, createRedisBus, type EventBus } from './bus/event-b
 import { applicationsFollowAccountDeletions } from './applications/app-users.js';
 import { createApplicationsPlatform, type ApplicationsPlatform } from './applications/platform.js';
 import { brandingFor as applicationBranding } from './applications/branding.js';
-import type { Config } from './config/config.js';
+import { PASSWORD_HASH_MEMORY_KIB, type Config } from './config/config.js';
 import { warnAboutLoosePrivateFiles } from './config/private-files.js';
 import { startupStep } from './config/startup-step.js';
 import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/secret-box.js';
@@ -92,6 +92,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const db = await startupStep(databaseSetting, 'cannot open the database', () => openDatabase(config.database));
     closers.push(() => db.close());
     warnAboutLoosePrivateFiles(config, logger);
+    if (config.passwordHashMemoryKiB < PASSWORD_HASH_MEMORY_KIB) logger.warn({ passwordHashMemoryKiB: config.passwordHashMemoryKiB }, `PASSWORD_HASH_MEMORY_KIB is below ${PASSWORD_HASH_MEMORY_KIB}: passwords are hashed more cheaply than OWASP recommends (for tests only)`);
     if (options.migrate !== false) await startupStep(databaseSetting, 'cannot migrate the database', () => migrateToLatest(db));
 
     const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;

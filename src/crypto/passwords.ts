@@ -1,10 +1,14 @@
 import argon2 from 'argon2';
 
-// OWASP's argon2id recommendation (m=19 MiB, t=2, p=1) as a floor; we use a little more memory.
-const OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+/**
+ * argon2id at OWASP's recommendation (m=19 MiB, t=2, p=1): the memory is the configuration's
+ * (PASSWORD_HASH_MEMORY_KIB, default 19,456 KiB; src/config/config.ts), the rest fixed. A hash
+ * records its own parameters, so one made at any cost verifies.
+ */
+const TIME_COST = 2;
 
-export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, OPTIONS);
+export function hashPassword(password: string, memoryKiB: number): Promise<string> {
+  return argon2.hash(password, { type: argon2.argon2id, memoryCost: memoryKiB, timeCost: TIME_COST, parallelism: 1 });
 }
 
 export async function verifyPassword(hash: string, password: string): Promise<boolean> {
@@ -15,9 +19,10 @@ export async function verifyPassword(hash: string, password: string): Promise<bo
   }
 }
 
-/** A hash of a random password, verified against when no account exists so timing tells nothing. */
-let decoyHash: Promise<string> | null = null;
-export function decoyPasswordHash(): Promise<string> {
-  decoyHash ??= hashPassword(`decoy-${Math.random()}`);
-  return decoyHash;
+/** Hashes of a random password at each cost asked for, verified against when no account exists so timing tells nothing. */
+const decoyHashes = new Map<number, Promise<string>>();
+export function decoyPasswordHash(memoryKiB: number): Promise<string> {
+  let decoy = decoyHashes.get(memoryKiB);
+  if (!decoy) decoyHashes.set(memoryKiB, (decoy = hashPassword(`decoy-${Math.random()}`, memoryKiB)));
+  return decoy;
 }

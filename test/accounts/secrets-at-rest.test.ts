@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { uniqueEmail } from '../helpers/factories.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { capturingLogger } from '../helpers/mqtt.js';
+import { startTestService, TEST_PASSWORD_HASH_MEMORY_KIB, type TestService } from '../helpers/service.js';
+import { PASSWORD_HASH_MEMORY_KIB } from '../../src/config/config.js';
 import { findUserRow, subjectOf } from './support.js';
 
 /** Every value of every row of every table, as text (bytes both as Base64 and as raw). */
@@ -32,10 +34,20 @@ async function everyStoredValue(t: TestService): Promise<Array<{ where: string; 
   return values;
 }
 
+/** The parameters an argon2id hash (PHC string) records: `$argon2id$v=19$m=…,t=…,p=…$salt$hash`, in any order. */
+function argon2Parameters(hash: string | null | undefined): { m: number; t: number; p: number } {
+  const match = /^\$argon2id\$v=19\$([^$]+)\$/.exec(hash ?? '');
+  assert.ok(match, `hash format: ${hash?.slice(0, 30)}`);
+  const params = Object.fromEntries(match[1]!.split(',').map((p) => p.split('=') as [string, string]));
+  return { m: Number(params.m), t: Number(params.t), p: Number(params.p) };
+}
+
 describe('secrets at rest', () => {
   let t: TestService;
+  const defaults = capturingLogger();
   before(async () => {
-    t = await startTestService();
+    // PASSWORD_HASH_MEMORY_KIB empty is unset: the default a deployment runs with, not the cheaper cost of the other test services.
+    t = await startTestService({ PASSWORD_HASH_MEMORY_KIB: '' }, { logger: defaults.logger });
   });
   after(() => t.close());
 
@@ -72,13 +84,32 @@ describe('secrets at rest', () => {
     }
   });
 
-  it('passwords are hashed with argon2id at no less than the OWASP parameters', async () => {
-    const res = await t.api.post('/auth/register', { version: 3, body: { email: uniqueEmail('argon'), password: 'long enough' } });
-    const row = await findUserRow(t, subjectOf(res.body.authToken));
-    const match = /^\$argon2id\$v=19\$([^$]+)\$/.exec(row?.password_hash ?? '');
-    assert.ok(match, `hash format: ${row?.password_hash?.slice(0, 30)}`);
-    const params = Object.fromEntries(match[1]!.split(',').map((p) => p.split('=') as [string, string]));
-    assert.ok(Number(params.m) >= 19_456 && Number(params.t) >= 2 && Number(params.p) >= 1, match[1]);
+  it('passwords are hashed with argon2id at no less than the OWASP parameters, by default (a deployment that sets nothing)', async () => {
+    assert.equal(t.config.passwordHashMemoryKiB, PASSWORD_HASH_MEMORY_KIB);
+    const email = uniqueEmail('argon');
+    const res = await t.api.post('/auth/register', { version: 3, body: { email, password: 'long enough' } });
+    const user = subjectOf(res.body.authToken);
+    const changed = await t.api.post('/account/password', { token: res.body.authToken, body: { oldPassword: 'long enough', newPassword: 'longer enough' } });
+    assert.equal(changed.status, 204, changed.text);
+    const params = argon2Parameters((await findUserRow(t, user))?.password_hash);
+    assert.ok(params.m >= 19_456 && params.t >= 2 && params.p >= 1, JSON.stringify(params));
+    assert.deepEqual(params, { m: 19_456, t: 2, p: 1 });
+    assert.ok(!defaults.lines.some((line) => String(line.msg).startsWith('PASSWORD_HASH_MEMORY_KIB')), 'no warning at the default');
+  });
+
+  it('a cheaper cost (PASSWORD_HASH_MEMORY_KIB, as the other test services run) is what the hash records, it still verifies, and start-up warns of it', async () => {
+    const { logger, lines } = capturingLogger();
+    const cheap = await startTestService({ PASSWORD_HASH_MEMORY_KIB: String(TEST_PASSWORD_HASH_MEMORY_KIB) }, { logger });
+    try {
+      assert.ok(lines.some((line) => line.level === 40 && String(line.msg).startsWith('PASSWORD_HASH_MEMORY_KIB is below 19456')), JSON.stringify(lines.map((line) => line.msg)));
+      const res = await cheap.api.post('/auth/register', { version: 3, body: { email: uniqueEmail('cheap'), password: 'long enough' } });
+      const row = await findUserRow(cheap, subjectOf(res.body.authToken));
+      assert.deepEqual(argon2Parameters(row?.password_hash), { m: TEST_PASSWORD_HASH_MEMORY_KIB, t: 2, p: 1 });
+      const login = await cheap.api.post('/auth/token', { version: 3, body: { email: row!.email, password: 'long enough' } });
+      assert.equal(login.status, 200, login.text);
+    } finally {
+      await cheap.close();
+    }
   });
 
   it('private keys are sealed (AES-GCM format) and the key file is readable by its owner only', async () => {
