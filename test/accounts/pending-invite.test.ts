@@ -21,7 +21,7 @@ describe('registration with a pending invite', () => {
 
   it('v1 takes the invite over: same user id, the invite key, no longer an orphan', async () => {
     const email = uniqueEmail('takeover');
-    const orphan = await insertOrphan(t, email, { withKey: true });
+    const orphan = await insertOrphan(t, email, { withKey: 'own' });
     const res = await t.api.post('/auth/register', { body: { email, password, displayName: 'Invited' } });
     assertTokenPair(res, true);
     assert.equal(subjectOf(res.body.authToken), orphan.id);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyPairKeyObjectResult } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { ApiResponse } from '../helpers/http.js';
 import type { ReceivedEmail, SmtpSink } from '../helpers/smtp.js';
@@ -32,8 +32,21 @@ export function assertLegacyKeyPair(publicKey: string, privateKey: string): void
   const data = Buffer.from('unlock the front door');
   const signature = sign('sha256', data, priv);
   assert.ok(verify('sha256', data, pub, signature), 'the private key must match the public key');
-  const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-  assert.ok(!verify('sha256', data, pub, sign('sha256', data, stranger)), 'another key must not verify');
+  assert.ok(!verify('sha256', data, pub, sign('sha256', data, sharedRsaPair('stranger').privateKey)), 'another key must not verify');
+}
+
+/**
+ * An RSA-2048 pair per role for the whole test process, made when first asked for: a key takes
+ * 0.1–0.7 s of CPU to make (the account tests made ~15 a run on each engine, ~17 % of their CPU).
+ * For keys that only have to differ from the service's (which makes its own, fresh ones) and from
+ * each other's role: the stranger whose signature must not verify, an invite's key no test tells
+ * apart from another invite's.
+ */
+const sharedPairs = new Map<'stranger' | 'invite', KeyPairKeyObjectResult>();
+function sharedRsaPair(role: 'stranger' | 'invite'): KeyPairKeyObjectResult {
+  let pair = sharedPairs.get(role);
+  if (!pair) sharedPairs.set(role, (pair = generateKeyPairSync('rsa', { modulusLength: 2048 })));
+  return pair;
 }
 
 export function subjectOf(token: string): string {
@@ -53,13 +66,17 @@ export function messagesTo(sink: SmtpSink, email: string): ReceivedEmail[] {
   return sink.messages.filter((m) => m.to.includes(email.toLowerCase()));
 }
 
-/** A pending invite as the sharing feature makes it: an orphan user in the direct namespace. */
-export async function insertOrphan(t: TestService, email: string, options: { withKey?: boolean } = {}): Promise<{ id: string; publicKey: string | null }> {
+/**
+ * A pending invite as the sharing feature makes it: an orphan user in the direct namespace, with
+ * a legacy key pair when `withKey`: the process's shared pair (`true`), or one of its own
+ * (`'own'`, for a test that tells this invite's key from any other).
+ */
+export async function insertOrphan(t: TestService, email: string, options: { withKey?: boolean | 'own' } = {}): Promise<{ id: string; publicKey: string | null }> {
   const id = crypto.randomUUID();
   let publicKey: string | null = null;
   let sealed: string | null = null;
   if (options.withKey) {
-    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pair = options.withKey === 'own' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : sharedRsaPair('invite');
     publicKey = pair.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
     sealed = t.service.ctx.box.seal(pair.privateKey.export({ format: 'der', type: 'pkcs8' }), `user-private-key:${id}`);
   }
