@@ -146,7 +146,12 @@ async function run(runs) {
     if (templates.LATCHKEY_TEST_PG_TEMPLATE) await dropPostgresTemplate(templates.LATCHKEY_TEST_PG_TEMPLATE).catch((err) => console.error(`the template database ${templates.LATCHKEY_TEST_PG_TEMPLATE} was not dropped: ${err.message}`));
   };
   // Interrupted (Ctrl-C reaches the runner too), the template database is dropped all the same.
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: the run is stopped`);
+      void cleanUp().finally(() => process.exit(130));
+    });
+  }
   const result = await new Promise((resolve) => {
     console.log(`\n### ${runs.map(({ database, files }) => `${files.length} test files on ${database}`).join(', ')}; ${CONCURRENCY} processes at a time\n`);
     const child = spawn(
