@@ -149,6 +149,7 @@ async function run(count: number): Promise<void> {
     // The reconnect storm: the service goes away and comes back on the same ports and data.
     const stopped = Date.now();
     await service.stop();
+    const stopMs = Date.now() - stopped;
     const fleetCpu = () => fleet.pids.reduce((total, pid) => total + cpuSecondsOf(pid), 0);
     const fleetCpuFrom = fleetCpu();
     fleet.mark();
@@ -158,6 +159,7 @@ async function run(count: number): Promise<void> {
     const whileDown = await fleet.status();
     fleet.mark();
     line('service start (from the stop until it serves)', `${((up - stopped) / 1000).toFixed(1)} s`, '');
+    line('  the old one\'s stop / modules loaded / the service started', `${(stopMs / 1000).toFixed(1)} / ${(service.loadedMs / 1000).toFixed(1)} / ${(service.startedMs / 1000).toFixed(1)} s`, '');
     line('  connected before it served / errors while down', `${whileDown.connectedAfterMs.length} / ${describeErrors(whileDown.errors)}`, '');
     const measured = locks[0]!.id;
     const samples: number[] = [];

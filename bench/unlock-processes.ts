@@ -15,6 +15,9 @@ export interface ServiceProcess {
   mqttPort: number;
   rootCertificate: string;
   pid: number;
+  /** Milliseconds the process took to load its modules, then to start the service (until it served). */
+  loadedMs: number;
+  startedMs: number;
   ask<T extends ServiceMessage['type']>(request: ServiceRequest, expect: T): Promise<Extract<ServiceMessage, { type: T }>>;
   stop(): Promise<void>;
 }
@@ -48,6 +51,8 @@ export async function startServiceProcess(env: Record<string, string>, nodeFlags
     mqttPort: ready.mqttPort,
     rootCertificate: ready.rootCertificate,
     pid: child.pid!,
+    loadedMs: ready.loadedMs,
+    startedMs: ready.startedMs,
     ask(request, expect) {
       // One request at a time, so each answer pairs with its question.
       const answer = queue.then(async () => {

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import { safeReason, type LockState } from '../device-protocol/payloads.js';
 
@@ -6,8 +7,12 @@ import { safeReason, type LockState } from '../device-protocol/payloads.js';
  * Per-lock sync state of codes (issue 30 point 3): the config version each lock says it holds
  * (`state.configVersion`) against the version that carried each code's last change, and the
  * codes the lock refused (`state.codeErrors`, protocol 1.5). Only locks that have had a code keep
- * a row (made when a code is first placed on them), so other locks' reports cost one no-op update.
+ * a row (made when a code is first placed on them), so other locks' reports cost one indexed read.
  */
+
+// Prepared, read outside a transaction (synchronously on SQLite): every state report of every lock asks it.
+const keypadRowQuery = prepareQuery<{ lockId: string }, { applied_version: number | null }>((db, slot) =>
+  db.selectFrom('keypad_locks').select('applied_version').where('lock_id', '=', slot.lockId));
 
 /** Before a code is first placed on a lock: its keypad row, so its reports are followed. */
 export async function followKeypad(db: Executor, lockId: string, now: number): Promise<void> {
@@ -23,16 +28,16 @@ export async function recordKeypadSync(ctx: Pick<AppContext, 'db' | 'now'>, lock
   if (typeof version !== 'number') return;
   const db = ctx.db.kysely;
   const now = ctx.now();
-  const followed = await db
-    .updateTable('keypad_locks')
-    .set({ applied_version: version, updated: now })
-    .where('lock_id', '=', lockId)
-    .where((eb) => eb.or([eb('applied_version', 'is', null), eb('applied_version', '!=', version)]))
-    .executeTakeFirst();
-  if (Number(followed.numUpdatedRows) === 0 && state.codeErrors === undefined) {
-    // Nothing new, unless the lock is followed and says nothing of codes (a lock before 1.5): checked below only when followed.
-    const row = await db.selectFrom('keypad_locks').select('lock_id').where('lock_id', '=', lockId).executeTakeFirst();
-    if (!row) return;
+  const followed = await keypadRowQuery.takeFirstNow(ctx.db, { lockId });
+  // Not followed and saying nothing of codes: nothing to record (most locks, most reports).
+  if (followed === undefined && state.codeErrors === undefined) return;
+  if (followed !== undefined && followed.applied_version !== version) {
+    await db
+      .updateTable('keypad_locks')
+      .set({ applied_version: version, updated: now })
+      .where('lock_id', '=', lockId)
+      .where((eb) => eb.or([eb('applied_version', 'is', null), eb('applied_version', '!=', version)]))
+      .execute();
   }
   const held = await db.selectFrom('keypad_code_locks').select(['code_id', 'sync_error']).where('lock_id', '=', lockId).where('removed_at', 'is', null).where('changed_version', '<=', version).execute();
   const refused = new Map((state.codeErrors ?? []).map((e) => [e.code.toLowerCase(), safeReason(e.error)]));

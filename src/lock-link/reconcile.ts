@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { currentConfigVersion } from '../locks/config.js';
+import { committedConfigVersion } from '../locks/config.js';
 import { publishLockConfig, republishAllConfigs, type RepublishPace } from './config-sync.js';
 
 /**
@@ -28,6 +28,8 @@ export class ConfigReconciler {
   private stopped = false;
   private sweep: NodeJS.Timeout | null = null;
   private readonly lastSent = new Map<string, number>();
+  /** The version each lock last said it holds and when it was found current: a lock says it in its `online` and again in the state that follows. */
+  private readonly lastFoundCurrent = new Map<string, { version: number; at: number }>();
 
   constructor(private readonly ctx: ReconcileContext, private readonly options: ReconcileOptions) {}
 
@@ -62,11 +64,25 @@ export class ConfigReconciler {
   /** A lock said it holds `version` (null: none or unsaid): its config again when the database's is newer. */
   async checkVersion(lockId: string, version: number | null): Promise<boolean> {
     if (this.stopped) return false;
-    const current = await currentConfigVersion(this.ctx.db.kysely, lockId);
-    if (current === undefined || (version !== null && version >= current)) return false;
     const now = Date.now();
+    const cooldownMs = this.options.perLockCooldownMs ?? 2000;
+    // Said again within the cooldown and current then: a config made since is published by the config sync anyway.
+    const found = this.lastFoundCurrent.get(lockId);
+    if (found !== undefined && found.version === version && now - found.at < cooldownMs) return false;
+    const current = await committedConfigVersion(this.ctx.db, lockId);
+    if (current !== undefined && version !== null && version >= current) {
+      // Kept in the order found, so the expired are at the front: a fleet's storm leaves no entry behind.
+      this.lastFoundCurrent.delete(lockId);
+      this.lastFoundCurrent.set(lockId, { version, at: now });
+      for (const [id, entry] of this.lastFoundCurrent) {
+        if (now - entry.at < cooldownMs) break;
+        this.lastFoundCurrent.delete(id);
+      }
+      return false;
+    }
+    if (current === undefined) return false;
     const last = this.lastSent.get(lockId);
-    if (last !== undefined && now - last < (this.options.perLockCooldownMs ?? 2000)) return false;
+    if (last !== undefined && now - last < cooldownMs) return false;
     if (this.lastSent.size > 100_000) this.lastSent.clear();
     this.lastSent.set(lockId, now);
     this.ctx.logger.info({ lockId, lockVersion: version, version: current }, 'lock holds an older config or none: republishing it');

@@ -7,7 +7,10 @@ import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { knownCapabilities, type LockDevice, type LockEvent, type LockState } from '../device-protocol/payloads.js';
 import { reportLocked } from '../locks/command-life.js';
 import { isLatestReport, reportsSpread } from '../locks/report-order.js';
-import { connectedLockIds, readLockedStoring, readReportedColumns, storeDevice, storeDoorOpen, storeHealth, storePresences, storeReportedLockdown } from '../locks/state.js';
+import {
+  claimUnauditedDisconnects, lockPresenceRows, readLockedStoring, readReportedColumns, storeDevice, storeDirectAccess, storeDoorOpen, storeHealth, storePresences,
+  storeReportedLockdown, unauditedDisconnectIds,
+} from '../locks/state.js';
 
 /**
  * What the lock link reports, written to the locks table (through src/locks/state.ts) and the
@@ -44,13 +47,17 @@ function holdsAlready(row: Awaited<ReturnType<typeof readReportedColumns>>, stat
 /**
  * DEVICE_CONNECTED / DEVICE_DISCONNECTED for each lock whose stored presence changes, all in one
  * transaction (one commit for a reconnect storm's worth of locks: ./presence-batch.ts); one change
- * per lock. Answers the ids audited.
+ * per lock. `owed`: locks may still owe the DEVICE_DISCONNECTED of the service's start
+ * (./disconnect-sweep.ts); one coming back has it written first. Answers the ids audited.
  */
-export function recordPresences(ctx: AppContext, changes: ReadonlyArray<{ lockId: string; online: boolean }>): Promise<Set<string>> {
+export function recordPresences(ctx: AppContext, changes: ReadonlyArray<{ lockId: string; online: boolean }>, owed = false): Promise<Set<string>> {
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
     // Every row first, then the audit entries: a batch never waits for a row while holding the audit's locks.
-    const changed = await storePresences(uow.db, uow.dialect, changes, now);
+    await lockPresenceRows(uow.db, uow.dialect, changes.map((change) => change.lockId).sort());
+    const returning = owed ? await claimUnauditedDisconnects(uow.db, changes.filter((change) => change.online).map((change) => change.lockId)) : [];
+    const changed = await storePresences(uow.db, changes, now);
+    for (const lockId of returning) await audit(ctx, uow, lockId, 'DEVICE_DISCONNECTED');
     for (const { lockId, online } of changes) {
       if (!changed.has(lockId)) continue;
       await audit(ctx, uow, lockId, online ? 'DEVICE_CONNECTED' : 'DEVICE_DISCONNECTED');
@@ -60,25 +67,24 @@ export function recordPresences(ctx: AppContext, changes: ReadonlyArray<{ lockId
   });
 }
 
-/** Records every lock the database still shows connected as disconnected (nothing survives a restart of the embedded broker), a page a transaction. */
-export async function recordAllDisconnected(ctx: AppContext): Promise<void> {
-  for (;;) {
-    const ids = await connectedLockIds(ctx.db.kysely, 200);
-    if (ids.length === 0) return;
-    await recordPresences(ctx, ids.map((lockId) => ({ lockId, online: false })));
-  }
+/** Up to `limit` of the DEVICE_DISCONNECTED entries owed since the service's start (./disconnect-sweep.ts), in one transaction; answers how many. */
+export function recordOwedDisconnects(ctx: AppContext, limit: number): Promise<number> {
+  return inTransaction(ctx.db, ctx.logger, async (uow) => {
+    const ids = await unauditedDisconnectIds(uow.db, limit);
+    await lockPresenceRows(uow.db, uow.dialect, ids);
+    for (const lockId of await claimUnauditedDisconnects(uow.db, ids)) await audit(ctx, uow, lockId, 'DEVICE_DISCONNECTED');
+    return ids.length;
+  });
 }
 
 /** What the lock says it is (protocol 1.2): its kind and the capabilities this protocol knows; the digits its keypad takes (1.5). */
 export async function recordDevice(ctx: AppContext, lockId: string, device: LockDevice): Promise<void> {
-  await storeDevice(ctx.db.kysely, lockId, device.kind, knownCapabilities(device), device.codeDigits ?? null);
+  await storeDevice(ctx.db, lockId, device.kind, knownCapabilities(device), device.codeDigits ?? null);
 }
 
 /** The LAN addresses the lock announces (protocol 1.3); members see them only while its owner allows it. */
 export async function recordDirectAccess(ctx: AppContext, lockId: string, endpoints: string[]): Promise<void> {
-  const said = JSON.stringify(endpoints);
-  // Written only when it differs: with shared subscriptions every `online` of the lock comes here.
-  await ctx.db.kysely.updateTable('locks').set({ direct_access_endpoints: said }).where('id', '=', lockId).where('direct_access_endpoints', 'is distinct from', said).execute();
+  await storeDirectAccess(ctx.db, lockId, endpoints);
 }
 
 /** DOOR_OPEN / DOOR_CLOSE from an event: audited when the stored door state changes; the door's alarms follow (src/alarms). */

@@ -8,8 +8,9 @@ import { cutOffDecommissionedLocks, retireDecommissionedLocks } from './cut-off.
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
 import { ConfigReconciler } from './reconcile.js';
 import { ReportThrottle } from '../limits/report-throttle.js';
+import { DisconnectSweep } from './disconnect-sweep.js';
 import { PresenceBatch } from './presence-batch.js';
-import { recordAllDisconnected, recordDevice, recordDirectAccess, recordDoorEvent, recordPresences, recordState } from './reports.js';
+import { recordDevice, recordDirectAccess, recordDoorEvent, recordPresences, recordState } from './reports.js';
 
 /**
  * The lock link's subscribers, started beside the routes once the context is whole: the handlers
@@ -33,8 +34,8 @@ export interface LockLinkHooks {
 
 export type HeldReportKind = 'state' | 'event' | 'operation';
 
-function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle, reconciler: ConfigReconciler, hooks: LockLinkHooks): LockLinkHandlers {
-  const presences = new PresenceBatch((changes) => recordPresences(ctx, changes));
+function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle, reconciler: ConfigReconciler, sweep: DisconnectSweep | null, hooks: LockLinkHooks): LockLinkHandlers {
+  const presences = new PresenceBatch((changes) => recordPresences(ctx, changes, sweep?.pending === true));
   const record = (lockId: string, what: string, task: () => Promise<unknown>, kind?: HeldReportKind) => (): void => {
     // Heard before the lock was decommissioned, queued or held back until after: not recorded.
     const queued = () => queue.run(lockId, () => (ctx.link.isRetired(lockId) ? Promise.resolve() : task())).catch((err: unknown) => {
@@ -89,8 +90,9 @@ export interface LockLinkSubscribers {
   /** Stops it all (before the context closes). */
   stop(): Promise<void>;
   /**
-   * Resolves once every report handed to the recorders so far is recorded (or failed). Reports
-   * held back by the throttle until the lock's next window are not waited for.
+   * Resolves once every report handed to the recorders so far is recorded (or failed), and the
+   * disconnects owed since the start (./disconnect-sweep.ts). Reports held back by the throttle
+   * until the lock's next window are not waited for.
    */
   recorded(): Promise<void>;
 }
@@ -100,7 +102,7 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
   const { config, link, broker } = ctx;
   // Nothing survives a restart of the embedded broker: locks the database still shows connected
   // are not (those connected since will be heard again from their retained `online`).
-  if (broker) await recordAllDisconnected(ctx);
+  const sweep = broker ? await DisconnectSweep.start(ctx) : null;
   const queue = new KeyedQueue();
   const throttle = new ReportThrottle({
     points: config.limits.reportsPerLock.points,
@@ -116,9 +118,10 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
   const stopCutOff = cutOffDecommissionedLocks(ctx);
   try {
     await retireDecommissionedLocks(ctx);
-    await link.listen(reportHandlers(ctx, queue, throttle, reconciler, hooks));
+    await link.listen(reportHandlers(ctx, queue, throttle, reconciler, sweep, hooks));
   } catch (err) {
     stopCutOff();
+    await sweep?.stop();
     throttle.close();
     throw err;
   }
@@ -134,11 +137,15 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
     async stop() {
       unsubscribe();
       stopCutOff();
+      await sweep?.stop();
       await reconciler.stop();
       await link.close();
       await queue.drain();
       throttle.close();
     },
-    recorded: () => queue.drain(),
+    recorded: async () => {
+      await sweep?.finished();
+      await queue.drain();
+    },
   };
 }

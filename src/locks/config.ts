@@ -1,4 +1,6 @@
 import type { TimeRequirement, UnlockBetweenWindow } from '../access/types.js';
+import type { Database } from '../db/database.js';
+import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import { readSchedule, readUnlockBetween } from './json.js';
 
@@ -53,6 +55,15 @@ export async function lockConfigs(db: Executor, lockIds: string[]): Promise<Map<
 }
 
 /** The config version the database holds for `lockId`; undefined for an unknown lock. */
+// Prepared: read for every lock coming online (a fleet of them after a restart, src/lock-link/reconcile.ts).
+const configVersionQuery = prepareQuery<{ lockId: string }, { config_version: number }>((db, slot) =>
+  db.selectFrom('locks').select('config_version').where('id', '=', slot.lockId));
+
+/** The lock's config version as committed, outside any transaction; undefined for an unknown lock. */
+export async function committedConfigVersion(database: Database, lockId: string): Promise<number | undefined> {
+  return (await configVersionQuery.takeFirstNow(database, { lockId }))?.config_version;
+}
+
 export async function currentConfigVersion(db: Executor, lockId: string): Promise<number | undefined> {
   const row = await db.selectFrom('locks').select('config_version').where('id', '=', lockId).executeTakeFirst();
   return row?.config_version;

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { newPublicId, newSecretCode, sha256Hex } from '../crypto/random.js';
 import type { Database } from '../db/database.js';
+import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import { insertLock } from './queries.js';
@@ -51,6 +52,9 @@ const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').dig
 /** Compared against when the lock is unknown, so the answer takes the same time either way. */
 const NO_LOCK_HASH = Buffer.alloc(32);
 
+// Prepared, read outside a transaction (synchronously on SQLite): every lock's every login, a fleet's after a restart.
+const secretHashQuery = prepareQuery<{ lockId: string }, { secret_hash: string }>((db, slot) => db.selectFrom('locks').select('secret_hash').where('id', '=', slot.lockId));
+
 /**
  * True when `secret` is the device secret of lock `lockId`: the MQTT broker's check on CONNECT.
  * Constant-time in the secret; an unknown lock costs the same comparison. `secret` null: the
@@ -63,7 +67,7 @@ export async function authenticateLockSecret(ctx: { db: Database }, lockId: stri
     const known = await ctx.db.kysely.selectFrom('locks').select('decommissioned_at').where('id', '=', lockId.toLowerCase()).executeTakeFirst();
     return known !== undefined && known.decommissioned_at === null;
   }
-  const row = await ctx.db.kysely.selectFrom('locks').select('secret_hash').where('id', '=', lockId.toLowerCase()).executeTakeFirst();
+  const row = await secretHashQuery.takeFirstNow(ctx.db, { lockId: lockId.toLowerCase() });
   const stored = row ? Buffer.from(row.secret_hash, 'hex') : NO_LOCK_HASH;
   const matches = stored.length === 32 && timingSafeEqual(stored, sha256(secret));
   return row !== undefined && matches;

@@ -27,7 +27,7 @@ export interface Membership {
 }
 
 /** A lock as one member sees it: the lock's columns plus their membership and the site's colour. */
-export type MemberLock = Omit<LockRow, 'registration_key_hash' | 'secret_hash' | 'pending_actor_user_id' | 'pending_target_locked' | 'pending_until' | 'pending_command_id' | 'pending_late' | 'decommissioned_at' | 'door_changed_at' | 'presence_changed_at' | 'code_digits_min' | 'code_digits_max' | 'reported_lockdown_at' | 'report_ts'> & {
+export type MemberLock = Omit<LockRow, 'registration_key_hash' | 'secret_hash' | 'pending_actor_user_id' | 'pending_target_locked' | 'pending_until' | 'pending_command_id' | 'pending_late' | 'decommissioned_at' | 'door_changed_at' | 'presence_changed_at' | 'code_digits_min' | 'code_digits_max' | 'reported_lockdown_at' | 'report_ts' | 'disconnect_unaudited'> & {
   member: Membership;
   site_colour: string | null;
 };

@@ -53,15 +53,13 @@ export async function storePresence(db: Executor, lockId: string, online: boolea
 
 /**
  * Sets `connected` on each lock whose row does not already say so, in one statement per value;
- * answers the ids this call changed. On PostgreSQL the rows are locked first in id order, so two
- * batches of the same locks (two instances, or a batch beside the start-up sweep) cannot deadlock.
+ * answers the ids this call changed. On PostgreSQL the caller has locked the rows (lockPresenceRows).
  */
-export async function storePresences(db: Executor, dialect: DialectName, changes: ReadonlyArray<{ lockId: string; online: boolean }>, now: number): Promise<Set<string>> {
+export async function storePresences(db: Executor, changes: ReadonlyArray<{ lockId: string; online: boolean }>, now: number): Promise<Set<string>> {
   const changed = new Set<string>();
   for (const online of [true, false]) {
-    const ids = changes.filter((change) => change.online === online).map((change) => change.lockId).sort();
+    const ids = changes.filter((change) => change.online === online).map((change) => change.lockId);
     if (ids.length === 0) continue;
-    if (dialect === 'postgres') await db.selectFrom('locks').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
     const rows = await db
       .updateTable('locks')
       .set({ connected: flag(online), presence_changed_at: now, updated: now })
@@ -72,6 +70,41 @@ export async function storePresences(db: Executor, dialect: DialectName, changes
     for (const row of rows) changed.add(row.id);
   }
   return changed;
+}
+
+/**
+ * PostgreSQL: locks the rows of `ids` in id order, for the presence writes that follow in the
+ * transaction; so two batches of the same locks (two instances, or a batch beside the disconnect
+ * sweep) cannot deadlock. SQLite runs one write transaction at a time.
+ */
+export async function lockPresenceRows(db: Executor, dialect: DialectName, ids: readonly string[]): Promise<void> {
+  if (dialect === 'postgres' && ids.length > 0) await db.selectFrom('locks').select('id').where('id', 'in', [...ids]).orderBy('id').forUpdate().execute();
+}
+
+/**
+ * Stores every lock stored as connected as not, at `now`, each marked as owing its
+ * DEVICE_DISCONNECTED entry (migration 0220); one statement. Answers how many.
+ */
+export async function markAllDisconnected(db: Executor, now: number): Promise<number> {
+  const result = await db.updateTable('locks').set({ connected: 0, presence_changed_at: now, updated: now, disconnect_unaudited: 1 }).where('connected', '=', 1).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Up to `limit` ids of locks owing a disconnect entry, in id order. */
+export async function unauditedDisconnectIds(db: Executor, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('locks').select('id').where('disconnect_unaudited', '=', 1).orderBy('id').limit(limit).execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Clears the mark of those of `ids` that owe a disconnect entry and answers them, in id order: the
+ * caller audits each in its transaction (after lockPresenceRows on PostgreSQL, so of two claimers
+ * one gets each lock).
+ */
+export async function claimUnauditedDisconnects(db: Executor, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.updateTable('locks').set({ disconnect_unaudited: 0 }).where('id', 'in', [...ids]).where('disconnect_unaudited', '=', 1).returning('id').execute();
+  return rows.map((row) => row.id).sort();
 }
 
 /** How far back (seconds of the lock's clock) a report counts as overtaken rather than as the lock's clock set back. */
@@ -103,12 +136,6 @@ export async function reportOvertaken(db: Executor, lockId: string, ts: number):
   const row = await db.selectFrom('locks').select('report_ts').where('id', '=', lockId).executeTakeFirst();
   const newest = row?.report_ts ?? null;
   return newest !== null && newest >= ts && newest <= ts + OVERTAKEN_WITHIN_SECONDS;
-}
-
-/** Ids of up to `limit` locks stored as connected. */
-export async function connectedLockIds(db: Executor, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('locks').select('id').where('connected', '=', 1).limit(limit).execute();
-  return rows.map((row) => row.id);
 }
 
 /** Sets `door_open` unless the row already says so; `changed` when this call did, `wasKnown` when it had a value before. */
@@ -214,16 +241,30 @@ export async function clearPendingMarker(db: Executor, marker: PendingMarker): P
     .execute();
 }
 
-/** What the lock says it is (device protocol 1.2): what an announcement says differently is written (nothing is audited). */
-export async function storeDevice(db: Executor, lockId: string, kind: string, capabilities: readonly string[], codeDigits: { min: number; max: number } | null = null): Promise<void> {
-  const device = { device_kind: kind, device_capabilities: capabilities.join(','), code_digits_min: codeDigits?.min ?? null, code_digits_max: codeDigits?.max ?? null };
-  // Written only when something differs: with shared subscriptions every `online` of the lock comes here.
-  await db
-    .updateTable('locks')
-    .set(device)
-    .where('id', '=', lockId)
-    .where((eb) => eb.or(Object.entries(device).map(([column, value]) => eb(column as keyof typeof device, 'is distinct from', value))))
-    .execute();
+// Prepared, and written only when it differs: every lock says what it is each time it comes online,
+// a fleet at once after a restart, and rewriting an unchanged row cost a write and a commit each.
+const deviceIfChanged = prepareQuery<{ lockId: string; kind: string; capabilities: string; digitsMin: number | null; digitsMax: number | null }>((db, slot) =>
+  db.updateTable('locks')
+    .set({ device_kind: slot.kind, device_capabilities: slot.capabilities, code_digits_min: slot.digitsMin, code_digits_max: slot.digitsMax })
+    .where('id', '=', slot.lockId)
+    .where((eb) => eb.or([
+      eb('device_kind', 'is distinct from', slot.kind),
+      eb('device_capabilities', 'is distinct from', slot.capabilities),
+      eb('code_digits_min', 'is distinct from', slot.digitsMin),
+      eb('code_digits_max', 'is distinct from', slot.digitsMax),
+    ])));
+
+/** Stores what the lock says it is (protocol 1.2, 1.5) unless the row already says so (nothing is audited). */
+export async function storeDevice(database: Database, lockId: string, kind: string, capabilities: readonly string[], codeDigits: { min: number; max: number } | null = null): Promise<void> {
+  await deviceIfChanged.execute(database.kysely, database.dialect, { lockId, kind, capabilities: capabilities.join(','), digitsMin: codeDigits?.min ?? null, digitsMax: codeDigits?.max ?? null });
+}
+
+const directAccessIfChanged = prepareQuery<{ lockId: string; endpoints: string }>((db, slot) =>
+  db.updateTable('locks').set({ direct_access_endpoints: slot.endpoints }).where('id', '=', slot.lockId).where('direct_access_endpoints', 'is distinct from', slot.endpoints));
+
+/** Stores the LAN addresses the lock announces (protocol 1.3) unless the row already holds them (as storeDevice). */
+export async function storeDirectAccess(database: Database, lockId: string, endpoints: readonly string[]): Promise<void> {
+  await directAccessIfChanged.execute(database.kysely, database.dialect, { lockId, endpoints: JSON.stringify(endpoints) });
 }
 
 // Prepared: read for every state report (src/lock-link/reports.ts).

@@ -9,7 +9,7 @@ import { readLockForOperation } from '../locks/queries.js';
 import { decodeOperationToken } from './body.js';
 import { carryOut } from './execute.js';
 import { OPERATION_QUEUE_CHANNEL } from './queue.js';
-import { claimExpired, claimNext, finishQueued, locksWithExpired, locksWithQueued, releaseQueued, type QueuedRow } from './queue-queries.js';
+import { claimExpired, claimNext, finishQueued, hasOpenQueued, locksWithExpired, locksWithQueued, releaseQueued, type QueuedRow } from './queue-queries.js';
 import { attemptedType, recordRefusal, refused, type OperationDecision, type Refusal } from './refusals.js';
 import { verifyCompact } from './verify.js';
 
@@ -87,6 +87,7 @@ export class QueueDelivery {
 
 /** One pass over `lockId`'s queue (see the top of this file). */
 export async function deliverQueue(ctx: AppContext, lockId: string, readLegacyKey: LegacyKeyReader): Promise<void> {
+  if (!(await hasOpenQueued(ctx.db, lockId))) return;
   const lease = () => ctx.now() + ctx.config.lockReplyTimeoutMs / 1000 + LEASE_MARGIN_SECONDS;
   for (let row = await claimExpired(ctx.db.kysely, lockId, ctx.now(), lease()); row; row = await claimExpired(ctx.db.kysely, lockId, ctx.now(), lease())) {
     await settle(ctx, row, refusalOf(row, expiredError()));

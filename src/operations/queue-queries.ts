@@ -1,4 +1,6 @@
 import { sql, type ExpressionBuilder, type Insertable, type Selectable } from 'kysely';
+import type { Database } from '../db/database.js';
+import { prepareQuery } from '../db/prepared.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import type { Executor } from '../db/transaction.js';
 import type { QueuedOperationsTable } from './tables.js';
@@ -18,6 +20,15 @@ export async function insertQueued(db: Executor, row: Insertable<QueuedOperation
 
 export function findQueued(db: Executor, id: string): Promise<QueuedRow | undefined> {
   return db.selectFrom('queued_operations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+// Prepared: asked for every lock coming online (a fleet of them after a restart), which seldom has any.
+const anyOpenQuery = prepareQuery<{ lockId: string }, { seq: number }>((db, slot) =>
+  db.selectFrom('queued_operations').select('seq').where('lock_id', '=', slot.lockId).where('state', 'in', ['QUEUED', 'DELIVERING']).limit(sql.lit(1)));
+
+/** Whether the lock has an operation waiting or being delivered, as committed: none → no claim to try. */
+export async function hasOpenQueued(database: Database, lockId: string): Promise<boolean> {
+  return (await anyOpenQuery.takeFirstNow(database, { lockId })) !== undefined;
 }
 
 /**

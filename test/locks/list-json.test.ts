@@ -80,10 +80,10 @@ describe('GET /device, the JSON the database writes', () => {
     await storeLocked(db.kysely, db.dialect, busy.id, true, 1_700_000_000.1234567);
     await storeLocked(db.kysely, db.dialect, plain.id, false, 1_700_000_000);
     // What a lock of device protocol 1.2 reports: its kind and capabilities, battery, door, jam, tamper.
-    await storeDevice(db.kysely, busy.id, 'zwave', ['keypad', 'doorSensor', 'battery', 'jamDetection']);
+    await storeDevice(db, busy.id, 'zwave', ['keypad', 'doorSensor', 'battery', 'jamDetection']);
     await storeHealth(db.kysely, busy.id, { battery: 7, jammed: true, tamper: false });
     await storeDoorOpen(db.kysely, busy.id, true, 1_700_000_000);
-    await storeDevice(db.kysely, plain.id, 'matter', []);
+    await storeDevice(db, plain.id, 'matter', []);
     await storeHealth(db.kysely, plain.id, { battery: 100 });
     for (const tileId of [randomUUID(), randomUUID(), randomUUID()]) {
       assert.equal((await t.api.put(`/device/${busy.id}/tile/${tileId}`, { token: owner.authToken })).status, 204);
