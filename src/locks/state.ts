@@ -146,6 +146,8 @@ export async function storeDoorOpen(db: Executor, lockId: string, open: boolean,
     .updateTable('locks')
     .set({ door_open: flag(open), door_changed_at: now, updated: now })
     .where('id', '=', lockId)
+    // A decommissioned lock's door is not heard (as readLockedForUpdate), by an instance not told yet either.
+    .where('decommissioned_at', 'is', null)
     .where((eb) => eb.or([eb('door_open', 'is', null), eb('door_open', '!=', flag(open))]))
     .executeTakeFirst();
   return { changed: Number(result.numUpdatedRows) === 1, wasKnown: before.door_open !== null };
@@ -160,14 +162,18 @@ const LOCKED_FOR_UPDATE = ['locked', 'pending_actor_user_id', 'pending_target_lo
 
 /**
  * The lock's `locked`, pending marker and health before a state report changes them; undefined
- * for an unknown lock. On PostgreSQL the row stays locked until the transaction ends, so a second
- * instance recording the same report waits and then sees it stored (the row as committed then).
+ * for an unknown lock, and for a decommissioned one: what it reports is not recorded, even by an
+ * instance that has not been told yet (src/lock-link/cut-off.ts: the bus message arrives after the
+ * commit, or not at all). On PostgreSQL the row stays locked until the transaction ends, so a
+ * second instance recording the same report waits and then sees it stored (the row as committed
+ * then; a decommissioning committed meanwhile is seen too).
  */
 export async function readLockedForUpdate(db: Executor, dialect: DialectName, lockId: string) {
   const query = db
     .selectFrom('locks')
     .select(LOCKED_FOR_UPDATE)
-    .where('id', '=', lockId);
+    .where('id', '=', lockId)
+    .where('decommissioned_at', 'is', null);
   return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
 }
 
@@ -178,7 +184,7 @@ type LockedForUpdate = NonNullable<Awaited<ReturnType<typeof readLockedForUpdate
 // it runs after it and sees the row as the read locked it; the read's values are those before it.
 const readLockedStoringQuery = prepareQuery<{ lockId: string; locked: Flag; at: number }, LockedForUpdate & { stored: number | string }>((db, slot) =>
   db
-    .with('old', (qc) => qc.selectFrom('locks').select(LOCKED_FOR_UPDATE).where('id', '=', slot.lockId).forUpdate())
+    .with('old', (qc) => qc.selectFrom('locks').select(LOCKED_FOR_UPDATE).where('id', '=', slot.lockId).where('decommissioned_at', 'is', null).forUpdate())
     .with('stored', (qc) =>
       qc
         .updateTable('locks')
@@ -194,7 +200,8 @@ const readLockedStoringQuery = prepareQuery<{ lockId: string; locked: Flag; at: 
 /**
  * A state report's read of the row (readLockedForUpdate) and, on PostgreSQL, in the same
  * statement, its `locked` stored where it differs (`stored`: whether it was); on SQLite `stored`
- * is absent and the caller stores it (storeLocked). Undefined for an unknown lock.
+ * is absent and the caller stores it (storeLocked). Undefined for an unknown lock, and for a
+ * decommissioned one (as readLockedForUpdate).
  */
 export async function readLockedStoring(db: Executor, dialect: DialectName, lockId: string, locked: boolean, at: number): Promise<(LockedForUpdate & { stored?: boolean }) | undefined> {
   if (dialect !== 'postgres') return readLockedForUpdate(db, dialect, lockId);

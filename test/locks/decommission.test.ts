@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { recordDoorEvent, recordState } from '../../src/lock-link/reports.js';
 import { authenticateLockSecret } from '../../src/locks/provision.js';
+import { recordOperationReport } from '../../src/operations/lock-reports.js';
 import { assertError } from '../accounts/support.js';
 import { certify, type Signer } from '../execute/support.js';
-import { claimLock, createVerifiedUser, provisionLock, shareLock } from '../helpers/locks.js';
+import { auditEntriesOf, claimLock, createVerifiedUser, provisionLock, shareLock } from '../helpers/locks.js';
 import { AuditModel, assertMatchesModel } from '../helpers/sdk-models.js';
 import { sdkExecute, sdkOperationToken, sdkRequest } from '../helpers/sdk-wire.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -107,5 +109,21 @@ describe('locks: decommissioning', () => {
     const [row] = await t.service.ctx.db.kysely.selectFrom('queued_operations').select(['state', 'error_message']).where('id', '=', queued.body.id).execute();
     assert.deepEqual(row, { state: 'REFUSED', error_message: 'the lock was decommissioned' });
     assertError(await t.api.get(`/device/${lock.id}`, { token: admin.authToken }), 404);
+  });
+
+  it('records nothing its reports bring once decommissioned, on an instance not told yet (a report queued before, a bus message missed)', async () => {
+    const lock = await claimLock(t, owner);
+    const { ctx } = t.service;
+    // Known locked, the door closed (a first report is stored, not audited).
+    await recordState(ctx, lock.id, { locked: true, doorOpen: false, ts: now() });
+    assert.equal((await decommission(owner, lock.id)).status, 204);
+    const entries = (await auditEntriesOf(t, lock.id)).length;
+    // What the link hands on where the lock was not retired: the recorders themselves.
+    assert.deepEqual(await recordState(ctx, lock.id, { locked: false, ts: now() }), []);
+    assert.equal(await recordOperationReport(ctx, lock.id, { id: randomUUID(), source: 'manual', locked: false, ts: now() }), null);
+    assert.equal(await recordDoorEvent(ctx, lock.id, { type: 'DOOR_OPEN', ts: now() }), false);
+    assert.equal((await auditEntriesOf(t, lock.id)).length, entries, 'nothing audited');
+    const row = await ctx.db.kysely.selectFrom('locks').select('locked').where('id', '=', lock.id).executeTakeFirstOrThrow();
+    assert.equal(row.locked, 1, 'the bolt as it was');
   });
 });
