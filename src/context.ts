@@ -4,9 +4,10 @@ import { createInProcessBus, createRedisBus, type EventBus } from './bus/event-b
 import { applicationsFollowAccountDeletions } from './applications/app-users.js';
 import { createApplicationsPlatform, type ApplicationsPlatform } from './applications/platform.js';
 import { brandingFor as applicationBranding } from './applications/branding.js';
-import { PASSWORD_HASH_MEMORY_KIB, type Config } from './config/config.js';
+import type { Config } from './config/config.js';
 import { warnAboutLoosePrivateFiles } from './config/private-files.js';
 import { startupStep } from './config/startup-step.js';
+import { PASSWORD_HASH_MEMORY_KIB } from './crypto/passwords.js';
 import { loadKeyEncryptionKey, createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { ServiceKeys } from './crypto/service-keys.js';
 import { ServiceTokens } from './crypto/service-tokens.js';
@@ -66,6 +67,11 @@ export interface AppContext {
   metrics: Metrics;
   /** Signs the audit log's tree head after audit commits (src/audit/checkpoint-signer.ts). */
   checkpoints: CheckpointSigner;
+  /**
+   * KiB of memory of argon2id for new password hashes and the login's decoy: PASSWORD_HASH_MEMORY_KIB
+   * (src/crypto/passwords.ts) always, except in tests (ContextOptions.passwordHashMemoryKiB).
+   */
+  passwordHashMemoryKiB: number;
   /** Resources to release on shutdown, closed in reverse order of creation. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -81,18 +87,24 @@ export interface ContextOptions {
   logger?: Logger;
   now?: () => number;
   migrate?: boolean;
+  /**
+   * Tests only: a cheaper argon2id memory (KiB, at least 1,024) for new hashes and the decoy.
+   * Not configuration: `latchkey serve` never sets it, production hashes at PASSWORD_HASH_MEMORY_KIB.
+   */
+  passwordHashMemoryKiB?: number;
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config);
   const now = options.now ?? (() => Date.now() / 1000);
+  const passwordHashMemoryKiB = options.passwordHashMemoryKiB ?? PASSWORD_HASH_MEMORY_KIB;
+  if (!Number.isInteger(passwordHashMemoryKiB) || passwordHashMemoryKiB < 1024) throw new Error(`passwordHashMemoryKiB must be an integer of at least 1024, not ${passwordHashMemoryKiB}`);
   const closers: AppContext['closers'] = [];
   try {
     const databaseSetting = config.database.kind === 'postgres' ? 'DATABASE_URL' : 'DATABASE_URL / DATA_DIR';
     const db = await startupStep(databaseSetting, 'cannot open the database', () => openDatabase(config.database));
     closers.push(() => db.close());
     warnAboutLoosePrivateFiles(config, logger);
-    if (config.passwordHashMemoryKiB < PASSWORD_HASH_MEMORY_KIB) logger.warn({ passwordHashMemoryKiB: config.passwordHashMemoryKiB }, `PASSWORD_HASH_MEMORY_KIB is below ${PASSWORD_HASH_MEMORY_KIB}: passwords are hashed more cheaply than OWASP recommends (for tests only)`);
     if (options.migrate !== false) await startupStep(databaseSetting, 'cannot migrate the database', () => migrateToLatest(db));
 
     const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
@@ -137,7 +149,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const checkpoints = new CheckpointSigner({ db, box, config, logger, now });
     // Closed before what it needs (the database): it signs what is left on shutdown.
     closers.push(() => checkpoints.close());
-    const ctx: AppContext = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, accountEvents, auditListeners, brandingFor, now, link, broker, metrics, checkpoints, closers };
+    const ctx: AppContext = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, accountEvents, auditListeners, brandingFor, now, link, broker, metrics, checkpoints, passwordHashMemoryKiB, closers };
     // In this order inside an account's transaction: a deleted user leaves their locks before their application's tombstone is written.
     sharingFollowsAccounts(ctx);
     lockConfigsFollowAccountKeys(ctx);

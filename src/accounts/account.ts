@@ -40,7 +40,7 @@ export async function changePassword(ctx: AppContext, caller: Caller, oldPasswor
   await ctx.limits.loginFailuresPerAccount.consume(limitKey);
   if (!user.password_hash || !(await verifyPassword(user.password_hash, oldPassword))) throw errors.wrongPassword();
   await ctx.limits.loginFailuresPerAccount.reset(limitKey);
-  const hash = await hashPassword(newPassword, ctx.config.passwordHashMemoryKiB);
+  const hash = await hashPassword(newPassword, ctx.passwordHashMemoryKiB);
   await inTransaction(ctx.db, ctx.logger, async (uow) => {
     const writer = accountWriter(ctx, uow);
     await updateUser(writer, user.id, { password_hash: hash, updated: ctx.now() });

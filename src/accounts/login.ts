@@ -22,7 +22,7 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   // A success clears the count, which leaves only failures counted.
   await countLoginAttempt(ctx, attempt);
   const user = await findUserByEmail(ctx.db.kysely, DIRECT_NAMESPACE, input.email);
-  const hash = user?.password_hash ?? (await decoyPasswordHash(ctx.config.passwordHashMemoryKiB));
+  const hash = user?.password_hash ?? (await decoyPasswordHash(ctx.passwordHashMemoryKiB));
   const valid = (await verifyPassword(hash, input.password)) && user !== undefined && user.password_hash !== null && user.orphan === 0;
   if (!valid) throw errors.badCredentials();
   await clearLoginAttempt(ctx, attempt);

@@ -96,7 +96,7 @@ export async function completePasswordReset(ctx: AppContext, input: { userId: st
   // The token first: an anonymous caller with a wrong one costs a read, not an argon2id hash (issue 27 point 9).
   const valid = await ctx.db.kysely.selectFrom('password_reset_tokens').select('user_id').where(resetToken(userId, input.token, ctx.now())).executeTakeFirst();
   if (!valid) throw invalidToken();
-  const hash = await hashPassword(input.password, ctx.config.passwordHashMemoryKiB);
+  const hash = await hashPassword(input.password, ctx.passwordHashMemoryKiB);
   const user = await inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
     // Single use: only the request that deletes the row may use it.

@@ -37,7 +37,7 @@ export async function register(ctx: AppContext, input: RegistrationInput): Promi
   const registrationKey = input.ephemeralKey === undefined ? null : registrationKeyOf(input.ephemeralKey);
   if (input.force && input.acceptInvite === true) throw errors.validation('force and acceptInvite exclude each other: discard the invite or take it over');
   const [passwordHash, legacyKey] = await Promise.all([
-    hashPassword(input.password, ctx.config.passwordHashMemoryKiB),
+    hashPassword(input.password, ctx.passwordHashMemoryKiB),
     input.version < 3 ? createLegacyKey(ctx, userId) : Promise.resolve(null),
   ]);
   try {

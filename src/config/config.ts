@@ -53,15 +53,7 @@ export interface Config {
   webhooks: WebhookConfig;
   /** Milliseconds between sweeps of the alarms time raises and clears (held open, offline, refused unlocks; ALARM_SWEEP_MS); 0 = none. */
   alarmSweepMs: number;
-  /**
-   * KiB of memory of a password's argon2id hash (PASSWORD_HASH_MEMORY_KIB): OWASP's 19,456 by
-   * default; lower only for tests (floor 1,024; start-up warns below the default).
-   */
-  passwordHashMemoryKiB: number;
 }
-
-/** argon2id's memory by default (OWASP's m=19 MiB with t=2); a deployment keeps it (docs/decisions.md). */
-export const PASSWORD_HASH_MEMORY_KIB = 19_456;
 
 export interface LockOpsConfig {
   /** Configs republished a second at most, on each broker connection and sweep (MQTT_CONFIG_REPUBLISH_PER_SECOND). */
@@ -308,7 +300,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     lockOps: lockOpsConfig(env, cwd),
     webhooks: webhookConfig(env, integer),
     alarmSweepMs: integer(env, 'ALARM_SWEEP_MS', 10_000, 0, 3_600_000),
-    passwordHashMemoryKiB: integer(env, 'PASSWORD_HASH_MEMORY_KIB', PASSWORD_HASH_MEMORY_KIB, 1024, 1_048_576),
   };
 }
 

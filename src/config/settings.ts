@@ -78,6 +78,5 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'WEBHOOK_DISABLE_AFTER_S', default: '86400', meaning: 'seconds an endpoint must have failed for before it is disabled' },
   { name: 'WEBHOOK_SECRET_OVERLAP_S', default: '86400', meaning: 'seconds the old webhook secret keeps signing beside the new one after a rotation' },
   { name: 'WEBHOOK_CONCURRENCY', default: '4', meaning: 'webhook attempts one instance makes at once' },
-  { name: 'PASSWORD_HASH_MEMORY_KIB', default: '19456', meaning: "KiB of memory of a password's argon2id hash (OWASP's 19 MiB); lower only for tests, at least 1024" },
   { name: 'WEBHOOK_POLL_MS', default: '1000', meaning: 'milliseconds between looks for due webhook retries when nothing new happens, doubling while they find nothing (up to 32×)' },
 ];
