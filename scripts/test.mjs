@@ -13,6 +13,66 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+/**
+ * What an interrupt must stop and clean up: the child running now (the template maker or the
+ * `node --test` runner, each in a process group of its own), the batch folder, the PostgreSQL
+ * template. Registered before anything is made, so an interrupt at any point leaves nothing behind.
+ */
+const live = { child: null, dir: null, pgTemplate: null, templateMakerPid: null, cleaning: null };
+const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 };
+let interrupted = null;
+for (const signal of Object.keys(SIGNAL_NUMBERS)) process.once(signal, () => void stop(signal));
+
+/** Stops the child and everything it started with the same signal, cleans up, exits 128 + the signal's number (130, 143). */
+async function stop(signal) {
+  if (interrupted) return;
+  interrupted = signal;
+  console.error(`\n${signal}: the run is stopped`);
+  const child = live.child;
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    killGroup(child.pid, signal);
+    await closed;
+    await groupGone(child.pid);
+  }
+  await cleanUp();
+  process.exit(128 + SIGNAL_NUMBERS[signal]);
+}
+
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Waits until no process of the group is left (its test files' processes end on the signal), SIGKILL after 30 s. */
+async function groupGone(pid) {
+  const alive = () => {
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let waited = 0; alive(); waited += 50) {
+    if (waited >= 30_000) killGroup(pid, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Removes the batch folder and drops the run's template database (or one a template maker stopped half-way made). */
+function cleanUp() {
+  return (live.cleaning ??= (async () => {
+    if (live.dir) rmSync(live.dir, { recursive: true, force: true });
+    const names = live.pgTemplate ? [live.pgTemplate] : [];
+    if (live.templateMakerPid !== null && !live.pgTemplate) names.push(...(await postgresTemplatesOf(live.templateMakerPid).catch(() => [])));
+    for (const name of names) await dropPostgresTemplate(name).catch((err) => console.error(`the template database ${name} was not dropped: ${err.message}`));
+  })());
+}
+
 function findTests(dir) {
   const out = [];
   for (const name of readdirSync(dir)) {
@@ -104,7 +164,10 @@ function batches(runs, dir) {
  */
 function makeTemplates(dir, engines) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/template-databases.ts', dir, engines.join(',')], { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    // Its own process group (detached), stopped by stop() with the signal the runner got.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/template-databases.ts', dir, engines.join(',')], { env: process.env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    live.child = child;
+    if (engines.includes('postgres')) live.templateMakerPid = child.pid;
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('close', (code) => {
@@ -118,47 +181,49 @@ function makeTemplates(dir, engines) {
   });
 }
 
-async function dropPostgresTemplate(name) {
+async function asPostgresAdmin(statement, values = []) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: process.env.LATCHKEY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    return (await client.query(statement, values)).rows;
   } finally {
     await client.end();
   }
 }
 
+const dropPostgresTemplate = (name) => asPostgresAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+
+/** The template databases a template maker made (test/helpers/template-databases.ts names them latchkey_template_PID_…). */
+async function postgresTemplatesOf(pid) {
+  const rows = await asPostgresAdmin(`select datname from pg_database where datname like $1`, [`latchkey\\_template\\_${pid}\\_%`]);
+  return rows.map((row) => row.datname);
+}
+
 async function run(runs) {
   const total = runs.reduce((n, { files }) => n + files.length, 0);
   if (total === 0) return { passed: 0, failed: 0 };
-  const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-batches-'));
+  const dir = (live.dir = mkdtempSync(join(tmpdir(), 'latchkey-test-batches-')));
   let templates;
   try {
     templates = await makeTemplates(dir, runs.map(({ database }) => database));
+    live.pgTemplate = templates.LATCHKEY_TEST_PG_TEMPLATE ?? null;
   } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
+    await untilStopped();
+    await cleanUp();
     console.error(`\n${err.message}`);
     return { passed: 0, failed: 1 };
   }
-  const cleanUp = async () => {
-    rmSync(dir, { recursive: true, force: true });
-    if (templates.LATCHKEY_TEST_PG_TEMPLATE) await dropPostgresTemplate(templates.LATCHKEY_TEST_PG_TEMPLATE).catch((err) => console.error(`the template database ${templates.LATCHKEY_TEST_PG_TEMPLATE} was not dropped: ${err.message}`));
-  };
-  // Interrupted (Ctrl-C reaches the runner too), the template database is dropped all the same.
-  for (const signal of ['SIGINT', 'SIGTERM']) {
-    process.once(signal, () => {
-      console.error(`\n${signal}: the run is stopped`);
-      void cleanUp().finally(() => process.exit(130));
-    });
-  }
+  await untilStopped();
   const result = await new Promise((resolve) => {
     console.log(`\n### ${runs.map(({ database, files }) => `${files.length} test files on ${database}`).join(', ')}; ${CONCURRENCY} processes at a time\n`);
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...batches(runs, dir)],
-      { env: { ...process.env, ...templates }, stdio: ['ignore', 'pipe', 'inherit'] },
+      // Its own process group (detached): stop() ends it and its test files' processes with the runner's signal.
+      { env: { ...process.env, ...templates }, stdio: ['ignore', 'pipe', 'inherit'], detached: true },
     );
+    live.child = child;
     let passed = 0;
     let failed = 0;
     child.stdout.on('data', (chunk) => {
@@ -171,8 +236,14 @@ async function run(runs) {
     // A runner that exits non-zero without reporting a failure (a crash, a file that failed to load) still fails.
     child.on('close', (code) => resolve({ passed, failed: code !== 0 && failed === 0 ? 1 : failed }));
   });
+  await untilStopped();
   await cleanUp();
   return result;
+}
+
+/** Interrupted, the run goes no further: stop() cleans up and exits (never resolves then). */
+function untilStopped() {
+  return interrupted ? new Promise(() => {}) : Promise.resolve();
 }
 
 /** Whether the PostgreSQL server the tests would use answers on its TCP port. */
