@@ -110,7 +110,7 @@ async function chooseDigits(ctx: AppContext, uow: UnitOfWork, lockIds: readonly 
 /** The lock's next config version carries this change; returns it. */
 async function nextVersion(ctx: AppContext, uow: UnitOfWork, lockId: string): Promise<number> {
   await configChanged(ctx, uow, lockId);
-  return (await currentConfigVersion(uow.db, lockId))!;
+  return (await currentConfigVersion(uow, lockId))!;
 }
 
 function consume(uow: UnitOfWork, v: VerifiedCodeToken, now: number) {

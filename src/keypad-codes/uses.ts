@@ -66,7 +66,7 @@ async function settleUses(ctx: AppContext, uow: UnitOfWork, codeId: string, maxU
   for (const row of rows.filter((r) => r.removed_at === null)) {
     await configChanged(ctx, uow, row.lock_id);
     if (total < maxUses) continue;
-    const version = (await currentConfigVersion(uow.db, row.lock_id))!;
+    const version = (await currentConfigVersion(uow, row.lock_id))!;
     await uow.db.updateTable('keypad_code_locks').set({ removed_at: now, removed_reason: 'used_up', changed_version: version, updated: now }).where('code_id', '=', codeId).where('lock_id', '=', row.lock_id).execute();
   }
 }

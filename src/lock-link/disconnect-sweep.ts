@@ -12,7 +12,9 @@ const PAGE = 100;
  * transaction, between the work of the locks coming back, or by the presence batch of a lock that
  * comes back before the sweep reaches it, just before its DEVICE_CONNECTED. Writing 20,000 entries
  * first made the service start 30 s late (docs/scaling.md, Fleet), and every lock's back-off grew
- * meanwhile. A mark left by a crash is swept on the next start.
+ * meanwhile. Each entry is dated when the start stored the lock disconnected, so a lock's trail
+ * shows it offline from the restart until its return. A mark left by a crash is swept on the next
+ * start, with the embedded broker or not.
  */
 export class DisconnectSweep {
   private owed: boolean;
@@ -24,9 +26,9 @@ export class DisconnectSweep {
     this.running = owed ? this.run() : Promise.resolve();
   }
 
-  /** Stores every lock disconnected and starts writing the entries owed. */
-  static async start(ctx: AppContext): Promise<DisconnectSweep> {
-    const marked = await markAllDisconnected(ctx.db.kysely, ctx.now());
+  /** Stores every lock disconnected (`embeddedBroker`: it starts empty) and starts writing the entries owed. */
+  static async start(ctx: AppContext, embeddedBroker: boolean): Promise<DisconnectSweep> {
+    const marked = embeddedBroker ? await markAllDisconnected(ctx.db.kysely, ctx.now()) : 0;
     return new DisconnectSweep(ctx, marked > 0 || (await unauditedDisconnectIds(ctx.db.kysely, 1)).length > 0);
   }
 

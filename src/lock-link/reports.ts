@@ -25,8 +25,8 @@ import {
  * than one already recorded is not applied (claimReportTime).
  */
 
-function audit(ctx: AppContext, uow: UnitOfWork, lockId: string, type: AuditType): Promise<unknown> {
-  return recordAudit(ctx, uow, { lockId, type, actorUserId: null });
+function audit(ctx: AppContext, uow: UnitOfWork, lockId: string, type: AuditType, at?: number | null): Promise<unknown> {
+  return recordAudit(ctx, uow, { lockId, type, actorUserId: null, ...(at == null ? {} : { at }) });
 }
 
 /**
@@ -57,7 +57,7 @@ export function recordPresences(ctx: AppContext, changes: ReadonlyArray<{ lockId
     await lockPresenceRows(uow.db, uow.dialect, changes.map((change) => change.lockId).sort());
     const returning = owed ? await claimUnauditedDisconnects(uow.db, changes.filter((change) => change.online).map((change) => change.lockId)) : [];
     const changed = await storePresences(uow.db, changes, now);
-    for (const lockId of returning) await audit(ctx, uow, lockId, 'DEVICE_DISCONNECTED');
+    for (const { lockId, at } of returning) await audit(ctx, uow, lockId, 'DEVICE_DISCONNECTED', at);
     for (const { lockId, online } of changes) {
       if (!changed.has(lockId)) continue;
       await audit(ctx, uow, lockId, online ? 'DEVICE_CONNECTED' : 'DEVICE_DISCONNECTED');
@@ -72,7 +72,7 @@ export function recordOwedDisconnects(ctx: AppContext, limit: number): Promise<n
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const ids = await unauditedDisconnectIds(uow.db, limit);
     await lockPresenceRows(uow.db, uow.dialect, ids);
-    for (const lockId of await claimUnauditedDisconnects(uow.db, ids)) await audit(ctx, uow, lockId, 'DEVICE_DISCONNECTED');
+    for (const { lockId, at } of await claimUnauditedDisconnects(uow.db, ids)) await audit(ctx, uow, lockId, 'DEVICE_DISCONNECTED', at);
     return ids.length;
   });
 }

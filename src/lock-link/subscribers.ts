@@ -34,8 +34,8 @@ export interface LockLinkHooks {
 
 export type HeldReportKind = 'state' | 'event' | 'operation';
 
-function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle, reconciler: ConfigReconciler, sweep: DisconnectSweep | null, hooks: LockLinkHooks): LockLinkHandlers {
-  const presences = new PresenceBatch((changes) => recordPresences(ctx, changes, sweep?.pending === true));
+function reportHandlers(ctx: AppContext, queue: KeyedQueue, throttle: ReportThrottle, reconciler: ConfigReconciler, sweep: DisconnectSweep, hooks: LockLinkHooks): LockLinkHandlers {
+  const presences = new PresenceBatch((changes) => recordPresences(ctx, changes, sweep.pending));
   const record = (lockId: string, what: string, task: () => Promise<unknown>, kind?: HeldReportKind) => (): void => {
     // Heard before the lock was decommissioned, queued or held back until after: not recorded.
     const queued = () => queue.run(lockId, () => (ctx.link.isRetired(lockId) ? Promise.resolve() : task())).catch((err: unknown) => {
@@ -102,7 +102,8 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
   const { config, link, broker } = ctx;
   // Nothing survives a restart of the embedded broker: locks the database still shows connected
   // are not (those connected since will be heard again from their retained `online`).
-  const sweep = broker ? await DisconnectSweep.start(ctx) : null;
+  // With an external broker, only what a crashed start left (migration 0220's marks) is swept.
+  const sweep = await DisconnectSweep.start(ctx, broker !== null);
   const queue = new KeyedQueue();
   const throttle = new ReportThrottle({
     points: config.limits.reportsPerLock.points,
@@ -121,7 +122,7 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
     await link.listen(reportHandlers(ctx, queue, throttle, reconciler, sweep, hooks));
   } catch (err) {
     stopCutOff();
-    await sweep?.stop();
+    await sweep.stop();
     throttle.close();
     throw err;
   }
@@ -137,14 +138,14 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
     async stop() {
       unsubscribe();
       stopCutOff();
-      await sweep?.stop();
+      await sweep.stop();
       await reconciler.stop();
       await link.close();
       await queue.drain();
       throttle.close();
     },
     recorded: async () => {
-      await sweep?.finished();
+      await sweep.finished();
       await queue.drain();
     },
   };

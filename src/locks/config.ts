@@ -1,7 +1,7 @@
 import type { TimeRequirement, UnlockBetweenWindow } from '../access/types.js';
 import type { Database } from '../db/database.js';
 import { prepareQuery } from '../db/prepared.js';
-import type { Executor } from '../db/transaction.js';
+import type { Executor, UnitOfWork } from '../db/transaction.js';
 import { readSchedule, readUnlockBetween } from './json.js';
 
 /** What a lock needs to decide alone (docs/device-protocol.md, `locks/{id}/config`). */
@@ -54,7 +54,6 @@ export async function lockConfigs(db: Executor, lockIds: string[]): Promise<Map<
   return configs;
 }
 
-/** The config version the database holds for `lockId`; undefined for an unknown lock. */
 // Prepared: read for every lock coming online (a fleet of them after a restart, src/lock-link/reconcile.ts).
 const configVersionQuery = prepareQuery<{ lockId: string }, { config_version: number }>((db, slot) =>
   db.selectFrom('locks').select('config_version').where('id', '=', slot.lockId));
@@ -64,9 +63,9 @@ export async function committedConfigVersion(database: Database, lockId: string)
   return (await configVersionQuery.takeFirstNow(database, { lockId }))?.config_version;
 }
 
-export async function currentConfigVersion(db: Executor, lockId: string): Promise<number | undefined> {
-  const row = await db.selectFrom('locks').select('config_version').where('id', '=', lockId).executeTakeFirst();
-  return row?.config_version;
+/** The config version the unit of work's transaction sees for `lockId`; undefined for an unknown lock. */
+export async function currentConfigVersion(uow: Pick<UnitOfWork, 'db' | 'dialect'>, lockId: string): Promise<number | undefined> {
+  return (await configVersionQuery.takeFirst(uow.db, uow.dialect, { lockId }))?.config_version;
 }
 
 /** What each lock's config carries (device protocol 1.4): its current or last lockdown's token and the lifts that name it. */

@@ -97,14 +97,15 @@ export async function unauditedDisconnectIds(db: Executor, limit: number): Promi
 }
 
 /**
- * Clears the mark of those of `ids` that owe a disconnect entry and answers them, in id order: the
- * caller audits each in its transaction (after lockPresenceRows on PostgreSQL, so of two claimers
- * one gets each lock).
+ * Clears the mark of those of `ids` that owe a disconnect entry and answers them, in id order, with
+ * the time the start stored them disconnected (before a returning lock's presence overwrites it):
+ * the caller audits each at that time, in its transaction (after lockPresenceRows on PostgreSQL, so
+ * of two claimers one gets each lock).
  */
-export async function claimUnauditedDisconnects(db: Executor, ids: readonly string[]): Promise<string[]> {
+export async function claimUnauditedDisconnects(db: Executor, ids: readonly string[]): Promise<Array<{ lockId: string; at: number | null }>> {
   if (ids.length === 0) return [];
-  const rows = await db.updateTable('locks').set({ disconnect_unaudited: 0 }).where('id', 'in', [...ids]).where('disconnect_unaudited', '=', 1).returning('id').execute();
-  return rows.map((row) => row.id).sort();
+  const rows = await db.updateTable('locks').set({ disconnect_unaudited: 0 }).where('id', 'in', [...ids]).where('disconnect_unaudited', '=', 1).returning(['id', 'presence_changed_at']).execute();
+  return rows.map((row) => ({ lockId: row.id, at: row.presence_changed_at })).sort((a, b) => (a.lockId < b.lockId ? -1 : 1));
 }
 
 /** How far back (seconds of the lock's clock) a report counts as overtaken rather than as the lock's clock set back. */

@@ -58,7 +58,7 @@ export interface LocksTable {
   /** When `door_open` and `connected` last changed (migration 0070): what held-open and offline alarms count from. */
   door_changed_at: number | null;
   presence_changed_at: number | null;
-  /** 1 while the lock's last disconnect (stored at a start with the embedded broker) is not yet audited (migration 0220): at `presence_changed_at`. */
+  /** 1 while the lock's last disconnect (stored at a start with the embedded broker) is not yet audited (migration 0220); it happened at `presence_changed_at`. */
   disconnect_unaudited: Generated<Flag>;
   /** Whether the owner lets members see the lock's LAN addresses (migration 0090). */
   direct_access: Generated<Flag>;

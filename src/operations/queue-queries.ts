@@ -22,9 +22,12 @@ export function findQueued(db: Executor, id: string): Promise<QueuedRow | undefi
   return db.selectFrom('queued_operations').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** An operation still to deliver: waiting, or being delivered (under a lease that may run out). */
+const OPEN_STATES: QueuedState[] = ['QUEUED', 'DELIVERING'];
+
 // Prepared: asked for every lock coming online (a fleet of them after a restart), which seldom has any.
 const anyOpenQuery = prepareQuery<{ lockId: string }, { seq: number }>((db, slot) =>
-  db.selectFrom('queued_operations').select('seq').where('lock_id', '=', slot.lockId).where('state', 'in', ['QUEUED', 'DELIVERING']).limit(sql.lit(1)));
+  db.selectFrom('queued_operations').select('seq').where('lock_id', '=', slot.lockId).where('state', 'in', OPEN_STATES).limit(sql.lit(1)));
 
 /** Whether the lock has an operation waiting or being delivered, as committed: none → no claim to try. */
 export async function hasOpenQueued(database: Database, lockId: string): Promise<boolean> {
@@ -85,7 +88,7 @@ export async function finishQueued(db: Executor, claim: QueuedClaim, outcome: { 
 /** Locks with operations waiting (the sweep's work list), at most `limit`. */
 export async function locksWithQueued(db: Executor, limit: number): Promise<string[]> {
   const rows = await db.selectFrom('queued_operations').select('lock_id').distinct()
-    .where('state', 'in', ['QUEUED', 'DELIVERING']).limit(limit).execute();
+    .where('state', 'in', OPEN_STATES).limit(limit).execute();
   return rows.map((row) => row.lock_id);
 }
 

@@ -5,6 +5,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock } from '../helpers/locks.js';
 import { startInstanceBeside, startTestService, type TestService } from '../helpers/service.js';
+import { DisconnectSweep } from '../../src/lock-link/disconnect-sweep.js';
 import { recordPresences } from '../../src/lock-link/reports.js';
 import { connectTestLock, type TestLock } from '../helpers/test-lock.js';
 import { eventually } from '../helpers/wait.js';
@@ -89,15 +90,35 @@ describe('a lock back before the disconnect sweep reaches it', () => {
   it('has its owed disconnect audited, then its connect, in the one presence transaction; once', async () => {
     const lock = await claimLock(t, owner);
     const { ctx } = t.service;
-    const types = async () => (await ctx.db.kysely.selectFrom('audit_entries').select('type').where('lock_id', '=', lock.id).where('type', 'like', 'DEVICE_%').orderBy('seq').execute()).map((row) => row.type);
-    // As a start leaves it (src/lock-link/disconnect-sweep.ts).
-    await ctx.db.kysely.updateTable('locks').set({ connected: 0, disconnect_unaudited: 1 }).where('id', '=', lock.id).execute();
+    const entries = () => ctx.db.kysely.selectFrom('audit_entries').select(['type', 'timestamp']).where('lock_id', '=', lock.id).where('type', 'like', 'DEVICE_%').orderBy('seq').execute();
+    const types = async () => (await entries()).map((row) => row.type);
+    // As a start leaves it (src/lock-link/disconnect-sweep.ts), a minute ago.
+    const restartedAt = Math.floor(Date.now() / 1000) - 60;
+    await ctx.db.kysely.updateTable('locks').set({ connected: 0, presence_changed_at: restartedAt, disconnect_unaudited: 1 }).where('id', '=', lock.id).execute();
     assert.deepEqual([...(await recordPresences(ctx, [{ lockId: lock.id, online: true }], true))], [lock.id]);
-    assert.deepEqual(await types(), ['DEVICE_DISCONNECTED', 'DEVICE_CONNECTED']);
+    const [disconnected, connected] = await entries();
+    assert.deepEqual([disconnected?.type, connected?.type], ['DEVICE_DISCONNECTED', 'DEVICE_CONNECTED']);
+    // Dated at the restart, not when it was written: the trail shows the lock offline from then until its return.
+    assert.equal(disconnected!.timestamp, restartedAt);
+    assert.ok(connected!.timestamp >= restartedAt + 59);
     // Claimed once: nothing owed any more.
     await recordPresences(ctx, [{ lockId: lock.id, online: false }], true);
     await recordPresences(ctx, [{ lockId: lock.id, online: true }], true);
     assert.deepEqual(await types(), ['DEVICE_DISCONNECTED', 'DEVICE_CONNECTED', 'DEVICE_DISCONNECTED', 'DEVICE_CONNECTED']);
     assert.equal((await verifyAuditTrail(ctx.db.kysely, { lockId: lock.id })).ok, true);
+  });
+
+  it('a mark a crashed start left is swept by the next start with an external broker too', async () => {
+    const lock = await claimLock(t, owner);
+    const { ctx } = t.service;
+    await ctx.db.kysely.updateTable('locks').set({ connected: 0, disconnect_unaudited: 1 }).where('id', '=', lock.id).execute();
+    const sweep = await DisconnectSweep.start(ctx, false);
+    assert.equal(sweep.pending, true);
+    await sweep.finished();
+    assert.equal(sweep.pending, false);
+    const types = (await ctx.db.kysely.selectFrom('audit_entries').select('type').where('lock_id', '=', lock.id).where('type', 'like', 'DEVICE_%').execute()).map((row) => row.type);
+    assert.deepEqual(types, ['DEVICE_DISCONNECTED']);
+    // Nothing else was stored disconnected: that is for a start with the embedded broker only.
+    assert.equal((await ctx.db.kysely.selectFrom('locks').select('disconnect_unaudited').where('id', '=', lock.id).executeTakeFirstOrThrow()).disconnect_unaudited, 0);
   });
 });
