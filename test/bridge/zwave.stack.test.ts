@@ -33,7 +33,7 @@ describe('latchkey bridge with Z-Wave JS', () => {
   let rig: BridgeRig;
   let stack: ZwaveStack;
   let lockOf: (node: number) => string;
-  before(async () => ({ rig, stack, lockOf } = await zwaveRig([2, 3, 4])));
+  before(async () => ({ rig, stack, lockOf } = await zwaveRig([2, 3, 4, 5])));
   after(() => rig?.close());
 
   it('unlocks and locks a Z-Wave lock; its kind, battery, door, jam, tamper and keypad use reach the service', async () => {
@@ -111,6 +111,22 @@ describe('latchkey bridge with Z-Wave JS', () => {
     assert.deepEqual(since('ping_missed').map((line) => line.missed), [1, 1, 2]);
     await ready(rig, id);
     assert.equal((await execute(t, admin, id, signed(admin, id, lockOp))).status, 200);
+  });
+
+  it('relocks after an unlock even when the relock is lost on the radio: tried again until the bolt is locked', async () => {
+    const { t, admin } = rig;
+    const id = lockOf(5);
+    await ready(rig, id);
+    const mark = rig.log.lines.length;
+    const since = (msg: string) => rig.log.lines.slice(mark).filter((line) => line.lockId === id && line.msg === msg);
+    // The relock's Set (3 s after the unlock) is lost, each of Z-Wave JS's three transmissions of it:
+    // Z-Wave JS rejects it, and the bridge tries again. The unlock's own Set goes through.
+    await stack.act(5, { do: 'missLocks', count: 3 });
+    assert.equal((await execute(t, admin, id, signed(admin, id, { type: 'MUTATE_LOCK', locked: false, duration: 3 }))).status, 200);
+    await eventually(async () => ((await lockJson(rig, id)).state.locked === false ? true : undefined), 'unlocked', 15_000);
+    await eventually(() => since('schedule_failed').some((line) => line.retryInMs !== undefined), 'the lost relock to be tried again', 30_000);
+    await eventually(async () => ((await lockJson(rig, id)).state.locked === true ? true : undefined), 'locked again after the lost relock', 30_000);
+    assert.ok(since('schedule').length >= 2, 'the relock sent again');
   });
 });
 

@@ -71,15 +71,19 @@ const slowBehaviour: MockNodeBehavior = {
 };
 
 /**
- * Pings (No Operation frames) the node leaves unacknowledged, as frames lost on the radio: a
- * MockNode acknowledges a frame before any behaviour sees it, so the frame is dropped before that.
+ * Pings (No Operation frames) and moves that lock it (Door Lock Operation Sets, secured) the node leaves
+ * unacknowledged, as frames lost on the radio: a MockNode acknowledges a frame before any
+ * behaviour sees it, so the frame is dropped before that.
  */
-function missPings(node: MockNode): void {
+function missFrames(node: MockNode): void {
   const receive = node.onControllerFrame.bind(node);
   node.onControllerFrame = (frame) => {
-    const missing = (node.state.get('missPings') as number | undefined) ?? 0;
-    if (missing > 0 && frame.type === MockZWaveFrameType.Request && frame.payload instanceof NoOperationCC) {
-      node.state.set('missPings', missing - 1);
+    const kind = frame.type !== MockZWaveFrameType.Request ? undefined
+      : frame.payload instanceof NoOperationCC ? 'missPings'
+      : frame.payload instanceof DoorLockCCOperationSet && frame.payload.mode === DoorLockMode.Secured ? 'missLocks' : undefined;
+    const missing = kind === undefined ? 0 : ((node.state.get(kind) as number | undefined) ?? 0);
+    if (kind !== undefined && missing > 0) {
+      node.state.set(kind, missing - 1);
       return Promise.resolve();
     }
     return receive(frame);
@@ -146,7 +150,8 @@ async function act(node: MockNode, action: Action): Promise<void> {
       node.state.set('slowMs', action.ms);
       return;
     case 'missPings':
-      node.state.set('missPings', action.count);
+    case 'missLocks':
+      node.state.set(action.do, action.count);
       return;
   }
 }
@@ -176,7 +181,7 @@ async function createLockNode(controller: MockController, id: number): Promise<M
   node.defineBehavior(...createDefaultMockNodeBehaviors());
   // A later call takes precedence over an earlier one; within a call, the first listed answers first.
   node.defineBehavior(awayBehaviour, slowBehaviour, batteryBehaviour);
-  missPings(node);
+  missFrames(node);
   controller.addNode(node);
   return node;
 }

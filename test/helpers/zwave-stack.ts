@@ -19,6 +19,8 @@ export type NodeAction =
   | { do: 'battery'; level: number }
   /** The lock leaves the next `count` pings (No Operation frames) unacknowledged, as a frame lost on the radio. */
   | { do: 'missPings'; count: number }
+  /** The lock leaves the next `count` Door Lock Operation Sets that lock it (bolt out) unacknowledged, as lost frames. */
+  | { do: 'missLocks'; count: number }
   | { do: 'away' }
   | { do: 'back' }
   | { do: 'slow'; ms: number };

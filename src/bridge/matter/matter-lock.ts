@@ -297,15 +297,14 @@ export class MatterLock extends RealLock implements SlotWriter {
     return this.abandon(locked);
   }
 
-  protected moveBySchedule(locked: boolean, cause: string): void {
+  protected async moveBySchedule(locked: boolean, cause: string): Promise<void> {
     const client = this.client();
-    if (client === undefined || this.api === null) return;
+    if (client === undefined || this.api === null) throw new Error('the lock is not reachable');
     this.log('schedule', { locked, cause });
     const options = this.api.timed(10_000);
-    (locked ? client.lockDoor({}, options) : client.unlockDoor({}, options))
-      .then(() => client.getLockStateAttribute(true))
-      .then((value) => { if (typeof value === 'number') this.takeLockState(value); })
-      .catch((err: unknown) => this.log('schedule_failed', { locked, cause, message: err instanceof Error ? err.message : String(err) }));
+    await (locked ? client.lockDoor({}, options) : client.unlockDoor({}, options));
+    const value = await client.getLockStateAttribute(true);
+    if (typeof value === 'number') this.takeLockState(value);
   }
 
   private setAnswering(answering: boolean): void {

@@ -137,8 +137,7 @@ export class ZwaveLock extends RealLock implements SlotWriter {
       this.pinging = false;
     }
     if (responded) {
-      if (this.missedPings > 0) this.log('ping_answered', { node: this.nodeId, missed: this.missedPings });
-      this.missedPings = 0;
+      this.answered();
       if (this.nodeStatus === NODE_DEAD) this.nodeStatus = NODE_ALIVE;
     } else {
       this.missedPings += 1;
@@ -147,6 +146,12 @@ export class ZwaveLock extends RealLock implements SlotWriter {
       if (this.missedPings >= MISSED_PINGS_UNREACHABLE) this.nodeStatus = NODE_DEAD;
     }
     this.events?.reachable(this.reachable);
+  }
+
+  /** The node answered: the pings it missed are forgotten. Z-Wave JS's `alive` may come before the ping's own answer: either says so. */
+  private answered(): void {
+    if (this.missedPings > 0) this.log('ping_answered', { node: this.nodeId, missed: this.missedPings });
+    this.missedPings = 0;
   }
 
   takeEvent(event: ZwaveEvent): void {
@@ -165,7 +170,7 @@ export class ZwaveLock extends RealLock implements SlotWriter {
         return;
       case 'alive':
         this.nodeStatus = NODE_ALIVE;
-        this.missedPings = 0;
+        this.answered();
         this.events?.reachable(this.reachable);
         return;
       default:
@@ -199,12 +204,11 @@ export class ZwaveLock extends RealLock implements SlotWriter {
     return this.server.request('endpoint.invoke_cc_api', { nodeId: this.nodeId, endpoint: 0, commandClass: DOOR_LOCK, methodName, args }, timeoutMs);
   }
 
-  protected moveBySchedule(locked: boolean, cause: string): void {
+  protected async moveBySchedule(locked: boolean, cause: string): Promise<void> {
     this.log('schedule', { node: this.nodeId, locked, cause });
+    await this.invoke('set', [locked ? SECURED : UNSECURED], 30_000);
     // Asked back afterwards: the report updates the bolt as Z-Wave JS knows it (and so the state published).
-    this.invoke('set', [locked ? SECURED : UNSECURED], 30_000)
-      .then(() => this.invoke('get', [], 30_000))
-      .catch((err: unknown) => this.log('schedule_failed', { node: this.nodeId, locked, cause, message: err instanceof Error ? err.message : String(err) }));
+    await this.invoke('get', [], 30_000);
   }
 
   private takeValue(value: ZwaveValue, newValue: unknown, live: boolean): void {
