@@ -30,6 +30,8 @@ export abstract class RealLock implements Bolt, SlotWriter {
   /** The move the config's rules last asked for: a retry of an older one, overtaken, is dropped. */
   private scheduled = 0;
   private retry: NodeJS.Timeout | undefined;
+  /** The scheduled move not yet done (being tried or waiting to be tried again). */
+  private pending: { locked: boolean; cause: string } | undefined;
 
   constructor(protected readonly now: () => number, protected readonly log: LockLog) {
     this.late = new LateUnlockWatch(now);
@@ -59,10 +61,15 @@ export abstract class RealLock implements Bolt, SlotWriter {
 
   async mutate(operation: { locked: boolean; duration?: number }, deadline: number, config: LockConfig | null): Promise<Outcome> {
     if (operation.locked && this.mechanism.windowOpen) return { ok: false, error: 'unlock_window_active: the unlock-between window holds the lock open' };
-    // A command moves the bolt from here: a scheduled move still being tried again is overtaken.
+    // A command moves the bolt from here: a scheduled move still being tried again is overtaken,
+    // unless the command fails: then it is tried again (a lost relock must not stay lost).
+    const overtaken = this.pending;
     this.overtakeScheduled();
     const moved = await this.move(operation.locked, deadline);
-    if (!moved.ok) return moved;
+    if (!moved.ok) {
+      if (overtaken !== undefined && this.pending === undefined && this.state.locked !== overtaken.locked) this.moveUntilDone(overtaken.locked, overtaken.cause);
+      return moved;
+    }
     if (operation.locked) this.mechanism.lock();
     else this.mechanism.unlockFor(operation.duration ?? config?.unlockDuration ?? UNLOCK_SECONDS_WITHOUT_CONFIG);
     return moved;
@@ -107,14 +114,24 @@ export abstract class RealLock implements Bolt, SlotWriter {
    */
   private moveUntilDone(locked: boolean, cause: string): void {
     const move = this.overtakeScheduled();
+    this.pending = { locked, cause };
+    const done = () => {
+      if (move === this.scheduled) this.pending = undefined;
+    };
     const attempt = (retryMs: number): void => {
-      this.moveBySchedule(locked, cause).catch((err: unknown) => {
+      this.moveBySchedule(locked, cause).then(done, (err: unknown) => {
         if (move !== this.scheduled) return;
         const message = err instanceof Error ? err.message : String(err);
-        if (this.state.locked === locked) return this.log('schedule_failed', { locked, cause, message, retry: false });
+        if (this.state.locked === locked) {
+          done();
+          return this.log('schedule_failed', { locked, cause, message, retry: false });
+        }
         this.log('schedule_failed', { locked, cause, message, retryInMs: retryMs });
         this.retry = setTimeout(() => {
-          if (move === this.scheduled) attempt(Math.min(retryMs * 2, SCHEDULE_RETRY_MAX_MS));
+          if (move !== this.scheduled) return;
+          // The lock reported the bolt there meanwhile (by hand, by its keypad): nothing to do.
+          if (this.state.locked === locked) return done();
+          attempt(Math.min(retryMs * 2, SCHEDULE_RETRY_MAX_MS));
         }, retryMs);
         this.retry.unref();
       });
@@ -126,6 +143,7 @@ export abstract class RealLock implements Bolt, SlotWriter {
   private overtakeScheduled(): number {
     clearTimeout(this.retry);
     this.retry = undefined;
+    this.pending = undefined;
     return ++this.scheduled;
   }
 }

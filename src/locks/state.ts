@@ -60,13 +60,14 @@ export async function storePresences(db: Executor, changes: ReadonlyArray<{ lock
   for (const online of [true, false]) {
     const ids = changes.filter((change) => change.online === online).map((change) => change.lockId);
     if (ids.length === 0) continue;
-    const rows = await db
+    let update = db
       .updateTable('locks')
       .set({ connected: flag(online), presence_changed_at: now, updated: now })
       .where('id', 'in', ids)
-      .where('connected', '=', flag(!online))
-      .returning('id')
-      .execute();
+      .where('connected', '=', flag(!online));
+    // A decommissioned lock is not brought back online by an `online` an instance heard before it was told (its cut-off stored it offline).
+    if (online) update = update.where('decommissioned_at', 'is', null);
+    const rows = await update.returning('id').execute();
     for (const row of rows) changed.add(row.id);
   }
   return changed;

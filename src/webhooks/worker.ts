@@ -122,6 +122,8 @@ export class WebhookWorker {
   }
 
   private async deliverLoop(): Promise<void> {
+    /** Whether this loop attempted a delivery since it last slept. */
+    let attemptedSince = false;
     while (!this.stopped) {
       let attempted = false;
       try {
@@ -130,13 +132,21 @@ export class WebhookWorker {
         if (!(err instanceof AttemptStopped) && !this.stopped) this.ctx.logger.error({ err }, 'webhook delivery failed');
       }
       // Attempted: look again at once (a later delivery of the same lock may be due now).
-      if (attempted) this.quietLooks = 0;
+      if (attempted) {
+        this.quietLooks = 0;
+        attemptedSince = true;
+      }
       if (attempted || this.stopped) continue;
       this.quietLooks += 1;
       if (this.polling) {
+        // Its attempts may have set a retry sooner than the poller's wait ends (a failure, a wait for a
+        // checkpoint): the poller looks again, and reads when the next falls due.
+        if (attemptedSince) this.deliverSignal.notify();
+        attemptedSince = false;
         if (await this.deliverSignal.wait(Infinity)) this.quietLooks = 0;
         continue;
       }
+      attemptedSince = false;
       this.polling = true;
       try {
         if (await this.deliverSignal.wait(await this.untilNextDue())) this.quietLooks = 0;

@@ -86,6 +86,12 @@ function lastWords(rig: BridgeRig, id: string): string {
 
 export const lockJson = async (rig: BridgeRig, id: string) => (await rig.t.api.get(`/device/${id}`, { token: rig.admin.authToken })).body;
 export const logged = (rig: BridgeRig, msg: string, lockId: string) => rig.log.lines.some((line) => line.msg === msg && line.lockId === lockId);
+
+/** From now on: the bridge's log lines about the lock with message `msg`. */
+export function loggedFromNow(rig: BridgeRig, lockId: string): (msg: string) => typeof rig.log.lines {
+  const mark = rig.log.lines.length;
+  return (msg) => rig.log.lines.slice(mark).filter((line) => line.lockId === lockId && line.msg === msg);
+}
 export const refusedWith = (reason: RegExp) => (err: { status?: number; message?: string }) => err.status === 409 && reason.test(err.message ?? '');
 
 /**

@@ -6,7 +6,7 @@ import { auditEntriesOf } from '../helpers/locks.js';
 import { eventually } from '../helpers/wait.js';
 import { startZwaveStack, type ZwaveStack } from '../helpers/zwave-stack.js';
 import { execute, signed, unlock } from '../execute/support.js';
-import { assertRefusedAtTheEdge, lockJson, logged, ready, startBridgeRig, type BridgeRig } from './support.js';
+import { assertRefusedAtTheEdge, lockJson, logged, loggedFromNow, ready, startBridgeRig, type BridgeRig } from './support.js';
 
 /**
  * `latchkey bridge` in front of Z-Wave JS itself: Z-Wave JS's mock controller and mock door locks
@@ -95,7 +95,7 @@ describe('latchkey bridge with Z-Wave JS', () => {
     const id = lockOf(3);
     await ready(rig, id);
     const mark = rig.log.lines.length;
-    const since = (msg: string) => rig.log.lines.slice(mark).filter((line) => line.lockId === id && line.msg === msg);
+    const since = loggedFromNow(rig, id);
     const told = (err: Error) => {
       throw new Error(`${err.message}; the bridge since: ${JSON.stringify(rig.log.lines.slice(mark).filter((line) => line.lockId === id).map(({ time, msg, missed }) => ({ time, msg, missed })))}`);
     };
@@ -106,19 +106,21 @@ describe('latchkey bridge with Z-Wave JS', () => {
     assert.deepEqual(since('unreachable'), [], 'never offline');
     assert.equal((await execute(t, admin, id, signed(admin, id, unlock))).status, 200);
 
+    // A ping may go unanswered on its own on a loaded machine: only the two withheld ones are counted.
+    const beforeTwo = since('ping_missed').length;
     await stack.act(3, { do: 'missPings', count: 2 });
     await eventually(() => since('unreachable').length > 0, 'offline after two pings unanswered', 30_000).catch(told);
-    assert.deepEqual(since('ping_missed').map((line) => line.missed), [1, 1, 2]);
+    assert.deepEqual(since('ping_missed').slice(beforeTwo).map((line) => line.missed).slice(-2), [1, 2]);
+    // Back once it answers again (a ping timed out on a loaded machine may take it away once more meanwhile: 503, then 200).
     await ready(rig, id);
-    assert.equal((await execute(t, admin, id, signed(admin, id, lockOp))).status, 200);
+    await eventually(async () => ((await execute(t, admin, id, signed(admin, id, lockOp))).status === 200 ? true : undefined), 'a lock command carried out once it is back', 30_000);
   });
 
   it('relocks after an unlock even when the relock is lost on the radio: tried again until the bolt is locked', async () => {
     const { t, admin } = rig;
     const id = lockOf(5);
     await ready(rig, id);
-    const mark = rig.log.lines.length;
-    const since = (msg: string) => rig.log.lines.slice(mark).filter((line) => line.lockId === id && line.msg === msg);
+    const since = loggedFromNow(rig, id);
     // The relock's Set (3 s after the unlock) is lost, each of Z-Wave JS's three transmissions of it:
     // Z-Wave JS rejects it, and the bridge tries again. The unlock's own Set goes through.
     await stack.act(5, { do: 'missLocks', count: 3 });
