@@ -33,23 +33,15 @@ export function pendingMarkerColumns(slot: { actorUserId: string; target: Flag; 
 const markPending = prepareQuery<{ lockId: string; actorUserId: string; target: Flag; until: number; commandId: string }>((db, slot) =>
   db.updateTable('locks').set(pendingMarkerColumns(slot)).where('id', '=', slot.lockId));
 
+/** What storing a reported `locked` writes (storeLockedIfChanged, and readLockedStoring's one statement on PostgreSQL). */
+const lockedColumns = (slot: { locked: Flag; at: number }) => ({ locked: slot.locked, last_operation: slot.at, updated: slot.at });
+
 const storeLockedIfChanged = prepareQuery<{ lockId: string; locked: Flag; at: number }>((db, slot) =>
   db
     .updateTable('locks')
-    .set({ locked: slot.locked, last_operation: slot.at, updated: slot.at })
+    .set(lockedColumns(slot))
     .where('id', '=', slot.lockId)
     .where((eb) => eb.or([eb('locked', 'is', null), eb('locked', '!=', slot.locked)])));
-
-/** Sets `connected` unless the row already says so; true when this call changed it. */
-export async function storePresence(db: Executor, lockId: string, online: boolean, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('locks')
-    .set({ connected: flag(online), presence_changed_at: now, updated: now })
-    .where('id', '=', lockId)
-    .where('connected', '=', flag(!online))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
 
 /**
  * Sets `connected` on each lock whose row does not already say so, in one statement per value;
@@ -190,7 +182,7 @@ const readLockedStoringQuery = prepareQuery<{ lockId: string; locked: Flag; at: 
     .with('stored', (qc) =>
       qc
         .updateTable('locks')
-        .set({ locked: slot.locked, last_operation: slot.at, updated: slot.at })
+        .set(lockedColumns(slot))
         .from('old')
         .where('locks.id', '=', slot.lockId)
         .where((eb) => eb.or([eb('old.locked', 'is', null), eb('old.locked', '!=', slot.locked)]))

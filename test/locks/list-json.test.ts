@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import build from 'fast-json-stringify';
 import { Type } from '@sinclair/typebox';
 import { LockResponse } from '../../src/locks/schemas.js';
-import { storeDevice, storeDoorOpen, storeHealth, storeLocked, storePresence } from '../../src/locks/state.js';
+import { storeDevice, storeDoorOpen, storeHealth, storeLocked, storePresences } from '../../src/locks/state.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, createSite, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -76,7 +76,7 @@ describe('GET /device, the JSON the database writes', () => {
     });
     await setLock(plain.id, { usage_requirements: JSON.stringify({ location: { latitude: 0, longitude: 0, enabled: false, radius: 0.2 } }), unlock_between: '{"start":"01:00","end":"02:00","timezone":"UTC","days":["MONDAY"]}' });
     const { db } = t.service.ctx;
-    await storePresence(db.kysely, busy.id, true, 1_700_000_000);
+    await storePresences(db.kysely, [{ lockId: busy.id, online: true }], 1_700_000_000);
     await storeLocked(db.kysely, db.dialect, busy.id, true, 1_700_000_000.1234567);
     await storeLocked(db.kysely, db.dialect, plain.id, false, 1_700_000_000);
     // What a lock of device protocol 1.2 reports: its kind and capabilities, battery, door, jam, tamper.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { storeLocked, storePresence } from '../../src/locks/state.js';
+import { storeLocked, storePresences } from '../../src/locks/state.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, createSite, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -61,7 +61,7 @@ describe('GET /device and GET /device/{id}', () => {
   it('shows the state the lock reported and its last operation', async () => {
     const { id } = await claimLock(t, owner);
     const { db, now } = t.service.ctx;
-    await storePresence(db.kysely, id, true, now());
+    await storePresences(db.kysely, [{ lockId: id, online: true }], now());
     await storeLocked(db.kysely, db.dialect, id, false, 1_700_000_000.5);
     const lock = (await t.api.get(`/device/${id}`, { token: owner.authToken })).body;
     assert.deepEqual(lock.state, { locked: false, connected: true, duration: 5 });
