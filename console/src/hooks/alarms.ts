@@ -5,7 +5,8 @@ import { useApi } from './context';
 import { useLocks } from './locks';
 import { queryKeys } from './query-keys';
 
-type Scope = { siteId?: string; lockId?: string };
+/** Which alarms or lockdowns a list reads: a site's, a lock's, or every one the caller administers. */
+export type Scope = { siteId?: string; lockId?: string };
 
 /** How often an alarm list is read again besides the live ALARM_ entries (hooks/live.ts), which may be missed while the stream reconnects. */
 const ALARMS_POLL_MS = 60_000;

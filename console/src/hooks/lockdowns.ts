@@ -4,10 +4,9 @@ import { getAlarmSettings, listLockdowns, putAlarmSettings, submitLockdown } fro
 import type { AlarmSettingsChange } from '../api/types';
 import { useApi, useUserId } from './context';
 import { queryKeys } from './query-keys';
+import type { Scope } from './alarms';
 
 /** The alarms pages' lockdown and settings queries and mutations (loaded with them, not on the first load); their alarm lists: hooks/alarms.ts. */
-
-type Scope = { siteId?: string; lockId?: string };
 
 export function useAlarmSettings(lockId: string) {
   const api = useApi();
