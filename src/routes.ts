@@ -21,6 +21,7 @@ import { siteRoutes } from './sites/routes.js';
 import { probeRoutes, systemRoutes } from './system/routes.js';
 import { tileRoutes } from './tiles/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { namedPlugin } from './http/plugin-name.js';
 
 /**
  * Every route of the service. The probes, the metrics scrape and the console's files come first,
@@ -29,28 +30,28 @@ import { webhookRoutes } from './webhooks/routes.js';
  */
 export async function registerRoutes(app: HttpApp, ctx: AppContext, { applications, liveEvents }: HttpParts): Promise<void> {
   observeHttp(app, ctx.metrics);
-  await app.register(probeRoutes(ctx));
+  await app.register(namedPlugin('probeRoutes', probeRoutes(ctx)));
   const metricsListener = await serveMetrics(app, { metrics: ctx.metrics, config: ctx.config.metrics, host: ctx.config.host, logger: ctx.logger });
   if (metricsListener) ctx.closers.push(() => new Promise<void>((resolve) => metricsListener.close(() => resolve())));
-  await app.register(async (api) => {
+  await app.register(namedPlugin('api', async (api) => {
     await api.register(authenticationPlugin(ctx, applications.tokens));
-    await api.register(systemRoutes(ctx));
-    await api.register(accountsRoutes(ctx));
-    await api.register(platformRoutes(ctx, applications));
-    await api.register(directoryRoutes(ctx, applications.tokens));
-    await api.register(cdnRoutes(ctx, applications.embedded, applications.exists));
-    await api.register(auditRoutes(ctx));
-    await api.register(alarmRoutes(ctx));
-    await api.register(eventRoutes(ctx, liveEvents, applications.tokens));
-    await api.register(lockRoutes(ctx));
-    await api.register(sharingRoutes(ctx));
-    await api.register(keypadCodeRoutes(ctx));
-    await api.register(siteRoutes(ctx));
-    await api.register(tileRoutes(ctx));
-    await api.register(webhookRoutes(ctx));
-    await api.register(certificateRoutes(ctx));
-    await api.register(operationRoutes(ctx));
-    await api.register(brokerAuthRoutes(ctx));
-  });
-  await app.register(consoleRoutes({ origins: logoOrigins(ctx.config) }));
+    await api.register(namedPlugin('systemRoutes', systemRoutes(ctx)));
+    await api.register(namedPlugin('accountsRoutes', accountsRoutes(ctx)));
+    await api.register(namedPlugin('platformRoutes', platformRoutes(ctx, applications)));
+    await api.register(namedPlugin('directoryRoutes', directoryRoutes(ctx, applications.tokens)));
+    await api.register(namedPlugin('cdnRoutes', cdnRoutes(ctx, applications.embedded, applications.exists)));
+    await api.register(namedPlugin('auditRoutes', auditRoutes(ctx)));
+    await api.register(namedPlugin('alarmRoutes', alarmRoutes(ctx)));
+    await api.register(namedPlugin('eventRoutes', eventRoutes(ctx, liveEvents, applications.tokens)));
+    await api.register(namedPlugin('lockRoutes', lockRoutes(ctx)));
+    await api.register(namedPlugin('sharingRoutes', sharingRoutes(ctx)));
+    await api.register(namedPlugin('keypadCodeRoutes', keypadCodeRoutes(ctx)));
+    await api.register(namedPlugin('siteRoutes', siteRoutes(ctx)));
+    await api.register(namedPlugin('tileRoutes', tileRoutes(ctx)));
+    await api.register(namedPlugin('webhookRoutes', webhookRoutes(ctx)));
+    await api.register(namedPlugin('certificateRoutes', certificateRoutes(ctx)));
+    await api.register(namedPlugin('operationRoutes', operationRoutes(ctx)));
+    await api.register(namedPlugin('brokerAuthRoutes', brokerAuthRoutes(ctx)));
+  }));
+  await app.register(namedPlugin('consoleRoutes', consoleRoutes({ origins: logoOrigins(ctx.config) })));
 }

@@ -1,6 +1,7 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { EventBus } from '../bus/event-bus.js';
+import { lruCache } from '../cache/lru.js';
 import type { Database } from '../db/database.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import type { Caller, CallerUser } from './caller.js';
@@ -36,7 +37,7 @@ export class LiveSessions {
   private readonly accountJson = new WeakMap<Caller, string>();
 
   constructor(maxUsers = 50_000) {
-    this.users = new LRUCache({ max: maxUsers });
+    this.users = lruCache(maxUsers);
   }
 
   /** The user of a session known to be live until after `now`, if it was read before. */

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { lruCache } from '../cache/lru.js';
 import type { Executor } from '../db/transaction.js';
 import { algorithmsFor, importPublicKey, type PublicJwk } from './auth-keys.js';
 import { findIssuerKeys } from './queries.js';
@@ -34,7 +35,7 @@ export class IssuerKeyCache {
     private readonly db: Executor,
     ttlMs = 30_000,
   ) {
-    this.cache = new LRUCache({ max: 10_000, ttl: ttlMs });
+    this.cache = lruCache(10_000, { ttl: ttlMs });
   }
 
   async lookup(issuer: string): Promise<IssuerKeys | null> {

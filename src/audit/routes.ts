@@ -8,11 +8,12 @@ import { presentLockEntryV1, presentLockEntryV2, presentUserEntry } from './pres
 import { LockIdParams, UserIdParams, pathId } from '../ids/path-ids.js';
 import { LockAuditEntry, LogQuery, UserAuditEntry } from './schemas.js';
 import { auditProofRoutes } from './proof-routes.js';
+import { namedPlugin } from '../http/plugin-name.js';
 
 /** The spec's lock audit (v1, v2) and user audit endpoints. */
 export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    await app.register(auditProofRoutes(ctx));
+    await app.register(namedPlugin('auditProofRoutes', auditProofRoutes(ctx)));
 
     app.get('/device/:lockId/log', {
       schema: {

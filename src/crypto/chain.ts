@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { createHash, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { lruCache } from '../cache/lru.js';
 import { errors, isAppError } from '../errors/catalogue.js';
 import { decodeBase64Any } from './base64.js';
 import {
@@ -108,7 +109,7 @@ export function createTrustAnchor(root: Exclude<TrustedRoot, TrustAnchor>, optio
     root: parsed,
     rootKeyType: certificatePublicKey(parsed).asymmetricKeyType,
     issuers: new LRUCache({ max: 64 }),
-    chains: new LRUCache({ max: options.chainCacheSize ?? 10_000 }),
+    chains: lruCache(options.chainCacheSize ?? 10_000),
     decoded: new WeakMap(),
   };
 }

@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { lruCache } from '../cache/lru.js';
 
 interface Entry<T> {
   token: string;
@@ -20,7 +21,7 @@ export class VerifiedTokens<T> {
   private readonly entries: LRUCache<string, Entry<T>>;
 
   constructor(max: number) {
-    this.entries = new LRUCache({ max });
+    this.entries = lruCache(max);
   }
 
   get(token: string, now: number): T | undefined {

@@ -17,6 +17,7 @@ import { serializeRequest } from './request-log.js';
 import { docsCsp, securityHeaders } from './security-headers.js';
 import { SchemaCompilers } from './schema-compilers.js';
 import { AJV_OPTIONS } from './validation.js';
+import { namedPlugin } from './plugin-name.js';
 
 export type { HttpApp } from './http-app.js';
 
@@ -162,13 +163,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
   // In a context of its own, so the docs' headers reach only the docs' routes.
   const csp = docsCsp(options.baseUrl);
-  await app.register(async (docs) => {
+  await app.register(namedPlugin('docs', async (docs) => {
     docs.addHook('onRequest', (_request, reply, done) => {
       securityHeaders(reply, csp);
       done();
     });
     await docs.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { docExpansion: 'list', validatorUrl: null } });
-  });
+  }));
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;
 }

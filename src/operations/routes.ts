@@ -11,6 +11,7 @@ import { submitLockdown } from './lockdown.js';
 import { readLockdowns } from './lockdown-reads.js';
 import { LockdownList, LockdownQuery } from './lockdown-schemas.js';
 import { QueuedOperationSchema, readQueuedOperation } from './queue.js';
+import { namedPlugin } from '../http/plugin-name.js';
 
 /** Bodies a little over the token limit still reach extractCompactJws, which answers 400 rather than 413. */
 const EXECUTE_BODY_LIMIT = 4 * MAX_EXECUTE_BODY_BYTES;
@@ -36,8 +37,8 @@ export function operationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const readLegacyKey = cachedLegacyKeyReader();
   return async (app) => {
     // Bodiless: the parsers removed below do not concern them.
-    await app.register(queuedOperationRoutes(ctx));
-    await app.register(lockdownReadRoutes(ctx));
+    await app.register(namedPlugin('queuedOperationRoutes', queuedOperationRoutes(ctx)));
+    await app.register(namedPlugin('lockdownReadRoutes', lockdownReadRoutes(ctx)));
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: EXECUTE_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
