@@ -12,7 +12,8 @@
 // The locks connect from many loopback addresses (bench/fleet-locks.ts; FLEET_ONE_ADDRESS=1 for
 // one), as a real fleet does. Each side holds a socket per lock: the bench says so and stops when a
 // process may not open that many files (`ulimit -n`). FLEET_PROFILE=DIR records a CPU profile of
-// the restarted service, start-up and storm (bench/profile-summary.ts DIR/*.cpuprofile).
+// the restarted service, start-up and storm (bench/profile-summary.ts DIR/*.cpuprofile);
+// FLEET_LOADGEN_PROFILE=DIR one of each load-generator process, its whole life.
 // Not a test. Run: npm run bench -- fleet   (FLEET_LOCKS=1000,5000 npm run bench -- fleet)
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -60,7 +61,7 @@ function startFleet(mqttUrl: string, rootCertificate: string, locks: Array<{ id:
   const children: ChildProcess[] = [];
   const processes = Math.ceil(locks.length / LOCKS_PER_PROCESS);
   for (let i = 0; i < processes; i++) {
-    const child: ChildProcess = fork(join(root, 'bench/fleet-locks.ts'), [], { execArgv: ['--import', 'tsx', '--max-old-space-size=8192'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child: ChildProcess = fork(join(root, 'bench/fleet-locks.ts'), [], { execArgv: ['--import', 'tsx', '--max-old-space-size=8192', ...(process.env.FLEET_LOADGEN_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.FLEET_LOADGEN_PROFILE] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const share = locks.slice(i * LOCKS_PER_PROCESS, (i + 1) * LOCKS_PER_PROCESS);
     child.send({ type: 'start', mqttUrl, rootCertificate, locks: share, firstAddress: i * 16_384, connectsPerSecond: FIRST_CONNECTS_PER_SECOND / processes } satisfies FleetRequest);
     child.on('exit', (code, signal) => {

@@ -56,9 +56,11 @@ async function answer(request: ServiceRequest): Promise<void> {
       return send({ type: 'profiled', file: request.file });
     }
     case 'online': {
-      // Every lock the service knows, and how many of them it holds online (bench/fleet.ts).
-      const ids = await ctx.db.kysely.selectFrom('locks').select('id').execute();
-      return send({ type: 'online', locks: ids.length, online: ids.filter(({ id }) => ctx.link.isOnline(id)).length });
+      // Every lock the service knows, and how many of them it holds online (bench/fleet.ts), asked
+      // every 200 ms through the storm: a count, not the fleet's rows (reading 19,000 ids and
+      // looking each up took ≈ 4 % of the service's CPU in the storm's profile).
+      const { count } = await ctx.db.kysely.selectFrom('locks').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+      return send({ type: 'online', locks: Number(count), online: ctx.link.brokerStatus().locksOnline });
     }
     case 'memory': {
       // After a full collection when the process allows it (--expose-gc): what is held, not garbage not yet collected.
