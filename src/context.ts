@@ -15,10 +15,11 @@ import { AccountEvents } from './accounts/events.js';
 import { LiveSessions } from './accounts/live-sessions.js';
 import { auditCheckpointLag } from './audit/checkpoint-lag.js';
 import { AuditListeners } from './audit/listeners.js';
-import { CheckpointSigner } from './audit/checkpoint-signer.js';
+import { CHECKPOINT_TURN, CHECKPOINT_TURN_SECONDS, CheckpointSigner } from './audit/checkpoint-signer.js';
 import { startSessionRevocation } from './accounts/session-revocation.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
+import { ClusterTurn, instanceName } from './db/turns.js';
 import { createRateLimits, type RateLimits } from './limits/service-limits.js';
 import type { LockLink } from './lock-link/client.js';
 import { openLockLink } from './lock-link/open.js';
@@ -65,8 +66,10 @@ export interface AppContext {
   broker: EmbeddedBroker | null;
   /** Prometheus metrics of this instance (GET /metrics, src/metrics). */
   metrics: Metrics;
-  /** Signs the audit log's tree head after audit commits (src/audit/checkpoint-signer.ts). */
+  /** Signs the audit log's tree head after audit commits, when this instance holds the cluster's turn (src/audit/checkpoint-signer.ts). */
   checkpoints: CheckpointSigner;
+  /** This process's name as the holder of the cluster's turns (src/db/turns.ts). */
+  instanceName: string;
   /**
    * KiB of memory of argon2id for new password hashes and the login's decoy: PASSWORD_HASH_MEMORY_KIB
    * (src/crypto/passwords.ts) always, except in tests (ContextOptions.passwordHashMemoryKiB).
@@ -146,10 +149,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
     });
     const accountEvents = new AccountEvents();
     const auditListeners = new AuditListeners();
-    const checkpoints = new CheckpointSigner({ db, box, config, logger, now });
+    const name = instanceName();
+    const checkpoints = new CheckpointSigner({ db, box, config, logger, now, bus }, new ClusterTurn(db.kysely, CHECKPOINT_TURN, name, CHECKPOINT_TURN_SECONDS, now, bus));
     // Closed before what it needs (the database): it signs what is left on shutdown.
     closers.push(() => checkpoints.close());
-    const ctx: AppContext = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, accountEvents, auditListeners, brandingFor, now, link, broker, metrics, checkpoints, passwordHashMemoryKiB, closers };
+    const ctx: AppContext = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, accountEvents, auditListeners, brandingFor, now, link, broker, metrics, checkpoints, instanceName: name, passwordHashMemoryKiB, closers };
     // In this order inside an account's transaction: a deleted user leaves their locks before their application's tombstone is written.
     sharingFollowsAccounts(ctx);
     lockConfigsFollowAccountKeys(ctx);

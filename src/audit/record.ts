@@ -6,6 +6,7 @@ import type { DatabaseSchema } from '../db/schema.js';
 import { prepareQuery } from '../db/prepared.js';
 import { inTransaction, type Executor, type UnitOfWork } from '../db/transaction.js';
 import { CURRENT_HASH_VERSION, GENESIS_HASH, auditEntryHash, type AuditClient, type AuditPartySnapshot } from './chain.js';
+import { AUDIT_CHANNEL } from './channel.js';
 import { afterAuditCommit } from './checkpoint-signer.js';
 import type { Frontier } from './merkle.js';
 import { HEAD_ID, appendLeaf, appendToFrontier, frontierOf, type HeadRow } from './tree.js';
@@ -53,8 +54,7 @@ export interface AuditEntry extends AuditPartySnapshot, AuditClient {
   version: typeof CURRENT_HASH_VERSION;
 }
 
-/** The bus channel on which every committed entry is announced as `{ seq, lockId }`. */
-export const AUDIT_CHANNEL = 'audit';
+export { AUDIT_CHANNEL };
 
 // Prepared (src/db/prepared.ts): every lock and unlock appends an entry. The limit is written
 // into the SQL: SQLite (built with STAT4) prepares a statement anew whenever a LIMIT parameter

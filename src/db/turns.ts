@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { sql, type Kysely } from 'kysely';
+import type { EventBus } from '../bus/event-bus.js';
+import type { DatabaseSchema } from './schema.js';
+
+/**
+ * Turns of the cluster (migration 0240): work that one instance does for all (the audit
+ * checkpoint's signature, the alarm sweep), held by whoever claimed it until `expires_at`.
+ */
+export interface ClusterTurnsTable {
+  name: string;
+  /** The instance holding it (`instanceName()`). */
+  holder: string;
+  /** Unix seconds, by the holder's clock when it claimed or renewed the turn. */
+  expires_at: number;
+}
+
+export interface TurnTables {
+  cluster_turns: ClusterTurnsTable;
+}
+
+/** The bus channel on which an instance giving up a turn says so ({ name, holder }). */
+const TURNS_CHANNEL = 'cluster-turns';
+
+/** This process's name as a holder of turns: host and pid for the operator reading the table, and a random part for uniqueness. */
+export function instanceName(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(6).toString('base64url')}`;
+}
+
+/**
+ * One turn of the cluster, as one instance sees it: a row (name, holder, expiry) claimed with one
+ * conditional upsert, renewed by its holder while it works, taken over by another instance once
+ * it expires (the holder crashed or fell silent) or is released (the holder stopped). What it
+ * last learnt is kept in memory, so a look costs no statement while the answer is certain: its
+ * own turn with more than half of its length left, or another's not yet expired. A holder that
+ * stops gives its turn up in the row and says so on the bus: the others forget what they knew
+ * of it and the next to look takes it at once, not at the end of the turn. The expiry is
+ * read by each instance's own clock (ctx.now): clocks apart by more than the turn's length would
+ * let two instances hold it at once, so the work done in turn must stay safe when done twice
+ * (both uses are: a checkpoint is one row per tree size, an alarm one open row per lock and kind).
+ */
+export class ClusterTurn {
+  private holder: string | null = null;
+  private expiresAt = 0;
+  private readonly freed: Array<() => void> = [];
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    readonly name: string,
+    readonly me: string,
+    /** The turn's length: how long a silent holder keeps it from the others. */
+    private readonly seconds: number,
+    private readonly now: () => number,
+    /** Where holders say they gave the turn up (none: the others learn it at its expiry). */
+    private readonly bus?: EventBus,
+  ) {
+    this.unsubscribe = bus?.subscribe(TURNS_CHANNEL, (message) => {
+      const given = message as { name?: unknown; holder?: unknown } | null;
+      if (given?.name !== this.name || given.holder === this.me) return;
+      if (this.holder === given.holder) [this.holder, this.expiresAt] = [null, 0];
+      for (const listener of this.freed) listener();
+    }) ?? (() => undefined);
+  }
+
+  /** Calls `listener` when another instance says it gave the turn up. */
+  onFreed(listener: () => void): void {
+    this.freed.push(listener);
+  }
+
+  /** Whether this instance held the turn at its last look (no statement). */
+  held(): boolean {
+    return this.holder === this.me && this.expiresAt > this.now();
+  }
+
+  /** When another instance's turn, as last seen, runs out (Unix seconds); null when this instance holds it or knows of no holder. */
+  othersUntil(): number | null {
+    return this.holder !== null && this.holder !== this.me && this.expiresAt > this.now() ? this.expiresAt : null;
+  }
+
+  /** When another instance last claimed or renewed the turn, as last seen (its expiry less the turn's length); null when this instance holds it or knows of no holder. */
+  othersSince(): number | null {
+    return this.holder !== null && this.holder !== this.me ? this.expiresAt - this.seconds : null;
+  }
+
+  /**
+   * Whether this instance holds the turn: from memory while that is certain, else asked of the
+   * database (one statement, which claims or renews the turn when it is free or ours).
+   */
+  async take(): Promise<boolean> {
+    const now = this.now();
+    if (this.holder === this.me && this.expiresAt - now > this.seconds / 2) return true;
+    if (this.othersUntil() !== null) return false;
+    return this.claim(now);
+  }
+
+  /** Claims the turn if it is free or ours (renewing it), else learns who holds it until when: one statement. */
+  async claim(now = this.now()): Promise<boolean> {
+    const ours = sql<boolean>`cluster_turns.holder = ${this.me} OR cluster_turns.expires_at <= ${now}`;
+    const row = await this.db
+      .insertInto('cluster_turns')
+      .values({ name: this.name, holder: this.me, expires_at: now + this.seconds })
+      .onConflict((conflict) => conflict.column('name').doUpdateSet({
+        holder: sql<string>`CASE WHEN ${ours} THEN excluded.holder ELSE cluster_turns.holder END`,
+        expires_at: sql<number>`CASE WHEN ${ours} THEN excluded.expires_at ELSE cluster_turns.expires_at END`,
+      }))
+      .returning(['holder', 'expires_at'])
+      .executeTakeFirstOrThrow();
+    this.holder = row.holder;
+    this.expiresAt = Number(row.expires_at);
+    return this.holder === this.me;
+  }
+
+  /** Gives the turn up for good (a clean stop): the next instance to look takes it at once, not at its expiry. */
+  async release(): Promise<void> {
+    this.unsubscribe();
+    if (this.holder !== this.me) return;
+    this.holder = null;
+    this.expiresAt = 0;
+    await this.db.updateTable('cluster_turns').set({ expires_at: 0 }).where('name', '=', this.name).where('holder', '=', this.me).execute();
+    await this.bus?.publish(TURNS_CHANNEL, { name: this.name, holder: this.me });
+  }
+}
