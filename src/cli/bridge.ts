@@ -1,8 +1,12 @@
 import pino from 'pino';
 import { BRIDGE_SETTINGS, BridgeConfigError, loadBridgeConfig } from '../config/bridge.js';
-import { runBridge } from '../bridge/run-bridge.js';
-import { startMatterNetwork } from '../bridge/matter/network.js';
 import { UsageError, type Command } from '../command-line/command.js';
+
+// Loaded when the command runs, not for every command: `latchkey` loads only what the command it
+// runs needs (each CLI process, and the test suite's hundred-odd, paid for the lock stacks'
+// and the simulator's modules; docs/decisions.md, The test suite's time).
+const loadBridge = () => import('../bridge/run-bridge.js');
+const loadMatterNetwork = () => import('../bridge/matter/network.js');
 
 function settingsTable(): string {
   const width = Math.max(...BRIDGE_SETTINGS.map((s) => s.name.length));
@@ -32,6 +36,7 @@ export const bridgeUnpairCommand: Command = {
     if (lockId === '') throw new UsageError('--lock is required');
     const config = loadOrUsage(values.config);
     const logger = pino({ level: config.logLevel });
+    const { startMatterNetwork } = await loadMatterNetwork();
     const network = await startMatterNetwork({ dataDir: config.dataDir, port: config.matter.port, pingSeconds: config.matter.pingSeconds, logger, locks: [] });
     try {
       const { unpaired, decommissioned } = await network.unpair(lockId);
@@ -60,6 +65,7 @@ export const bridgeCommand: Command = {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
+    const { runBridge } = await loadBridge();
     const bridge = runBridge({ config, logger });
     const signal = await stopped;
     logger.info({ signal }, 'shutting down');

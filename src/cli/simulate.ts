@@ -4,9 +4,13 @@ import { loadConfig, type Config } from '../config/config.js';
 import { loadKeyEncryptionKey, createSecretBox } from '../crypto/secret-box.js';
 import { openDatabase } from '../db/database.js';
 import { isValidLockId } from '../device-protocol/topics.js';
-import { runSimulator } from '../simulator/run-simulator.js';
 import { UsageError, optionalNumber, requireString, type Command } from '../command-line/command.js';
 import { deviceSecret } from '../command-line/device-secret.js';
+
+// Loaded when the command runs, not for every command: `latchkey` loads only what the command it
+// runs needs (each CLI process, and the test suite's hundred-odd, paid for the lock stacks'
+// and the simulator's modules; docs/decisions.md, The test suite's time).
+const loadSimulator = () => import('../simulator/run-simulator.js');
 
 /** Base64 DER from a file holding a PEM certificate or Base64 DER. */
 export function rootFromText(text: string): string {
@@ -79,6 +83,7 @@ export const lockSimulateCommand: Command = {
     if (lanPort === undefined && (lanHost !== undefined || lanAdvertise !== undefined)) throw new UsageError('--lan-host and --lan-advertise need --lan-port');
     const lockdownFile = typeof values['lockdown-file'] === 'string' ? values['lockdown-file'] : undefined;
     const keypadFile = typeof values['keypad-file'] === 'string' ? values['keypad-file'] : undefined;
+    const { runSimulator } = await loadSimulator();
     const simulator = await runSimulator({
       id, secret, mqttUrl, replyDelayMs, topicPrefix: config.topicPrefix, stdin: process.stdin, stdout: process.stdout,
       ...(trustedRoot ? { trustedRoot } : {}),

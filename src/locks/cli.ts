@@ -4,8 +4,14 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { isAppError } from '../errors/catalogue.js';
 import { isUuid } from '../ids/path-ids.js';
-import { writeDeviceCertificate } from './device-certificates.js';
 import { provisionLock } from './provision.js';
+import type { writeDeviceCertificate as WriteDeviceCertificate } from './device-certificates.js';
+
+// Loaded when a certificate is asked for (--cert-out, `lock certificate`): every other command of
+// `latchkey` then starts without the X.509 and ASN.1 modules (docs/decisions.md, The test suite's time).
+async function writeDeviceCertificate(...args: Parameters<typeof WriteDeviceCertificate>) {
+  return (await import('./device-certificates.js')).writeDeviceCertificate(...args);
+}
 
 type Print = (line: string) => void;
 const stdout: Print = (line) => void process.stdout.write(`${line}\n`);
