@@ -60,97 +60,134 @@ async function postgresPids(name: string): Promise<number[]> {
 
 interface Figures { cpuUs: number; serverCpuUs: number; wallUs: number; roundTrips: number; commits: number }
 
-async function measure(engine: string): Promise<Figures> {
+interface Engine {
+  name: string;
+  /** Runs one measured round; answers its totals (not per unlock). */
+  round(): Promise<Figures>;
+  /** Prints the statement lists (UNLOCK_DB_BENCH_STATEMENTS) over `n` unlocks. */
+  report(n: number): void;
+  close(): Promise<void>;
+}
+
+/** A service on `engine` with its users and doors, warmed up, ready to run rounds. */
+async function start(engine: string): Promise<Engine> {
   const database = engine === 'postgres' ? await createBenchDatabase() : null;
   const { service, close } = await startBenchService(database ? { DATABASE_URL: database.url } : {});
   const ctx = service.ctx as AppContext;
-  try {
-    const statements = new Map<string, { calls: number; nanos: bigint }>();
-    const runNow = ctx.db.runNow;
-    if (process.env.UNLOCK_DB_BENCH_STATEMENTS && runNow) {
-      (ctx.db as { runNow: typeof runNow }).runNow = (sql, parameters) => {
-        const started = process.hrtime.bigint();
-        try {
-          return runNow(sql, parameters);
-        } finally {
-          const entry = statements.get(sql) ?? { calls: 0, nanos: 0n };
-          entry.calls++;
-          entry.nanos += process.hrtime.bigint() - started;
-          statements.set(sql, entry);
-        }
-      };
-    }
-    await register(ctx, { email: `bench-${Date.now()}@example.com`, password: 'correct horse battery', version: 3, force: false });
-    const user = await ctx.db.kysely.selectFrom('users').select('id').executeTakeFirstOrThrow();
-    // A door per unlock in flight: a peak's unlocks open different doors (one door's unlocks follow one another).
-    const locks: Array<{ id: string }> = [];
-    for (let i = 0; i < GROUP; i++) locks.push(await provisionLock(ctx.db.kysely, { name: `Bench door ${i}` }, ctx.now()));
-
-    const unlock = async (lock: { id: string }): Promise<void> => {
-      const now = ctx.now();
-      // With the lockdown's responders, which an unlock checks.
-      await readLockForOperation(ctx.db, lock.id, user.id);
-      const commandId = randomUUID();
-      const command = pendingCommand(lock.id, user.id, false, now, ctx.config.lockReplyTimeoutMs, commandId);
-      // What the verified operation carries that "begin" reads.
-      const op = { lock: { id: lock.id }, replayKey: randomUUID(), claims: { exp: now + 60 }, now, queued: undefined } as unknown as VerifiedOperation;
-      await consumeAndBegin(ctx.db, ctx.logger, op, command);
-      await confirmCommand(ctx, command, { lockId: lock.id, type: 'DOOR_UNLOCK', actorUserId: user.id, details: { jti: commandId, commandId } });
-      await recordState(ctx, lock.id, { locked: false, ts: now, battery: 80 });
-      // The lock relocks by itself after its unlock time: a report nobody waits for, audited without a user.
-      await recordState(ctx, lock.id, { locked: true, ts: now, battery: 80 });
+  const statements = new Map<string, { calls: number; nanos: bigint }>();
+  const runNow = ctx.db.runNow;
+  if (process.env.UNLOCK_DB_BENCH_STATEMENTS && runNow) {
+    (ctx.db as { runNow: typeof runNow }).runNow = (sql, parameters) => {
+      const started = process.hrtime.bigint();
+      try {
+        return runNow(sql, parameters);
+      } finally {
+        const entry = statements.get(sql) ?? { calls: 0, nanos: 0n };
+        entry.calls++;
+        entry.nanos += process.hrtime.bigint() - started;
+        statements.set(sql, entry);
+      }
     };
-    const unlocks = async (count: number): Promise<void> => {
-      for (let done = 0; done < count; done += GROUP) await Promise.all(locks.map(unlock));
-    };
-
-    await unlocks(ROUND / 4); // warm-up
-    statements.clear();
-    sent.clear();
-    const pids = database ? await postgresPids(database.name) : [];
-    const serverCpu = () => pids.reduce((sum, pid) => sum + (cpuSecondsOf(pid) || 0), 0);
-    const commitsBefore = database ? await committedTransactions(database.name) : 0;
-    const tripsBefore = roundTrips;
-    const cpuBefore = process.cpuUsage();
-    const serverBefore = serverCpu();
-    const started = performance.now();
-    for (let round = 0; round < ROUNDS; round++) await unlocks(ROUND);
-    const wallUs = ((performance.now() - started) * 1000) / (ROUNDS * ROUND);
-    const used = process.cpuUsage(cpuBefore);
-    const n = ROUNDS * ROUND;
-    const figures: Figures = {
-      cpuUs: (used.user + used.system) / n,
-      serverCpuUs: ((serverCpu() - serverBefore) * 1e6) / n,
-      wallUs,
-      roundTrips: (roundTrips - tripsBefore) / n,
-      // Less the statistics query of committedTransactions itself.
-      commits: database ? (await committedTransactions(database.name) - commitsBefore - 1) / n : NaN,
-    };
-    for (const [sql, { calls, nanos }] of [...statements].sort((a, b) => Number(b[1].nanos - a[1].nanos))) {
-      console.log(`${(Number(nanos) / calls / 1000).toFixed(2).padStart(7)} µs × ${(calls / n).toFixed(2)}  ${sql.slice(0, 100)}`);
-    }
-    for (const [text, calls] of [...sent].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${(calls / n).toFixed(2).padStart(7)} ×  ${text.replace(/\s+/g, ' ').slice(0, 150)}`);
-    return figures;
-  } finally {
-    await close();
-    await database?.drop();
   }
+  await register(ctx, { email: `bench-${Date.now()}@example.com`, password: 'correct horse battery', version: 3, force: false });
+  const user = await ctx.db.kysely.selectFrom('users').select('id').executeTakeFirstOrThrow();
+  // A door per unlock in flight: a peak's unlocks open different doors (one door's unlocks follow one another).
+  const locks: Array<{ id: string }> = [];
+  for (let i = 0; i < GROUP; i++) locks.push(await provisionLock(ctx.db.kysely, { name: `Bench door ${i}` }, ctx.now()));
+
+  const unlock = async (lock: { id: string }): Promise<void> => {
+    const now = ctx.now();
+    // With the lockdown's responders, which an unlock checks.
+    await readLockForOperation(ctx.db, lock.id, user.id);
+    const commandId = randomUUID();
+    const command = pendingCommand(lock.id, user.id, false, now, ctx.config.lockReplyTimeoutMs, commandId);
+    // What the verified operation carries that "begin" reads.
+    const op = { lock: { id: lock.id }, replayKey: randomUUID(), claims: { exp: now + 60 }, now, queued: undefined } as unknown as VerifiedOperation;
+    await consumeAndBegin(ctx.db, ctx.logger, op, command);
+    await confirmCommand(ctx, command, { lockId: lock.id, type: 'DOOR_UNLOCK', actorUserId: user.id, details: { jti: commandId, commandId } });
+    await recordState(ctx, lock.id, { locked: false, ts: now, battery: 80 });
+    // The lock relocks by itself after its unlock time: a report nobody waits for, audited without a user.
+    await recordState(ctx, lock.id, { locked: true, ts: now, battery: 80 });
+  };
+  const unlocks = async (count: number): Promise<void> => {
+    for (let done = 0; done < count; done += GROUP) await Promise.all(locks.map(unlock));
+  };
+
+  await unlocks(ROUND / 4); // warm-up
+  statements.clear();
+  const pids = database ? await postgresPids(database.name) : [];
+  const serverCpu = () => pids.reduce((sum, pid) => sum + (cpuSecondsOf(pid) || 0), 0);
+  return {
+    name: engine,
+    async round() {
+      const commitsBefore = database ? await committedTransactions(database.name) : 0;
+      const tripsBefore = roundTrips;
+      const cpuBefore = process.cpuUsage();
+      const serverBefore = serverCpu();
+      const started = performance.now();
+      await unlocks(ROUND);
+      const wallUs = (performance.now() - started) * 1000;
+      const used = process.cpuUsage(cpuBefore);
+      const trips = roundTrips - tripsBefore;
+      return {
+        cpuUs: used.user + used.system,
+        serverCpuUs: (serverCpu() - serverBefore) * 1e6,
+        wallUs,
+        roundTrips: database ? trips : 0,
+        // Less committedTransactions' own statement (and its commit) before the round.
+        commits: database ? await committedTransactions(database.name) - commitsBefore - 1 : NaN,
+      };
+    },
+    report(n) {
+      for (const [sql, { calls, nanos }] of [...statements].sort((a, b) => Number(b[1].nanos - a[1].nanos))) {
+        console.log(`${(Number(nanos) / calls / 1000).toFixed(2).padStart(7)} µs × ${(calls / n).toFixed(2)}  ${sql.slice(0, 100)}`);
+      }
+      if (database) for (const [text, calls] of [...sent].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${(calls / n).toFixed(2).padStart(7)} ×  ${text.replace(/\s+/g, ' ').slice(0, 150)}`);
+    },
+    async close() {
+      await close();
+      await database?.drop();
+    },
+  };
 }
 
 console.log(`\nAn unlock's database work (read, begin, confirm, the lock's state report, its relock's report), ${GROUP} unlocks at a time, ${ROUNDS} × ${ROUND}`);
-const results = new Map<string, Figures>();
-for (const engine of ENGINES) {
-  try {
-    const figures = await measure(engine);
-    results.set(engine, figures);
-    const server = engine === 'postgres' ? ` + PostgreSQL ${figures.serverCpuUs.toFixed(0)} µs, ${figures.roundTrips.toFixed(1)} round trips, ${figures.commits.toFixed(2)} commits` : '';
-    console.log(`${engine.padEnd(9)} CPU ${figures.cpuUs.toFixed(0)} µs${server}; ${figures.wallUs.toFixed(0)} µs of time per unlock (${(1e6 / figures.wallUs).toFixed(0)} unlocks/s)`);
-  } catch (err) {
-    console.log(`${engine}: ${err instanceof Error ? err.message : String(err)}`);
+// The engines' rounds interleaved (sqlite, postgres, sqlite, …): on a shared machine the load
+// moves during a run, and measuring one engine after the other biased the ratio by it. Both
+// services stay up meanwhile; the idle one's background work (timers) is counted in the other's
+// process CPU, a small bias alike for both.
+const engines: Engine[] = [];
+const totals = new Map<string, Figures>();
+try {
+  for (const name of ENGINES) {
+    try {
+      engines.push(await start(name));
+    } catch (err) {
+      console.log(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
+  sent.clear();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const engine of engines) {
+      const figures = await engine.round();
+      const total = totals.get(engine.name) ?? { cpuUs: 0, serverCpuUs: 0, wallUs: 0, roundTrips: 0, commits: 0 };
+      for (const key of Object.keys(total) as Array<keyof Figures>) total[key] += figures[key];
+      totals.set(engine.name, total);
+    }
+  }
+  const n = ROUNDS * ROUND;
+  for (const engine of engines) {
+    engine.report(n);
+    const total = totals.get(engine.name)!;
+    for (const key of Object.keys(total) as Array<keyof Figures>) total[key] /= n;
+    const server = engine.name === 'postgres' ? ` + PostgreSQL ${total.serverCpuUs.toFixed(0)} µs, ${total.roundTrips.toFixed(1)} round trips, ${total.commits.toFixed(2)} commits` : '';
+    console.log(`${engine.name.padEnd(9)} CPU ${total.cpuUs.toFixed(0)} µs${server}; ${total.wallUs.toFixed(0)} µs of time per unlock (${(1e6 / total.wallUs).toFixed(0)} unlocks/s)`);
+  }
+} finally {
+  for (const engine of engines) await engine.close();
 }
-const sqlite = results.get('sqlite');
-const postgres = results.get('postgres');
+const sqlite = totals.get('sqlite');
+const postgres = totals.get('postgres');
 if (sqlite && postgres) {
   const cpu = (postgres.cpuUs + postgres.serverCpuUs) / sqlite.cpuUs;
   console.log(`PostgreSQL ÷ SQLite, CPU per unlock (service + PostgreSQL's)   ${cpu.toFixed(1)} ×   goal ≤ ${GOAL_RATIO} ×`);
