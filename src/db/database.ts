@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type QueryResult } from 'kysely
 import pg from 'pg';
 import type { Config } from '../config/config.js';
 import { CommitGroup } from './group-commit.js';
+import { NamingClient } from './named-statements.js';
 import type { DatabaseSchema } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -38,7 +39,8 @@ pg.types.setTypeParser(20, (value) => Number(value));
 
 export function openDatabase(config: Config['database']): Database {
   if (config.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: config.url, max: 10 });
+    // Repeated statements prepared once per connection (named-statements.ts).
+    const pool = new pg.Pool({ connectionString: config.url, max: 10, Client: NamingClient });
     // An idle client dropped by the server (restart, failover) must not crash the process.
     pool.on('error', () => undefined);
     const kysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type pg from 'pg';
+import { MAX_NAMED_PER_CONNECTION, NamingClient, statementName } from '../../src/db/named-statements.js';
+import { createTestDatabase, TEST_DB, type TestDatabase } from '../helpers/database.js';
+
+describe('named prepared statements on PostgreSQL', { skip: TEST_DB === 'sqlite' && 'PostgreSQL only (SQLite caches its statements in-process)' }, () => {
+  let testDb: TestDatabase;
+  // Typed as pg's Client (NamingClient's override keeps pg's behaviour and overloads).
+  let client: pg.Client;
+  before(async () => {
+    testDb = await createTestDatabase();
+    client = new NamingClient({ connectionString: testDb.url });
+    await client.connect();
+  });
+  after(async () => {
+    await client.end();
+    await testDb.drop();
+  });
+
+  const prepared = async (): Promise<string[]> =>
+    (await client.query<{ name: string }>('select name from pg_prepared_statements order by name')).rows.map((row) => row.name);
+
+  it('names a parameterised text the second time it is sent, and runs it with each call\'s values', async () => {
+    const text = 'select cast($1 as int) + 1 as n';
+    assert.equal((await client.query<{ n: number }>(text, [1])).rows[0]!.n, 2);
+    assert.deepEqual(await prepared(), []);
+    assert.equal((await client.query<{ n: number }>(text, [2])).rows[0]!.n, 3);
+    assert.deepEqual(await prepared(), [statementName(text)]);
+    assert.equal((await client.query<{ n: number }>(text, [41])).rows[0]!.n, 42);
+    assert.deepEqual(await prepared(), [statementName(text)]);
+  });
+
+  it('keeps a bounded set per connection: texts past it run unnamed', async () => {
+    for (let i = 0; i < MAX_NAMED_PER_CONNECTION + 20; i++) {
+      const text = `select cast($1 as int) + ${i} as n`;
+      for (const value of [1, 2]) assert.equal((await client.query<{ n: number }>(text, [value])).rows[0]!.n, value + i);
+    }
+    assert.equal((await prepared()).length, MAX_NAMED_PER_CONNECTION);
+  });
+});
