@@ -184,6 +184,40 @@ export function auditEntryPreimage(previousHash: string | null, entry: AuditHash
   return canonicalMembers(preimage, PREIMAGE_KEYS[entry.version]);
 }
 
+/**
+ * The members of a format-3 preimage that PostgreSQL's append function fills in (migration 0230):
+ * the parties as their user rows read under the tree head's lock, and the lock's last hash read
+ * after it. In RFC 8785 key order, which is the order of their holes in the preimage.
+ */
+export const PREIMAGE_HOLES = ['actorDisplayName', 'actorEmail', 'previousHash', 'subjectDisplayName', 'subjectEmail'] as const;
+
+/**
+ * A format-3 entry's preimage as the text around PREIMAGE_HOLES: six pieces, each hole's value
+ * (JSON: a string, or null) going between two. Joined with the values as JSON.stringify writes
+ * them it is auditEntryPreimage's string exactly (test/audit/log-format.unit.test.ts); the
+ * entry's own parties are ignored.
+ */
+export function auditEntryPreimagePieces(entry: HashedFields & AuditClient & { version: 3 }): string[] {
+  const holes = new Set<string>(PREIMAGE_HOLES);
+  const parties: AuditPartySnapshot = { actorEmail: null, actorDisplayName: null, subjectEmail: null, subjectDisplayName: null };
+  // Checked and normalised by the preimage itself, with placeholders where the holes go.
+  const whole = JSON.parse(auditEntryPreimage(null, { ...entry, ...parties })) as Record<string, unknown>;
+  const pieces: string[] = [];
+  let out = '';
+  for (const key of PREIMAGE_KEYS_V3) {
+    if (!(key in whole)) continue;
+    out += `${out === '' && pieces.length === 0 ? '{' : ','}${JSON.stringify(key)}:`;
+    if (holes.has(key)) {
+      pieces.push(out);
+      out = '';
+    } else {
+      out += canonicalJson(whole[key]);
+    }
+  }
+  pieces.push(`${out}}`);
+  return pieces;
+}
+
 // ——— The Merkle tree (RFC 9162 §2.1) —————————————————————————————————————————————————————————
 
 /**

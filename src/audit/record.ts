@@ -1,4 +1,4 @@
-import { sql, type Insertable, type QueryCreator } from 'kysely';
+import { sql, type Insertable, type QueryCreator, type RawBuilder } from 'kysely';
 import type { AppContext } from '../context.js';
 import { newId } from '../crypto/random.js';
 import type { DialectName } from '../db/database.js';
@@ -7,9 +7,10 @@ import { prepareQuery } from '../db/prepared.js';
 import { inTransaction, type Executor, type UnitOfWork } from '../db/transaction.js';
 import { CURRENT_HASH_VERSION, GENESIS_HASH, auditEntryHash, type AuditClient, type AuditPartySnapshot } from './chain.js';
 import { AUDIT_CHANNEL } from './channel.js';
+import { auditEntryPreimagePieces } from './log-format.js';
 import { afterAuditCommit } from './checkpoint-signer.js';
 import type { Frontier } from './merkle.js';
-import { HEAD_ID, appendLeaf, appendToFrontier, frontierOf, type HeadRow } from './tree.js';
+import { appendLeaf, frontierOf, HEAD_ID, type HeadRow } from './tree.js';
 import type { AuditEntriesTable } from './tables.js';
 import { auditMessage, type AuditType } from './types.js';
 
@@ -80,30 +81,14 @@ const readHeadReadingParties = prepareQuery<{ actorId: string | null; subjectId:
     .select(['head.size', 'head.frontier', 'actor.email as actor_email', 'actor.display_name as actor_display_name', 'subject.email as subject_email', 'subject.display_name as subject_display_name'])
     .where('head.id', '=', HEAD_ID));
 
-/**
- * PostgreSQL: the same and the lock's last hash in one round trip (migration 0190's function,
- * issue 33 point 3). It locks the head row, held to commit, so every audit writer takes turns
- * (leaves follow commit order, and a lock's chain has one writer at a time); the users are read as
- * its first statement found them, before any wait for that lock; the last hash by a statement of
- * its own after the lock is granted, so under READ COMMITTED it sees the entry of the writer it
- * waited for.
- */
-const appendStart = prepareQuery<{ lockId: string; actorId: string | null; subjectId: string | null }, HeadAndPartiesRow & { last_hash: string | null }>((db, slot) =>
-  db.selectFrom(sql<HeadAndPartiesRow & { last_hash: string | null }>`audit_append_start(${slot.lockId}, ${slot.actorId}, ${slot.subjectId})`.as('start')).selectAll());
-
-/** The head with the parties, and the lock's previous hash, as the append reads them (see above). */
+/** SQLite: the head with the parties, and the lock's previous hash (see above). */
 async function startAppend(uow: UnitOfWork, lockId: string, actorId: string | null, subjectId: string | null): Promise<{ head: HeadAndPartiesRow; previousHash: string }> {
-  if (uow.dialect === 'postgres') {
-    const row = await appendStart.takeFirst(uow.db, uow.dialect, { lockId, actorId, subjectId });
-    if (row === undefined) throw new Error('audit tree head is missing (migration 0008 not run?)');
-    return { head: row, previousHash: row.last_hash ?? GENESIS_HASH };
-  }
   const head = await readHeadReadingParties.takeFirst(uow.db, uow.dialect, { actorId, subjectId });
   if (head === undefined) throw new Error('audit tree head is missing (migration 0008 not run?)');
   return { head, previousHash: await lastHashOf(uow.db, uow.dialect, lockId) };
 }
 
-/** The entry's insert, built once for both statements below. */
+/** The entry's insert (SQLite). */
 function entryInsert(db: QueryCreator<DatabaseSchema>, slot: Insertable<AuditEntriesTable>) {
   return db
     .insertInto('audit_entries')
@@ -134,54 +119,124 @@ function entryInsert(db: QueryCreator<DatabaseSchema>, slot: Insertable<AuditEnt
 // temporary table first, a third of the insert's cost.
 const insertEntry = prepareQuery<Insertable<AuditEntriesTable>>(entryInsert);
 
-type EntryAndTree = Insertable<AuditEntriesTable> & { positions: number[]; hashes: Buffer[]; leafPosition: number; size: number; frontier: Buffer };
-// PostgreSQL (no rowid): the entry, the tree nodes its leaf completes (the leaf naming the entry's
-// seq) and the new head, in one statement (issue 33 point 3: four to six round trips → one). Each
-// data-modifying WITH runs to completion whether or not the result reads it.
-const insertEntryAndTree = prepareQuery<EntryAndTree, { seq: number }>((db, slot) =>
-  db
-    .with('entry', (qc) => entryInsert(qc, slot).returning('seq'))
-    .with('nodes', (qc) =>
-      qc
-        .insertInto('audit_tree_nodes')
-        .columns(['position', 'hash', 'entry_seq'])
-        .expression(sql`select n.position, n.hash, case when n.position = ${slot.leafPosition} then (select seq from entry) end
-          from unnest(cast(${slot.positions} as bigint[]), cast(${slot.hashes} as bytea[])) as n(position, hash)`))
-    .with('head', (qc) => qc.updateTable('audit_tree_head').set({ size: slot.size, frontier: slot.frontier }).where('id', '=', HEAD_ID))
-    .selectFrom('entry')
-    .select('seq'));
-
-/** Inserts the entry and appends its leaf to `tree` (read with the head's lock in this transaction); answers its seq. */
+/** Inserts the entry and appends its leaf to `tree` (read with the head in this transaction); answers its seq (SQLite). */
 async function insertEntryAndLeaf(uow: UnitOfWork, row: Insertable<AuditEntriesTable> & { hash: string }, tree: Frontier): Promise<number> {
-  if (uow.dialect === 'sqlite') {
-    const { insertId } = await insertEntry.execute(uow.db, uow.dialect, row);
-    if (insertId === undefined) throw new Error('audit entry insert answered no rowid');
-    await appendLeaf(uow.db, uow.dialect, tree, { seq: Number(insertId), hash: row.hash });
-    return Number(insertId);
-  }
-  const { nodes, size, frontier } = appendToFrontier(tree, row.hash);
-  const inserted = await insertEntryAndTree.takeFirst(uow.db, uow.dialect, {
-    ...row, positions: nodes.map((node) => node.position), hashes: nodes.map((node) => node.hash), leafPosition: nodes[0]!.position, size, frontier,
-  });
-  if (inserted === undefined) throw new Error('audit entry insert returned no row');
-  return Number(inserted.seq);
+  const { insertId } = await insertEntry.execute(uow.db, uow.dialect, row);
+  if (insertId === undefined) throw new Error('audit entry insert answered no rowid');
+  await appendLeaf(uow.db, uow.dialect, tree, { seq: Number(insertId), hash: row.hash });
+  return Number(insertId);
+}
+
+/** An entry's fields as the recorder computes them before any read: all but the parties, the previous hash and the hash. */
+type OwnFields = Omit<AuditEntry, keyof AuditPartySnapshot | 'seq' | 'previousHash' | 'hash'>;
+
+function ownFields(ctx: AppContext, input: AuditInput): OwnFields {
+  const rejected = input.rejected === true;
+  return {
+    id: newId(),
+    version: CURRENT_HASH_VERSION,
+    lockId: input.lockId,
+    timestamp: input.at === undefined ? ctx.now() : Math.min(input.at, ctx.now()),
+    type: input.type,
+    actorUserId: input.actorUserId,
+    subjectUserId: input.subjectUserId ?? null,
+    actorIp: input.client?.actorIp ?? null,
+    userAgent: input.client?.userAgent ?? null,
+    rejected,
+    message: auditMessage(input.type, rejected, input.noReply === true ? undefined : input.message, input.noReply === true),
+    details: input.details === undefined ? null : (JSON.parse(JSON.stringify(input.details)) as Record<string, unknown>),
+  };
+}
+
+/** The arguments of migration 0230's audit_append, by name. */
+export type AppendSlots = {
+  lockId: string; actorId: string | null; subjectId: string | null; id: string; timestamp: number; type: string;
+  actorIp: string | null; userAgentType: string | null; userAgentVersion: string | null; rejected: 0 | 1; message: string;
+  details: string | null; version: number; preimage: string[]; outbox: boolean;
+};
+
+/** What audit_append answers. */
+export type AppendedRow = {
+  seq: number; hash: string; prev_hash: string; actor_email: string | null; actor_display_name: string | null;
+  subject_email: string | null; subject_display_name: string | null; outboxed: boolean;
+};
+
+/**
+ * PostgreSQL: the call of migration 0230's function, which appends the entry in the database in
+ * one round trip (the head's lock with the parties, the last hash, the chain hash, the entry, its
+ * Merkle nodes, the head, the webhooks' outbox row). `after`: a value the statement computes
+ * first (see the migration), e.g. a data-modifying WITH's row count.
+ */
+export function auditAppendCall(slot: AppendSlots, after: RawBuilder<unknown> = sql`null`): RawBuilder<AppendedRow> {
+  return sql<AppendedRow>`audit_append(${slot.lockId}, ${slot.actorId}, ${slot.subjectId}, ${slot.id}, cast(${slot.timestamp} as double precision), ${slot.type},
+    ${slot.actorIp}, ${slot.userAgentType}, ${slot.userAgentVersion}, cast(${slot.rejected} as integer), ${slot.message}, ${slot.details},
+    cast(${slot.version} as integer), cast(${slot.preimage} as text[]), cast(${slot.outbox} as boolean), cast(${after} as bigint))`;
+}
+
+const appendInDatabase = prepareQuery<AppendSlots, AppendedRow>((db, slot) => db.selectFrom(auditAppendCall(slot).as('appended')).selectAll());
+
+/** What the entry of `input` hands audit_append (PostgreSQL), and its fields. */
+export function appendSlots(ctx: AppContext, input: AuditInput): { slots: AppendSlots; fields: OwnFields } {
+  const fields = ownFields(ctx, input);
+  const { id: _id, ...hashed } = fields;
+  return {
+    fields,
+    slots: {
+      lockId: fields.lockId, actorId: fields.actorUserId, subjectId: fields.subjectUserId, id: fields.id, timestamp: fields.timestamp, type: fields.type,
+      actorIp: fields.actorIp, userAgentType: fields.userAgent?.type ?? null, userAgentVersion: fields.userAgent?.version ?? null,
+      rejected: fields.rejected ? 1 : 0, message: fields.message, details: fields.details === null ? null : JSON.stringify(fields.details),
+      version: fields.version, preimage: auditEntryPreimagePieces(hashed), outbox: ctx.auditListeners.outboxWanted(fields),
+    },
+  };
+}
+
+/**
+ * The entry audit_append wrote (PostgreSQL), its outbox row's follower told and its announcements
+ * queued on `hooks` (the statement's transaction, or a statement committed alone).
+ */
+export function appendedEntry(ctx: AppContext, hooks: Pick<UnitOfWork, 'onCommit'>, fields: OwnFields, row: AppendedRow): AuditEntry {
+  const entry: AuditEntry = {
+    ...fields,
+    seq: Number(row.seq),
+    actorEmail: row.actor_email,
+    actorDisplayName: row.actor_display_name,
+    subjectEmail: row.subject_email,
+    subjectDisplayName: row.subject_display_name,
+    previousHash: row.prev_hash,
+    hash: row.hash,
+  };
+  if (row.outboxed) ctx.auditListeners.outboxWritten(hooks, entry);
+  announce(ctx, hooks, entry);
+  return entry;
+}
+
+function announce(ctx: AppContext, hooks: Pick<UnitOfWork, 'onCommit'>, entry: AuditEntry): void {
+  hooks.onCommit(() => ctx.bus.publish(AUDIT_CHANNEL, { seq: entry.seq, lockId: entry.lockId }));
+  hooks.onCommit(() => afterAuditCommit(ctx));
 }
 
 /**
  * Appends an entry to the lock's trail inside the caller's transaction, holding who its actor and
  * subject are now (read with the tree head, before its lock is granted) and chained to the lock's
- * previous entry, appends it to the Merkle tree over the whole log (tree.ts), announces it on
- * the bus once committed and lets the checkpoint signer know. On PostgreSQL the tree head's row
- * lock, taken first, makes every audit writer take turns (so leaves follow commit order, and each
- * lock's chain is written by one transaction at a time: every entry is written here, after that
- * lock). The listeners (ctx.auditListeners: the webhooks' outbox) write what they keep of the
- * entry in its transaction. The last hash is read in a statement of its own after the lock is
- * granted (on PostgreSQL in the same round trip: startAppend), so under the default READ COMMITTED
- * isolation it sees the entry of the writer it waited for; SQLite runs one write transaction at a time.
+ * previous entry, appends it to the Merkle tree over the whole log (tree.ts), has the webhooks'
+ * outbox keep it (ctx.auditListeners), announces it on the bus once committed and lets the
+ * checkpoint signer know. On PostgreSQL all of it is one call of migration 0230's audit_append
+ * (issue 33 point 3), whose hashing test/audit/append-in-database.test.ts keeps equal to this
+ * file's; there the tree head's row lock, taken first, makes every audit writer take turns (so
+ * leaves follow commit order, and each lock's chain is written by one transaction at a time), and
+ * the last hash is read in a statement of its own after the lock is granted, so under the default
+ * READ COMMITTED isolation it sees the entry of the writer it waited for. SQLite runs one write
+ * transaction at a time.
  */
 export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: AuditInput): Promise<AuditEntry> {
-  const subjectUserId = input.subjectUserId ?? null;
-  const { head, previousHash } = await startAppend(uow, input.lockId, input.actorUserId, subjectUserId);
+  if (uow.dialect === 'postgres') {
+    const { slots, fields } = appendSlots(ctx, input);
+    const row = await appendInDatabase.takeFirst(uow.db, uow.dialect, slots);
+    if (row === undefined) throw new Error('audit_append answered no row');
+    return appendedEntry(ctx, uow, fields, row);
+  }
+  const { id, ...fields } = ownFields(ctx, input);
+  const { head, previousHash } = await startAppend(uow, input.lockId, fields.actorUserId, fields.subjectUserId);
   const tree = frontierOf(head);
   const parties: AuditPartySnapshot = {
     actorEmail: head.actor_email,
@@ -189,24 +244,8 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     subjectEmail: head.subject_email,
     subjectDisplayName: head.subject_display_name,
   };
-  const rejected = input.rejected === true;
-  const details = input.details === undefined ? null : (JSON.parse(JSON.stringify(input.details)) as Record<string, unknown>);
-  const fields = {
-    version: CURRENT_HASH_VERSION,
-    lockId: input.lockId,
-    timestamp: input.at === undefined ? ctx.now() : Math.min(input.at, ctx.now()),
-    type: input.type,
-    actorUserId: input.actorUserId,
-    subjectUserId,
-    ...parties,
-    actorIp: input.client?.actorIp ?? null,
-    userAgent: input.client?.userAgent ?? null,
-    rejected,
-    message: auditMessage(input.type, rejected, input.noReply === true ? undefined : input.message, input.noReply === true),
-    details,
-  };
-  const hash = auditEntryHash(previousHash, fields);
-  const id = newId();
+  const hashed = { ...fields, ...parties };
+  const hash = auditEntryHash(previousHash, hashed);
   const seq = await insertEntryAndLeaf(uow, {
     id,
     lock_id: fields.lockId,
@@ -214,24 +253,23 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     type: fields.type,
     actor_user_id: fields.actorUserId,
     subject_user_id: fields.subjectUserId,
-    actor_email: fields.actorEmail,
-    actor_display_name: fields.actorDisplayName,
-    subject_email: fields.subjectEmail,
-    subject_display_name: fields.subjectDisplayName,
+    actor_email: parties.actorEmail,
+    actor_display_name: parties.actorDisplayName,
+    subject_email: parties.subjectEmail,
+    subject_display_name: parties.subjectDisplayName,
     actor_ip: fields.actorIp,
     user_agent_type: fields.userAgent?.type ?? null,
     user_agent_version: fields.userAgent?.version ?? null,
-    rejected: rejected ? 1 : 0,
+    rejected: fields.rejected ? 1 : 0,
     message: fields.message,
-    details: details === null ? null : JSON.stringify(details),
+    details: fields.details === null ? null : JSON.stringify(fields.details),
     prev_hash: previousHash,
     hash,
     hash_version: fields.version,
   }, tree);
-  const entry: AuditEntry = { seq, id, ...fields, previousHash, hash };
+  const entry: AuditEntry = { seq, id, ...hashed, previousHash, hash };
   await ctx.auditListeners.recorded(uow, entry);
-  uow.onCommit(() => ctx.bus.publish(AUDIT_CHANNEL, { seq, lockId: fields.lockId }));
-  uow.onCommit(() => afterAuditCommit(ctx));
+  announce(ctx, uow, entry);
   return entry;
 }
 

@@ -1,11 +1,14 @@
-import { recordAudit, type AuditInput } from '../audit/record.js';
+import { sql } from 'kysely';
+import type { Flag } from '../accounts/tables.js';
+import { appendedEntry, appendSlots, auditAppendCall, recordAudit, type AppendedRow, type AppendSlots, type AuditInput } from '../audit/record.js';
 import type { AuditType } from '../audit/types.js';
 import type { AppContext } from '../context.js';
 import { inGroupCommit } from '../db/group-commit.js';
 import type { UnitOfWork } from '../db/transaction.js';
-import { inTransaction } from '../db/transaction.js';
+import { inTransaction, runAfterCommit } from '../db/transaction.js';
+import { prepareQuery } from '../db/prepared.js';
 import { isMoveOvertaken } from './report-order.js';
-import { clearPendingMarker, readLockedForUpdate, storeLocked, storeMarkerLate, storePendingMarker, takeLateMarker, type PendingMarker } from './state.js';
+import { clearPendingMarker, flag, readLockedForUpdate, storeLocked, storeLockedUpdate, storeMarkerLate, storePendingMarker, takeLateMarker, type PendingMarker } from './state.js';
 
 /**
  * The life of a lock/unlock command on its lock row, decided here only (decisions §4):
@@ -46,10 +49,33 @@ export function beginCommand(uow: Pick<UnitOfWork, 'db' | 'dialect'>, command: P
  * instance recorded first (the relock after the unlock, say) is not overwritten by it.
  */
 export function confirmCommand(ctx: AppContext, command: PendingCommand, audit: AuditInput, movedAt?: number): Promise<void> {
+  if (ctx.db.dialect === 'postgres' && movedAt === undefined) return confirmInOneStatement(ctx, command, audit);
   return inGroupCommit(ctx.db, ctx.logger, async (uow) => {
     if (movedAt === undefined || !(await isMoveOvertaken(ctx, uow, command.lockId, movedAt))) await storeLocked(uow.db, uow.dialect, command.lockId, command.targetLocked, ctx.now());
     await recordAudit(ctx, uow, audit);
   });
+}
+
+/**
+ * PostgreSQL: the store and the audit entry as one statement, committed alone (issue 33 point 3:
+ * BEGIN, store, append, COMMIT → one round trip). The store is a WITH whose row count is an
+ * argument of the append (migration 0230), so it runs first and takes the lock row's lock before
+ * the append takes the tree head's, the order of every audit writer; the statement is atomic as
+ * the transaction was. With `movedAt` the read before the store keeps the transaction.
+ */
+const storeLockedAudited = prepareQuery<AppendSlots & { storeLockId: string; locked: Flag; at: number }, AppendedRow>((db, slot) =>
+  db
+    .with('stored', (qc) => storeLockedUpdate(qc, { lockId: slot.storeLockId, locked: slot.locked, at: slot.at }).returning('id'))
+    .selectFrom(auditAppendCall(slot, sql`(select count(*) from stored)`).as('appended'))
+    .selectAll());
+
+async function confirmInOneStatement(ctx: AppContext, command: PendingCommand, audit: AuditInput): Promise<void> {
+  const { slots, fields } = appendSlots(ctx, audit);
+  const row = await storeLockedAudited.takeFirst(ctx.db.kysely, ctx.db.dialect, { ...slots, storeLockId: command.lockId, locked: flag(command.targetLocked), at: ctx.now() });
+  if (row === undefined) throw new Error('audit_append answered no row');
+  const effects: Array<() => unknown> = [];
+  appendedEntry(ctx, { onCommit: (effect) => effects.push(effect) }, fields, row);
+  await runAfterCommit(effects, ctx.logger);
 }
 
 /**

@@ -1,4 +1,6 @@
+import type { QueryCreator } from 'kysely';
 import type { Database, DialectName } from '../db/database.js';
+import type { DatabaseSchema } from '../db/schema.js';
 import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import type { Flag } from '../accounts/tables.js';
@@ -22,7 +24,7 @@ export interface PendingMarker {
   commandId: string;
 }
 
-const flag = (value: boolean): Flag => (value ? 1 : 0);
+export const flag = (value: boolean): Flag => (value ? 1 : 0);
 
 /** The marker's columns (also set by src/operations/replay.ts's one-statement begin on PostgreSQL). */
 export function pendingMarkerColumns(slot: { actorUserId: string; target: Flag; until: number; commandId: string }) {
@@ -36,12 +38,15 @@ const markPending = prepareQuery<{ lockId: string; actorUserId: string; target: 
 /** What storing a reported `locked` writes (storeLockedIfChanged, and readLockedStoring's one statement on PostgreSQL). */
 const lockedColumns = (slot: { locked: Flag; at: number }) => ({ locked: slot.locked, last_operation: slot.at, updated: slot.at });
 
-const storeLockedIfChanged = prepareQuery<{ lockId: string; locked: Flag; at: number }>((db, slot) =>
+/** The update storing `locked` where the row says otherwise (storeLocked; on PostgreSQL also in a confirmation's one statement, command-life.ts). */
+export const storeLockedUpdate = (db: QueryCreator<DatabaseSchema>, slot: { lockId: string; locked: Flag; at: number }) =>
   db
     .updateTable('locks')
     .set(lockedColumns(slot))
     .where('id', '=', slot.lockId)
-    .where((eb) => eb.or([eb('locked', 'is', null), eb('locked', '!=', slot.locked)])));
+    .where((eb) => eb.or([eb('locked', 'is', null), eb('locked', '!=', slot.locked)]));
+
+const storeLockedIfChanged = prepareQuery<{ lockId: string; locked: Flag; at: number }>(storeLockedUpdate);
 
 /**
  * Sets `connected` on each lock whose row does not already say so, in one statement per value;

@@ -44,10 +44,11 @@ export const WEBHOOK_OUTBOX_CHANNEL = 'webhook-outbox';
  * no worker: fanning it out would have delivered it nowhere.
  */
 export function webhooksFollowAudit(ctx: Pick<AppContext, 'auditListeners' | 'bus'>): void {
-  ctx.auditListeners.on(async (uow, entry) => {
-    if (eventTypeOf({ type: entry.type, rejected: entry.rejected }) === null) return;
-    if ((await insertOutboxWhileAnyEndpoint.affectedRows(uow.db, uow.dialect, { seq: entry.seq, created: entry.timestamp })) === 0) return;
-    uow.onCommit(() => ctx.bus.publishHere(WEBHOOK_OUTBOX_CHANNEL, { seq: entry.seq }));
+  ctx.auditListeners.followOutbox({
+    wants: (entry) => eventTypeOf({ type: entry.type, rejected: entry.rejected }) !== null,
+    // SQLite; on PostgreSQL the audit's append function runs the same conditional insert (migration 0230).
+    write: async (uow, entry) => (await insertOutboxWhileAnyEndpoint.affectedRows(uow.db, uow.dialect, { seq: entry.seq, created: entry.timestamp })) > 0,
+    written: (hooks, entry) => hooks.onCommit(() => ctx.bus.publishHere(WEBHOOK_OUTBOX_CHANNEL, { seq: entry.seq })),
   });
 }
 

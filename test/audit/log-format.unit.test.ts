@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import {
-  equalBytes, keyIdInput, leafInput, nodeInput, readCheckpointNote, rootFromInclusionProof, rootsFromConsistencyProof, type NodeHasher,
+  auditEntryPreimage, auditEntryPreimagePieces, equalBytes, keyIdInput, leafInput, nodeInput, readCheckpointNote, rootFromInclusionProof, rootsFromConsistencyProof, type NodeHasher,
 } from '../../src/audit/log-format.js';
 import { consistencyPath, Frontier, inclusionPath, leafHash, type NodeLookup } from '../../src/audit/merkle.js';
 import { parseVerifierKey, signCheckpoint, verifierKey } from '../../src/audit/note.js';
@@ -24,6 +24,22 @@ describe('the audit log formats shared with the console (src/audit/log-format.ts
   it('is pure: imports nothing, so it bundles for the browser', () => {
     const code = readFileSync('src/audit/log-format.ts', 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
     assert.doesNotMatch(code, /^\s*import\b|\brequire\(|\bBuffer\b|\bprocess\./m);
+  });
+
+  it('splits a format-3 preimage around the parties and the previous hash, which joined with their JSON give it back', () => {
+    const own = {
+      version: 3 as const, lockId: 'l1', timestamp: 1700000000.5, type: 'LOCK_SHARED', actorUserId: 'u1', subjectUserId: null, rejected: false,
+      message: 'a "quoted" \\ message \u2028', actorIp: '192.0.2.1', userAgent: { type: 'web', version: null },
+    };
+    const parties = { actorDisplayName: 'Ann\n"O"', actorEmail: 'ann@example.com', subjectDisplayName: null, subjectEmail: 'b\u0001@example.com' };
+    const previousHash = 'ab'.repeat(32);
+    for (const details of [undefined, null, { z: 1, a: [true, { y: 'ü' }] }]) {
+      const pieces = auditEntryPreimagePieces({ ...own, details });
+      const values = [parties.actorDisplayName, parties.actorEmail, previousHash, parties.subjectDisplayName, parties.subjectEmail];
+      assert.equal(pieces.length, values.length + 1);
+      const joined = pieces.map((piece, i) => piece + (i < values.length ? JSON.stringify(values[i]) : '')).join('');
+      assert.equal(joined, auditEntryPreimage(previousHash, { ...own, ...parties, details }));
+    }
   });
 
   it('folds inclusion proofs over promised WebCrypto hashes to the root the service computes', async () => {

@@ -30,6 +30,7 @@ import { directAccessMigration } from './0090_direct_access.js';
 import { lockReportTimeMigration } from './0180_lock_report_time.js';
 import { auditAppendStartMigration } from './0190_audit_append_start.js';
 import { unauditedDisconnectsMigration } from './0220_unaudited_disconnects.js';
+import { auditAppendMigration } from './0230_audit_append.js';
 import { clusterTurnsMigration } from './0240_cluster_turns.js';
 import { webhooksMigration } from './0110_webhooks.js';
 import { keypadCodesMigration } from './0130_keypad_codes.js';
@@ -76,6 +77,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0180_lock_report_time': lockReportTimeMigration(dialect),
     '0190_audit_append_start': auditAppendStartMigration(dialect),
     '0220_unaudited_disconnects': unauditedDisconnectsMigration(),
+    '0230_audit_append': auditAppendMigration(dialect),
     '0240_cluster_turns': clusterTurnsMigration(dialect),
   };
 }
