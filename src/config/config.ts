@@ -9,7 +9,7 @@ export interface Config {
   host: string;
   baseUrl: string;
   dataDir: string;
-  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; /** Named prepared statements (src/db/named-statements.ts); on unless false. */ preparedStatements?: boolean };
   mqtt: { kind: 'embedded'; port: number } | { kind: 'external'; url: string };
   /** PEM files of the embedded broker's TLS listener (both or neither); null = plain MQTT. */
   mqttTls: { keyFile: string; certFile: string } | null;
@@ -217,7 +217,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'sqlite:', 'file:']);
   let database: Config['database'];
   if (databaseUrl === null) database = { kind: 'sqlite', file: resolve(dataDir, 'latchkey.sqlite') };
-  else if (databaseUrl.startsWith('postgres')) database = { kind: 'postgres', url: databaseUrl };
+  else if (databaseUrl.startsWith('postgres')) {
+    // Off behind a proxy that pools by transaction and cannot keep them (PgBouncer in transaction mode before 1.21).
+    database = { kind: 'postgres', url: databaseUrl, preparedStatements: oneOf(env, 'DATABASE_PREPARED_STATEMENTS', 'true', ['true', 'false']) === 'true' };
+  }
   else database = { kind: 'sqlite', file: resolve(cwd, decodeURIComponent(new URL(databaseUrl).pathname)) };
 
   const mqttUrl = url(env, 'MQTT_URL', ['mqtt:', 'mqtts:', 'tcp:', 'tls:']);

@@ -39,8 +39,8 @@ pg.types.setTypeParser(20, (value) => Number(value));
 
 export function openDatabase(config: Config['database']): Database {
   if (config.kind === 'postgres') {
-    // Repeated statements prepared once per connection (named-statements.ts).
-    const pool = new pg.Pool({ connectionString: config.url, max: 10, Client: NamingClient });
+    // Repeated statements prepared once per connection (named-statements.ts), unless configured off.
+    const pool = new pg.Pool({ connectionString: config.url, max: 10, ...(config.preparedStatements === false ? {} : { Client: NamingClient }) });
     // An idle client dropped by the server (restart, failover) must not crash the process.
     pool.on('error', () => undefined);
     const kysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });

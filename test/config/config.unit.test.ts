@@ -84,7 +84,7 @@ describe('loadConfig', () => {
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.baseUrl, 'https://doors.example.com', 'no trailing slash');
     assert.equal(config.dataDir, '/srv/latchkey/state');
-    assert.deepEqual(config.database, { kind: 'postgres', url: 'postgres://u@db:5432/latchkey' });
+    assert.deepEqual(config.database, { kind: 'postgres', url: 'postgres://u@db:5432/latchkey', preparedStatements: true });
     assert.deepEqual(config.mqtt, { kind: 'external', url: 'mqtts://broker:8883' });
     assert.equal(config.redisUrl, 'redis://cache:6379');
     assert.equal(config.cdnUrl, 'https://cdn.example.com');
@@ -108,6 +108,11 @@ describe('loadConfig', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'file:/var/lib/lk.sqlite' }, CWD).database, { kind: 'sqlite', file: '/var/lib/lk.sqlite' });
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:db/lk.sqlite' }, CWD).database, { kind: 'sqlite', file: '/srv/latchkey/db/lk.sqlite' });
     assert.deepEqual(loadConfig({ DATABASE_URL: 'postgresql://db/x' }, CWD).database.kind, 'postgres');
+  });
+
+  it('turns PostgreSQL\'s named prepared statements off for a transaction-pooling proxy', () => {
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgresql://db/x', DATABASE_PREPARED_STATEMENTS: 'false' }, CWD).database, { kind: 'postgres', url: 'postgresql://db/x', preparedStatements: false });
+    assert.throws(() => loadConfig({ DATABASE_URL: 'postgresql://db/x', DATABASE_PREPARED_STATEMENTS: 'no' }, CWD), /DATABASE_PREPARED_STATEMENTS/);
   });
 
   it('refuses each wrong value with a ConfigError naming the variable', () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import type pg from 'pg';
+import { openDatabase } from '../../src/db/database.js';
 import { MAX_NAMED_PER_CONNECTION, NamingClient, statementName } from '../../src/db/named-statements.js';
 import { createTestDatabase, TEST_DB, type TestDatabase } from '../helpers/database.js';
 
@@ -38,4 +40,20 @@ describe('named prepared statements on PostgreSQL', { skip: TEST_DB === 'sqlite'
     }
     assert.equal((await prepared()).length, MAX_NAMED_PER_CONNECTION);
   });
+
+  for (const preparedStatements of [undefined, false]) {
+    it(`the service's pool ${preparedStatements === false ? 'names nothing with DATABASE_PREPARED_STATEMENTS=false' : 'names its repeated statements by default'}`, async () => {
+      const db = openDatabase({ kind: 'postgres', url: testDb.url, ...(preparedStatements === undefined ? {} : { preparedStatements }) });
+      try {
+        // One transaction: one connection of the pool, whose prepared statements are then read.
+        const names = await db.kysely.transaction().execute(async (trx) => {
+          for (const n of [1, 2, 3]) await sql`select cast(${n} as int) as n`.execute(trx);
+          return (await sql<{ name: string }>`select name from pg_prepared_statements`.execute(trx)).rows.map((row) => row.name);
+        });
+        assert.deepEqual(names, preparedStatements === false ? [] : [statementName('select cast($1 as int) as n')]);
+      } finally {
+        await db.close();
+      }
+    });
+  }
 });
