@@ -41,6 +41,33 @@ describe('named prepared statements on PostgreSQL', { skip: TEST_DB === 'sqlite'
     assert.equal((await prepared()).length, MAX_NAMED_PER_CONNECTION);
   });
 
+  it('does not name a text with a list of parameters (its shape varies with the values)', async () => {
+    const text = 'select count(*)::int as n from (values (1), (2), (3)) as v(x) where x in ($1, $2, $3, $4)';
+    for (let i = 0; i < 3; i++) assert.equal((await client.query<{ n: number }>(text, [1, 2, 3, 4])).rows[0]!.n, 3);
+    assert.ok(!(await prepared()).includes(statementName(text)));
+  });
+
+  it('runs a statement unnamed once a migration reshaped its table under it, after failing once', async () => {
+    // A connection of its own: the tests above filled this file's client's named set.
+    const fresh: pg.Client = new NamingClient({ connectionString: testDb.url });
+    await fresh.connect();
+    try {
+      await fresh.query('create table reshaped (a int)');
+      await fresh.query('insert into reshaped values (1)');
+      const text = 'select * from reshaped where a = $1';
+      for (let i = 0; i < 2; i++) assert.deepEqual((await fresh.query(text, [1])).rows, [{ a: 1 }]);
+      const named = (await fresh.query<{ name: string }>('select name from pg_prepared_statements')).rows.map((row) => row.name);
+      assert.deepEqual(named, [statementName(text)]);
+      // Another connection (a newer instance's migration) adds a column.
+      await client.query('alter table reshaped add column b int');
+      await assert.rejects(fresh.query(text, [1]), (err: { code?: string }) => err.code === '0A000');
+      assert.deepEqual((await fresh.query(text, [1])).rows, [{ a: 1, b: null }]);
+      assert.deepEqual((await fresh.query(text, [1])).rows, [{ a: 1, b: null }]);
+    } finally {
+      await fresh.end();
+    }
+  });
+
   for (const preparedStatements of [undefined, false]) {
     it(`the service's pool ${preparedStatements === false ? 'names nothing with DATABASE_PREPARED_STATEMENTS=false' : 'names its repeated statements by default'}`, async () => {
       const db = openDatabase({ kind: 'postgres', url: testDb.url, ...(preparedStatements === undefined ? {} : { preparedStatements }) });

@@ -31,7 +31,6 @@ import { lockReportTimeMigration } from './0180_lock_report_time.js';
 import { auditAppendStartMigration } from './0190_audit_append_start.js';
 import { unauditedDisconnectsMigration } from './0220_unaudited_disconnects.js';
 import { auditAppendMigration } from './0230_audit_append.js';
-import { dropAuditAppendStartMigration } from './0231_drop_audit_append_start.js';
 import { clusterTurnsMigration } from './0240_cluster_turns.js';
 import { webhooksMigration } from './0110_webhooks.js';
 import { keypadCodesMigration } from './0130_keypad_codes.js';
@@ -79,7 +78,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0190_audit_append_start': auditAppendStartMigration(dialect),
     '0220_unaudited_disconnects': unauditedDisconnectsMigration(),
     '0230_audit_append': auditAppendMigration(dialect),
-    '0231_drop_audit_append_start': dropAuditAppendStartMigration(dialect),
     '0240_cluster_turns': clusterTurnsMigration(dialect),
   };
 }
