@@ -47,7 +47,11 @@ export class CheckpointSigner {
   private queue: Promise<unknown> = Promise.resolve();
   /** Checkpoints this instance signed (the others' are theirs): what tells a test which instance holds the turn. */
   signedHere = 0;
-  /** Since when (ctx.now) an entry recorded here waits for another instance's signature; null: none waits. */
+  /**
+   * When (ctx.now) the latest entry recorded here that waits for another instance's signature was
+   * recorded; null: none waits. The latest, not the first: a holder that renewed its turn between
+   * the two has not been shown alive since the later one (review).
+   */
   private owedSince: number | null = null;
   /** The look again at the end of another instance's turn. */
   private watch: NodeJS.Timeout | null = null;
@@ -59,11 +63,11 @@ export class CheckpointSigner {
   ) {
     // The others' entries: the holder signs them; an instance without the turn owes nothing for them.
     this.unsubscribe = ctx.bus.subscribe(AUDIT_CHANNEL, () => {
-      if (this.turn.held()) this.poke();
+      if (this.turn.held()) this.look();
     });
     // The holder stopped: what waits for its signature is signed here at once (if this instance is the first to claim the turn).
     turn.onFreed(() => {
-      if (this.owedSince !== null) this.poke();
+      if (this.owedSince !== null) this.look();
     });
   }
 
@@ -94,8 +98,14 @@ export class CheckpointSigner {
   /** An audit entry committed: sign now or at the end of the interval; or, while another instance's turn runs, leave it to that one. */
   poke(): void {
     if (this.closed) return;
+    this.owedSince = this.ctx.now();
+    this.look();
+  }
+
+  /** Signs now, at the end of the interval, or leaves it to the turn's holder: for what this instance recorded or heard. */
+  private look(): void {
+    if (this.closed) return;
     this.used = true;
-    this.owedSince ??= this.ctx.now();
     if (this.turn.othersUntil() !== null) {
       this.owe();
       return;
@@ -127,7 +137,7 @@ export class CheckpointSigner {
     const wait = until === null ? 50 : Math.min(Math.max(0, (until - this.ctx.now()) * 1000), CHECKPOINT_TURN_SECONDS * 1000) + 50;
     this.watch = setTimeout(() => {
       this.watch = null;
-      this.poke();
+      this.look();
     }, wait);
     this.watch.unref();
   }
@@ -139,7 +149,7 @@ export class CheckpointSigner {
         this.signing = null;
         if (this.again) {
           this.again = false;
-          this.poke();
+          this.look();
         }
       });
   }
