@@ -26,6 +26,8 @@ const MAX_PER_SWEEP = 2000;
 export class AlarmWatch {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** The timer's latest turn (its claim, then its sweep): stop() waits for it before giving the turn up. */
+  private inTurn: Promise<void> | undefined;
   private readonly turn: ClusterTurn;
 
   constructor(private readonly ctx: AppContext, private readonly intervalMs: number) {
@@ -34,13 +36,15 @@ export class AlarmWatch {
 
   start(): void {
     if (this.intervalMs <= 0 || this.timer !== undefined) return;
-    this.timer = setInterval(() => void this.sweepInTurn(), this.intervalMs);
+    this.timer = setInterval(() => void (this.inTurn = this.sweepInTurn()), this.intervalMs);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    // A claim still on its way would take the turn after the release below and hold it, unused, for three intervals (review).
+    await this.inTurn;
     await this.running;
     // Another instance sweeps from its next interval on, not at the end of this one's turn.
     await this.turn.release().catch((err: unknown) => this.ctx.logger.warn({ err }, 'could not give up the alarm sweep turn'));
