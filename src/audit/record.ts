@@ -55,8 +55,6 @@ export interface AuditEntry extends AuditPartySnapshot, AuditClient {
   version: typeof CURRENT_HASH_VERSION;
 }
 
-export { AUDIT_CHANNEL };
-
 // Prepared (src/db/prepared.ts): every lock and unlock appends an entry. The limit is written
 // into the SQL: SQLite (built with STAT4) prepares a statement anew whenever a LIMIT parameter
 // is bound, which doubled this read's cost (docs/decisions.md, Performance).

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { AUDIT_CHANNEL } from '../audit/record.js';
+import { AUDIT_CHANNEL } from '../audit/channel.js';
 import { lockEntries, type LockLogRow } from '../audit/queries.js';
 import type { EventBus } from '../bus/event-bus.js';
 import type { Executor } from '../db/transaction.js';
