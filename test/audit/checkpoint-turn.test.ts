@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { CHECKPOINT_TURN } from '../../src/audit/checkpoint-signer.js';
 import { recordAuditNow } from '../../src/audit/record.js';
 import { openDatabase } from '../../src/db/database.js';
+import type { ClusterTurn } from '../../src/db/turns.js';
 import type { RunningService } from '../../src/server.js';
 import { createTestClock } from '../helpers/clock.js';
 import { claimLock, createVerifiedUser } from '../helpers/locks.js';
@@ -71,6 +72,59 @@ describe('audit checkpoints of a cluster: one instance signs for all', () => {
     } finally {
       for (const instance of instances.reverse()) await instance.close();
       await database.close();
+      await t.close();
+    }
+  });
+
+  it('leaves an entry to the holder only if the holder renewed its turn after that entry, not after an earlier one', async () => {
+    // One instance, and a holder that exists only as its row ("silent"): it renews its turn but
+    // signs nothing. Entry 1 waits for it; the holder renews after entry 1 and before entry 2;
+    // when the instance learns of the renewal (its look at the end of the turn it knew), entry 1
+    // is covered by it, entry 2 is not: the instance must sign entry 2 itself once the renewed
+    // turn runs out. Keeping the first owed entry's time (the bug) took the renewal as covering
+    // entry 2, which then stayed unsigned. The service's clock stands still between the steps.
+    const clock = createTestClock();
+    const t = await startTestService({ AUDIT_CHECKPOINT_INTERVAL_MS: '0' }, { clock });
+    try {
+      const user = await createVerifiedUser(t);
+      const lock = await claimLock(t, user);
+      const db = t.service.ctx.db.kysely;
+      const record = (i: number) => recordAuditNow(t.service.ctx, { lockId: lock.id, type: 'DOOR_UNLOCK', actorUserId: user.userId, details: { i } });
+      const headSize = async () => Number((await db.selectFrom('audit_tree_head').select('size').executeTakeFirstOrThrow()).size);
+      const signedSize = async () => Number((await db.selectFrom('audit_checkpoints').select('tree_size').orderBy('tree_size', 'desc').limit(1).executeTakeFirst())?.tree_size ?? 0);
+      const silentUntil = (expiresAt: number) => db.updateTable('cluster_turns').set({ holder: 'silent', expires_at: expiresAt }).where('name', '=', CHECKPOINT_TURN).execute();
+      // When the instance asked the row (what tells the test it learnt of the holder): the real turn's claims, watched.
+      const turn = (t.service.ctx.checkpoints as unknown as { turn: ClusterTurn }).turn;
+      const asked: number[] = [];
+      const claim = turn.claim.bind(turn);
+      turn.claim = async (now?: number) => {
+        const ours = await claim(now);
+        asked.push(clock.now());
+        return ours;
+      };
+      await eventually(async () => (await signedSize()) === (await headSize()), 'what the start recorded signed', WAIT_MS);
+
+      // Entry 1, past half of the instance's own turn (so it asks the row): the silent holder's turn runs 0.5 s more.
+      clock.advance(10);
+      const t1 = clock.now();
+      await silentUntil(t1 + 0.5);
+      await record(1);
+      await eventually(() => asked.includes(t1), 'the instance learnt of the silent holder', WAIT_MS);
+      // The holder renews at t1 + 0.2 (its turn then runs to t1 + 15.2); entry 2 at t1 + 0.3, after the renewal, within the turn the instance knows.
+      await silentUntil(t1 + 15.2);
+      clock.set(t1 + 0.3);
+      await record(2);
+      const second = await headSize();
+      // The instance looks again at the end of the turn it knew, and learns of the renewal.
+      clock.set(t1 + 15.1);
+      await eventually(() => asked.includes(t1 + 15.1), 'the instance learnt of the renewal', WAIT_MS);
+      assert.ok((await signedSize()) < second, 'not signed while the silent holder\'s turn runs');
+
+      // The renewed turn runs out: the instance takes it and signs entry 2.
+      clock.set(t1 + 16);
+      await eventually(async () => (await signedSize()) >= second, 'entry 2 signed once the silent holder\'s turn ran out', WAIT_MS);
+      assert.equal((await db.selectFrom('cluster_turns').select('holder').where('name', '=', CHECKPOINT_TURN).executeTakeFirstOrThrow()).holder, t.service.ctx.instanceName);
+    } finally {
       await t.close();
     }
   });
