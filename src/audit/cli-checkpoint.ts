@@ -3,8 +3,8 @@ import { appendFile, readFile } from 'node:fs/promises';
 import { loadConfig } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
-import { UsageError, type Command } from '../command-line/command.js';
-import { checkpointVerifier, stdout, type Print } from './cli.js';
+import { UsageError, println, type Command } from '../command-line/command.js';
+import { checkpointVerifier } from './cli.js';
 import { verifyConsistency } from './merkle-verify.js';
 import { openCheckpoint, parseVerifierKey, splitCheckpointFile, type Checkpoint, type NoteVerifier } from './note.js';
 import { latestCheckpoint } from './proofs.js';
@@ -28,7 +28,7 @@ async function lastKept(file: string, verifier: NoteVerifier): Promise<Checkpoin
  * witness holds and, when it keeps checkpoints in `save`, proves with the service's consistency
  * proof that the log only grew since the newest one it kept, then keeps the new one.
  */
-async function witness(url: string, vkey: string | undefined, save: string | undefined, print: Print): Promise<number> {
+async function witness(url: string, vkey: string | undefined, save: string | undefined, print: (line: string) => void): Promise<number> {
   const key = vkey ?? (await getJson<{ verifierKey: string }>(url, 'audit/checkpoint/key')).verifierKey;
   const verifier = parseVerifierKey(key);
   const { checkpoint: note } = await getJson<{ checkpoint: string }>(url, 'audit/checkpoint');
@@ -53,40 +53,39 @@ async function witness(url: string, vkey: string | undefined, save: string | und
  * `latchkey audit checkpoint`: prints the latest signed checkpoint and the verifier key, from the
  * local database, or with `--url` from a running service as a witness (docs/audit-log.md).
  */
-export function auditCheckpointCommand(print: Print = stdout): Command {
-  return {
-    path: ['audit', 'checkpoint'],
-    summary: 'Print the latest signed audit checkpoint and its key; with --url, witness a service',
-    usage: 'audit checkpoint [--url BASE_URL [--key VERIFIER_KEY] [--save FILE]]',
-    options: {
-      url: { type: 'string', description: 'witness a running service: fetch its checkpoint from this base URL and check that the log only grew' },
-      key: { type: 'string', description: 'with --url: the verifier key the checkpoints must be signed with (default: the service\'s own, as fetched)' },
-      save: { type: 'string', description: 'with --url: the file keeping the checkpoints witnessed so far (appended to after each check)' },
-    },
-    async run(values) {
-      const url = typeof values.url === 'string' ? values.url : undefined;
-      const key = typeof values.key === 'string' ? values.key : undefined;
-      const save = typeof values.save === 'string' ? values.save : undefined;
-      if (url !== undefined) {
-        if (!/^https?:\/\//.test(url)) throw new UsageError('--url must be the service’s http(s) base URL');
-        return witness(url, key, save, print);
-      }
-      if (save !== undefined) throw new UsageError('--save needs --url');
-      const config = loadConfig();
-      const db = openDatabase(config.database);
-      try {
-        await migrateToLatest(db);
-        const verifier = await checkpointVerifier(config, db, key);
-        const checkpoint = await latestCheckpoint(db.kysely);
-        if (!checkpoint || !verifier) throw new Error('no signed checkpoint yet (the service signs one after the first audit entry)');
-        openCheckpoint(checkpoint.note, verifier);
-        print(checkpoint.note.trimEnd());
-        print('');
-        print(`verifier key: ${verifier.verifierKey}`);
-        return 0;
-      } finally {
-        await db.close();
-      }
-    },
-  };
-}
+export const auditCheckpointCommand: Command = {
+  path: ['audit', 'checkpoint'],
+  summary: 'Print the latest signed audit checkpoint and its key; with --url, witness a service',
+  usage: 'audit checkpoint [--url BASE_URL [--key VERIFIER_KEY] [--save FILE]]',
+  options: {
+    url: { type: 'string', description: 'witness a running service: fetch its checkpoint from this base URL and check that the log only grew' },
+    key: { type: 'string', description: 'with --url: the verifier key the checkpoints must be signed with (default: the service\'s own, as fetched)' },
+    save: { type: 'string', description: 'with --url: the file keeping the checkpoints witnessed so far (appended to after each check)' },
+  },
+  async run(values, io) {
+    const print = (line: string) => println(io.stdout, line);
+    const url = typeof values.url === 'string' ? values.url : undefined;
+    const key = typeof values.key === 'string' ? values.key : undefined;
+    const save = typeof values.save === 'string' ? values.save : undefined;
+    if (url !== undefined) {
+      if (!/^https?:\/\//.test(url)) throw new UsageError('--url must be the service’s http(s) base URL');
+      return witness(url, key, save, print);
+    }
+    if (save !== undefined) throw new UsageError('--save needs --url');
+    const config = loadConfig(io.env);
+    const db = openDatabase(config.database);
+    try {
+      await migrateToLatest(db);
+      const verifier = await checkpointVerifier(config, db, key);
+      const checkpoint = await latestCheckpoint(db.kysely);
+      if (!checkpoint || !verifier) throw new Error('no signed checkpoint yet (the service signs one after the first audit entry)');
+      openCheckpoint(checkpoint.note, verifier);
+      print(checkpoint.note.trimEnd());
+      print('');
+      print(`verifier key: ${verifier.verifierKey}`);
+      return 0;
+    } finally {
+      await db.close();
+    }
+  },
+};

@@ -6,16 +6,13 @@ import { createSecretBox, loadKeyEncryptionKey } from '../crypto/secret-box.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
-import { UsageError, type Command } from '../command-line/command.js';
+import { UsageError, println, type Command } from '../command-line/command.js';
 import { isUuid } from '../ids/path-ids.js';
 import { loadCheckpointKey } from './checkpoint-key.js';
 import { lockExists } from './queries.js';
 import { parseVerifierKey, type NoteVerifier } from './note.js';
 import { verifyAuditLog } from './verify-log.js';
 import { verifyAuditTrail } from './verify.js';
-
-export type Print = (line: string) => void;
-export const stdout: Print = (line) => void process.stdout.write(`${line}\n`);
 
 /** A lock that exists, or existed: its trail outlives it. */
 async function isKnownLock(db: Kysely<DatabaseSchema>, lockId: string): Promise<boolean> {
@@ -40,7 +37,7 @@ export async function checkpointVerifier(config: Config, db: Database, given: st
   return (await loadCheckpointKey({ db, box, config, now: () => Date.now() / 1000 }, false))?.verifier ?? null;
 }
 
-async function verifyOneLock(db: Kysely<DatabaseSchema>, lockId: string, print: Print): Promise<number> {
+async function verifyOneLock(db: Kysely<DatabaseSchema>, lockId: string, print: (line: string) => void): Promise<number> {
   if (!isUuid(lockId)) throw new UsageError('--lock must be a lock id (UUID)');
   if (!(await isKnownLock(db, lockId))) throw new UsageError(`unknown lock ${lockId}`);
   const result = await verifyAuditTrail(db, { lockId });
@@ -54,38 +51,37 @@ async function verifyOneLock(db: Kysely<DatabaseSchema>, lockId: string, print: 
  * file's, FILE's); prints one JSON line, with the checkpoint verified against, or what broke
  * (exit 1). `--lock` checks only that lock's hash chain (truncation cannot be seen that way).
  */
-export function auditVerifyCommand(print: Print = stdout): Command {
-  return {
-    path: ['audit', 'verify'],
-    summary: 'Check the audit log against its signed checkpoints; exit 1 naming what broke',
-    usage: 'audit verify [--lock ID] [--checkpoint FILE] [--key VERIFIER_KEY]',
-    options: {
-      lock: { type: 'string', description: 'check only this lock\'s hash chain (a lock id) instead of the whole log' },
-      checkpoint: { type: 'string', description: 'also check against a checkpoint kept elsewhere (a signed-note file, e.g. saved by a witness)' },
-      key: { type: 'string', description: 'the checkpoint key (signed-note verifier key) to check --checkpoint with; default: the service\'s own' },
-    },
-    async run(values) {
-      const config = loadConfig();
-      const db = openDatabase(config.database);
-      try {
-        // A database never served has no trail yet: an empty one, not a broken one.
-        await migrateToLatest(db);
-        if (values.lock !== undefined) return await verifyOneLock(db.kysely, String(values.lock).toLowerCase(), print);
-        const checkpointFile = values.checkpoint === undefined ? undefined : String(values.checkpoint);
-        if (checkpointFile !== undefined && !existsSync(checkpointFile)) throw new UsageError(`--checkpoint: no file ${checkpointFile}`);
-        const verifier = await checkpointVerifier(config, db, values.key === undefined ? undefined : String(values.key));
-        const entries = await db.kysely.selectFrom('audit_entries').select('seq').limit(1).executeTakeFirst();
-        if (verifier === null) {
-          print(JSON.stringify(entries ? { ok: false, problem: 'bad checkpoint', detail: 'no checkpoint key: give --key, or run with the service’s KEY_ENCRYPTION_KEY / DATA_DIR' } : { ok: true, entries: 0, locks: 0, treeSize: 0, checkpoint: null }));
-          return entries ? 1 : 0;
-        }
-        const files = [config.auditCheckpoint.file, ...(checkpointFile ? [checkpointFile] : [])].filter((f) => existsSync(f));
-        const result = await verifyAuditLog(db.kysely, { verifier, files, waitForSignatureMs: config.auditCheckpoint.intervalMs + 2000 });
-        print(JSON.stringify({ ...result, verifierKey: verifier.verifierKey }));
-        return result.ok ? 0 : 1;
-      } finally {
-        await db.close();
+export const auditVerifyCommand: Command = {
+  path: ['audit', 'verify'],
+  summary: 'Check the audit log against its signed checkpoints; exit 1 naming what broke',
+  usage: 'audit verify [--lock ID] [--checkpoint FILE] [--key VERIFIER_KEY]',
+  options: {
+    lock: { type: 'string', description: 'check only this lock\'s hash chain (a lock id) instead of the whole log' },
+    checkpoint: { type: 'string', description: 'also check against a checkpoint kept elsewhere (a signed-note file, e.g. saved by a witness)' },
+    key: { type: 'string', description: 'the checkpoint key (signed-note verifier key) to check --checkpoint with; default: the service\'s own' },
+  },
+  async run(values, io) {
+    const print = (line: string) => println(io.stdout, line);
+    const config = loadConfig(io.env);
+    const db = openDatabase(config.database);
+    try {
+      // A database never served has no trail yet: an empty one, not a broken one.
+      await migrateToLatest(db);
+      if (values.lock !== undefined) return await verifyOneLock(db.kysely, String(values.lock).toLowerCase(), print);
+      const checkpointFile = values.checkpoint === undefined ? undefined : String(values.checkpoint);
+      if (checkpointFile !== undefined && !existsSync(checkpointFile)) throw new UsageError(`--checkpoint: no file ${checkpointFile}`);
+      const verifier = await checkpointVerifier(config, db, values.key === undefined ? undefined : String(values.key));
+      const entries = await db.kysely.selectFrom('audit_entries').select('seq').limit(1).executeTakeFirst();
+      if (verifier === null) {
+        print(JSON.stringify(entries ? { ok: false, problem: 'bad checkpoint', detail: 'no checkpoint key: give --key, or run with the service’s KEY_ENCRYPTION_KEY / DATA_DIR' } : { ok: true, entries: 0, locks: 0, treeSize: 0, checkpoint: null }));
+        return entries ? 1 : 0;
       }
-    },
-  };
-}
+      const files = [config.auditCheckpoint.file, ...(checkpointFile ? [checkpointFile] : [])].filter((f) => existsSync(f));
+      const result = await verifyAuditLog(db.kysely, { verifier, files, waitForSignatureMs: config.auditCheckpoint.intervalMs + 2000 });
+      print(JSON.stringify({ ...result, verifierKey: verifier.verifierKey }));
+      return result.ok ? 0 : 1;
+    } finally {
+      await db.close();
+    }
+  },
+};

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { BRIDGE_SETTINGS, BridgeConfigError, loadBridgeConfig } from '../config/bridge.js';
-import { UsageError, type Command } from '../command-line/command.js';
+import { UsageError, println, type Command } from '../command-line/command.js';
 
 // Loaded when the command runs, not for every command: `latchkey` loads only what the command it
 // runs needs (each CLI process, and the test suite's hundred-odd, paid for the lock stacks'
@@ -13,9 +13,9 @@ function settingsTable(): string {
   return ['Settings (configuration file fields and environment variables, read once at start):', ...BRIDGE_SETTINGS.map((s) => `  ${s.name.padEnd(width)}  ${s.meaning} (default: ${s.default})`), '', 'docs/bridge.md shows a configuration file, the topologies, pairing and troubleshooting.'].join('\n');
 }
 
-function loadOrUsage(path: string | boolean | undefined) {
+function loadOrUsage(path: string | boolean | undefined, env: NodeJS.ProcessEnv) {
   try {
-    return loadBridgeConfig(typeof path === 'string' ? path : undefined);
+    return loadBridgeConfig(typeof path === 'string' ? path : undefined, env);
   } catch (err) {
     if (err instanceof BridgeConfigError) throw new UsageError(err.message);
     throw err;
@@ -31,16 +31,16 @@ export const bridgeUnpairCommand: Command = {
     lock: { type: 'string', description: 'the Latchkey lock id of the Matter lock (required)' },
     config: { type: 'string', description: 'the configuration file (JSON); default: BRIDGE_CONFIG, else ./bridge.json' },
   },
-  async run(values) {
+  async run(values, io) {
     const lockId = typeof values.lock === 'string' ? values.lock.toLowerCase() : '';
     if (lockId === '') throw new UsageError('--lock is required');
-    const config = loadOrUsage(values.config);
+    const config = loadOrUsage(values.config, io.env);
     const logger = pino({ level: config.logLevel });
     const { startMatterNetwork } = await loadMatterNetwork();
     const network = await startMatterNetwork({ dataDir: config.dataDir, port: config.matter.port, pingSeconds: config.matter.pingSeconds, logger, locks: [] });
     try {
       const { unpaired, decommissioned } = await network.unpair(lockId);
-      console.log(JSON.stringify({ lockId, unpaired, decommissioned }));
+      println(io.stdout, JSON.stringify({ lockId, unpaired, decommissioned }));
       return unpaired ? 0 : 1;
     } finally {
       await network.close();
@@ -57,8 +57,8 @@ export const bridgeCommand: Command = {
     config: { type: 'string', description: 'the configuration file (JSON); default: BRIDGE_CONFIG, else ./bridge.json' },
   },
   details: settingsTable,
-  async run(values) {
-    const config = loadOrUsage(values.config);
+  async run(values, io) {
+    const config = loadOrUsage(values.config, io.env);
     const logger = pino({ level: config.logLevel });
     // Handlers go in before start-up, so a supervisor's SIGTERM during it still ends in a clean stop.
     const stopped = new Promise<string>((resolve) => {

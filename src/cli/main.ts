@@ -1,4 +1,4 @@
-import { commands, runCommand } from './commands.js';
+import { runCli } from './commands.js';
 
-const code = await runCommand(process.argv.slice(2), commands);
+const code = await runCli({ argv: process.argv.slice(2), stdout: process.stdout, stderr: process.stderr, env: process.env });
 if (code !== null) process.exitCode = code;

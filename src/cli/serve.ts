@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/config.js';
 import { SETTINGS } from '../config/settings.js';
-import type { Command } from '../command-line/command.js';
+import { println, type Command } from '../command-line/command.js';
 
 // The service and the database are imported when a command runs, so `latchkey --help` stays quick.
 
@@ -17,8 +17,8 @@ export const serveCommand: Command = {
   usage: 'serve',
   options: {},
   details: environmentHelp,
-  async run() {
-    const config = loadConfig();
+  async run(_values, io) {
+    const config = loadConfig(io.env);
     const [{ createLogger }, { startService }] = await Promise.all([import('../context.js'), import('../server.js')]);
     const logger = createLogger(config);
     const starting = startService(config, { logger });
@@ -34,9 +34,18 @@ export const serveCommand: Command = {
         },
       );
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-    await starting;
+    const onTerm = () => stop('SIGTERM');
+    const onInt = () => stop('SIGINT');
+    process.once('SIGTERM', onTerm);
+    process.once('SIGINT', onInt);
+    try {
+      await starting;
+    } catch (err) {
+      // Nothing to stop: the handlers go with the failed start (the command's caller reports it).
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      throw err;
+    }
     logger.info({ url: config.baseUrl, port: config.port, database: config.database.kind }, 'latchkey serving');
     if (config.database.kind === 'postgres' && !config.redisUrl) {
       logger.warn('no REDIS_URL: fine for one instance; several instances sharing this database need it, or a logout, an event or a rate limit stays on the instance that saw it');
@@ -51,13 +60,13 @@ export const migrateCommand: Command = {
   usage: 'migrate',
   options: {},
   details: () => 'Environment: DATABASE_URL and DATA_DIR choose the database (see `latchkey serve --help`).',
-  async run() {
-    const config = loadConfig();
+  async run(_values, io) {
+    const config = loadConfig(io.env);
     const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('../db/database.js'), import('../db/migrator.js')]);
     const db = openDatabase(config.database);
     try {
       const applied = await migrateToLatest(db);
-      console.log(JSON.stringify({ applied }));
+      println(io.stdout, JSON.stringify({ applied }));
       return 0;
     } finally {
       await db.close();

@@ -13,6 +13,27 @@ export interface CommandOption {
   description: string;
 }
 
+/** A text stream a command writes to: the process's stdout or stderr, or what a test collects. */
+export interface TextOutput {
+  write(text: string): unknown;
+}
+
+/**
+ * What a command runs with: where it writes and the environment its configuration is read from
+ * (`loadConfig(io.env)`). `latchkey` gives it the process's own; a test runs a command in its
+ * process with its own (src/cli/commands.ts, runCli).
+ */
+export interface CommandIo {
+  stdout: TextOutput;
+  stderr: TextOutput;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Writes `line` and a newline to `output`. */
+export function println(output: TextOutput, line: string): void {
+  output.write(`${line}\n`);
+}
+
 export interface Command {
   /** Words after `latchkey`, e.g. ['lock', 'provision']. */
   path: string[];
@@ -22,7 +43,7 @@ export interface Command {
   /** More text for `--help` after the options (e.g. the environment variables). */
   details?: () => string;
   /** Returns the exit status, or null for a long-running command that exits on its own. */
-  run(values: Record<string, string | boolean | undefined>): Promise<number | null>;
+  run(values: Record<string, string | boolean | undefined>, io: CommandIo): Promise<number | null>;
 }
 
 const NEGATIVE_NUMBER = /^-\d/;

@@ -1,12 +1,9 @@
-import { UsageError, optionalNumber, requireString, type Command } from '../command-line/command.js';
+import { UsageError, optionalNumber, println, requireString, type Command } from '../command-line/command.js';
 import { loadConfig } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { presentSite } from './presenters.js';
 import { createSite, siteInputError, type SiteInput } from './service.js';
-
-type Print = (line: string) => void;
-const stdout: Print = (line) => void process.stdout.write(`${line}\n`);
 
 /** Reads the options into a site, or throws a UsageError naming what is wrong. */
 export function siteInputFromOptions(values: Record<string, string | boolean | undefined>): SiteInput {
@@ -25,29 +22,27 @@ export function siteInputFromOptions(values: Record<string, string | boolean | u
 }
 
 /** `latchkey site create --name N [--colour #RRGGBB] [--latitude X --longitude Y --radius R]`: prints the site as JSON. */
-export function siteCreateCommand(print: Print = stdout): Command {
-  return {
-    path: ['site', 'create'],
-    summary: 'Create a site (a group of locks); prints it as JSON',
-    usage: 'site create --name N [--colour #RRGGBB] [--latitude X --longitude Y --radius R]',
-    options: {
-      name: { type: 'string', description: 'the site\'s name (required)' },
-      colour: { type: 'string', description: 'its colour as #RRGGBB; default: none' },
-      latitude: { type: 'string', description: 'latitude of its centre in degrees, -90 to 90 (with --longitude and --radius)' },
-      longitude: { type: 'string', description: 'longitude of its centre in degrees, -180 to 180 (with --latitude and --radius)' },
-      radius: { type: 'string', description: 'radius around the centre in metres (with --latitude and --longitude)' },
-    },
-    async run(values) {
-      const input = siteInputFromOptions(values);
-      const db = openDatabase(loadConfig().database);
-      try {
-        await migrateToLatest(db);
-        const site = await createSite(db.kysely, input, Date.now() / 1000);
-        print(JSON.stringify(presentSite(site)));
-        return 0;
-      } finally {
-        await db.close();
-      }
-    },
-  };
-}
+export const siteCreateCommand: Command = {
+  path: ['site', 'create'],
+  summary: 'Create a site (a group of locks); prints it as JSON',
+  usage: 'site create --name N [--colour #RRGGBB] [--latitude X --longitude Y --radius R]',
+  options: {
+    name: { type: 'string', description: 'the site\'s name (required)' },
+    colour: { type: 'string', description: 'its colour as #RRGGBB; default: none' },
+    latitude: { type: 'string', description: 'latitude of its centre in degrees, -90 to 90 (with --longitude and --radius)' },
+    longitude: { type: 'string', description: 'longitude of its centre in degrees, -180 to 180 (with --latitude and --radius)' },
+    radius: { type: 'string', description: 'radius around the centre in metres (with --latitude and --longitude)' },
+  },
+  async run(values, io) {
+    const input = siteInputFromOptions(values);
+    const db = openDatabase(loadConfig(io.env).database);
+    try {
+      await migrateToLatest(db);
+      const site = await createSite(db.kysely, input, Date.now() / 1000);
+      println(io.stdout, JSON.stringify(presentSite(site)));
+      return 0;
+    } finally {
+      await db.close();
+    }
+  },
+};

@@ -1,9 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { verifyWebhookDeliveries, type ReceivedWebhook } from '../client/webhooks.js';
-import { UsageError, type Command } from '../command-line/command.js';
-
-type Print = (line: string) => void;
-const stdout: Print = (line) => void process.stdout.write(`${line}\n`);
+import { UsageError, println, type Command } from '../command-line/command.js';
 
 function readFileOption(values: Record<string, string | boolean | undefined>, name: string): string {
   const file = values[name];
@@ -33,28 +30,27 @@ function parseDeliveries(text: string): ReceivedWebhook[] {
  * delivery a receiver kept (signature, audit entry, inclusion under a signed checkpoint) and the
  * gaps between them per lock; prints one JSON line per problem and a summary; exit 1 on any.
  */
-export function webhookVerifyCommand(print: Print = stdout): Command {
-  return {
-    path: ['webhook', 'verify'],
-    summary: 'Check the webhook deliveries a receiver kept: signatures, audit proofs and gaps; exit 1 naming what is wrong',
-    usage: 'webhook verify --deliveries FILE --secret-file FILE --key VERIFIER_KEY [--check-timestamp]',
-    options: {
-      deliveries: { type: 'string', description: 'the deliveries kept, one JSON object per line: {"headers": {...}, "body": "<raw body>"}' },
-      'secret-file': { type: 'string', description: "a file holding the endpoint's secrets (whsec_...), one per line (old and new around a rotation)" },
-      key: { type: 'string', description: "the audit log's checkpoint key (signed-note verifier key of GET /audit/checkpoint/key)" },
-      'check-timestamp': { type: 'boolean', description: 'also refuse timestamps more than 5 minutes from now (when checking as deliveries arrive)' },
-    },
-    async run(values) {
-      const deliveries = parseDeliveries(readFileOption(values, 'deliveries'));
-      const secrets = readFileOption(values, 'secret-file').split('\n').map((line) => line.trim()).filter(Boolean);
-      if (secrets.length === 0) throw new UsageError('--secret-file holds no secret');
-      if (typeof values.key !== 'string' || values.key === '') throw new UsageError('--key is required');
-      const report = verifyWebhookDeliveries(deliveries, { secrets, verifierKey: values.key, checkTimestamp: values['check-timestamp'] === true });
-      for (const delivery of report.deliveries) if (!delivery.ok) print(JSON.stringify({ problem: 'delivery', id: delivery.id, problems: delivery.problems }));
-      for (const gap of report.gaps) print(JSON.stringify({ problem: 'gap', ...gap }));
-      const entries = new Set(report.deliveries.flatMap((d) => (d.entry ? [d.entry.id] : [])));
-      print(JSON.stringify({ ok: report.ok, deliveries: report.deliveries.length, entries: entries.size, gaps: report.gaps.length }));
-      return report.ok ? 0 : 1;
-    },
-  };
-}
+export const webhookVerifyCommand: Command = {
+  path: ['webhook', 'verify'],
+  summary: 'Check the webhook deliveries a receiver kept: signatures, audit proofs and gaps; exit 1 naming what is wrong',
+  usage: 'webhook verify --deliveries FILE --secret-file FILE --key VERIFIER_KEY [--check-timestamp]',
+  options: {
+    deliveries: { type: 'string', description: 'the deliveries kept, one JSON object per line: {"headers": {...}, "body": "<raw body>"}' },
+    'secret-file': { type: 'string', description: "a file holding the endpoint's secrets (whsec_...), one per line (old and new around a rotation)" },
+    key: { type: 'string', description: "the audit log's checkpoint key (signed-note verifier key of GET /audit/checkpoint/key)" },
+    'check-timestamp': { type: 'boolean', description: 'also refuse timestamps more than 5 minutes from now (when checking as deliveries arrive)' },
+  },
+  async run(values, io) {
+    const print = (line: string) => println(io.stdout, line);
+    const deliveries = parseDeliveries(readFileOption(values, 'deliveries'));
+    const secrets = readFileOption(values, 'secret-file').split('\n').map((line) => line.trim()).filter(Boolean);
+    if (secrets.length === 0) throw new UsageError('--secret-file holds no secret');
+    if (typeof values.key !== 'string' || values.key === '') throw new UsageError('--key is required');
+    const report = verifyWebhookDeliveries(deliveries, { secrets, verifierKey: values.key, checkTimestamp: values['check-timestamp'] === true });
+    for (const delivery of report.deliveries) if (!delivery.ok) print(JSON.stringify({ problem: 'delivery', id: delivery.id, problems: delivery.problems }));
+    for (const gap of report.gaps) print(JSON.stringify({ problem: 'gap', ...gap }));
+    const entries = new Set(report.deliveries.flatMap((d) => (d.entry ? [d.entry.id] : [])));
+    print(JSON.stringify({ ok: report.ok, deliveries: report.deliveries.length, entries: entries.size, gaps: report.gaps.length }));
+    return report.ok ? 0 : 1;
+  },
+};

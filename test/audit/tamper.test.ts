@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { before, describe, it } from 'node:test';
 import { auditEntryHash, GENESIS_HASH } from '../../src/audit/chain.js';
 import { recordAuditNow } from '../../src/audit/record.js';
 import { toChainedEntry } from '../../src/audit/verify.js';
+import { latchkey } from '../helpers/cli.js';
 import { claimLock } from '../helpers/locks.js';
 import { TEST_BASE_URL, useService } from '../helpers/service.js';
 import { eventually } from '../helpers/wait.js';
 import { treeRows } from './rfc9162.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 type Json = Record<string, unknown>;
 const TABLES = ['audit_entries', 'audit_tree_nodes', 'audit_tree_head', 'audit_checkpoints'] as const;
 
@@ -24,23 +22,16 @@ describe('latchkey audit verify against tampering done directly in the database'
   let verifierKey: string;
   const db = () => t.service.ctx.db.kysely as any;
 
-  function cli(...args: string[]): Promise<{ code: number; json: Json; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'src/cli/main.ts', 'audit', ...args],
-        { cwd: ROOT, env: { ...process.env, DATABASE_URL: t.database.url, DATA_DIR: t.dataDir, BASE_URL: 'http://elsewhere.example', AUDIT_CHECKPOINT_INTERVAL_MS: '0', LOG_LEVEL: 'silent' } },
-        (error, stdout, stderr) => {
-          let json: Json = {};
-          try {
-            json = JSON.parse(stdout.trim()) as Json;
-          } catch {
-            // not a JSON command
-          }
-          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, json, stdout, stderr });
-        },
-      );
-    });
+  /** `latchkey audit ARGS` as an operator runs it on the service's machine (in this process: test/helpers/cli.ts; test/audit/verify-cli.test.ts runs the executable). */
+  async function cli(...args: string[]): Promise<{ code: number; json: Json; stdout: string; stderr: string }> {
+    const { code, stdout, stderr } = await latchkey(['audit', ...args], { ...process.env, DATABASE_URL: t.database.url, DATA_DIR: t.dataDir, BASE_URL: 'http://elsewhere.example', AUDIT_CHECKPOINT_INTERVAL_MS: '0', LOG_LEVEL: 'silent' });
+    let json: Json = {};
+    try {
+      json = JSON.parse(stdout.trim()) as Json;
+    } catch {
+      // not a JSON command
+    }
+    return { code, json, stdout, stderr };
   }
 
   async function entries(lockId?: string): Promise<any[]> {

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { recordAuditNow, type AuditEntry } from '../../src/audit/record.js';
 import type { AppContext } from '../../src/context.js';
 import { newId } from '../../src/crypto/random.js';
+import { latchkey, latchkeyProcess, type ProcessResult } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('latchkey audit verify', () => {
   let t: TestService;
@@ -30,23 +27,19 @@ describe('latchkey audit verify', () => {
   });
   after(() => t?.close());
 
-  /** Runs the real CLI against the test's database, as an operator would. */
-  function verify(...args: string[]): Promise<{ code: number; json: Record<string, unknown>; stderr: string }> {
-    return verifyWith({ DATABASE_URL: t.database.url, DATA_DIR: t.dataDir }, ...args);
+  const serviceEnv = () => ({ DATABASE_URL: t.database.url, DATA_DIR: t.dataDir });
+
+  /** Runs the CLI's `audit verify` against the test's database, as an operator would (in this process: test/helpers/cli.ts). */
+  function verify(...args: string[]): Promise<{ code: number | null; json: Record<string, unknown>; stderr: string }> {
+    return verifyWith(serviceEnv(), ...args);
   }
 
-  function verifyWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; json: Record<string, unknown>; stderr: string }> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'src/cli/main.ts', 'audit', 'verify', ...args],
-        { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', ...env, LOG_LEVEL: 'silent' } },
-        (error, stdout, stderr) => {
-          const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-          resolve({ code, json: stdout.trim() ? (JSON.parse(stdout.trim()) as Record<string, unknown>) : {}, stderr });
-        },
-      );
-    });
+  async function verifyWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; json: Record<string, unknown>; stderr: string }> {
+    return asJson(await latchkey(['audit', 'verify', ...args], { ...process.env, DATABASE_URL: '', ...env, LOG_LEVEL: 'silent' }));
+  }
+
+  function asJson({ code, stdout, stderr }: ProcessResult): { code: number | null; json: Record<string, unknown>; stderr: string } {
+    return { code, json: stdout.trim() ? (JSON.parse(stdout.trim()) as Record<string, unknown>) : {}, stderr };
   }
 
   /** Changes a row behind the service's back for the length of `check`, then puts it back. */
@@ -75,7 +68,8 @@ describe('latchkey audit verify', () => {
   it('detects a row altered directly in the database, exits 1 and names the entry', async () => {
     const target = entries[2]!; // lock A's second entry
     await whileAltered(target.id, { message: 'lock locked' }, async () => {
-      const result = await verify();
+      // The executable itself, once: its own process, its exit status and its standard output.
+      const result = asJson(await latchkeyProcess(['audit', 'verify'], { ...process.env, ...serviceEnv(), LOG_LEVEL: 'silent' }));
       assert.equal(result.code, 1, result.stderr);
       assert.equal(result.json.problem, 'entry edited');
       assert.equal(result.json.lockId, lockA);

@@ -1,33 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { latchkey, latchkeyProcess } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+/** Only the given variables set, besides PATH and HOME. */
+const environment = (env: Record<string, string>) => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...env });
 
-/** Runs `latchkey <args>` from the checkout as a child process, with only the given variables set. */
-function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs `latchkey <args>` through the executable's entry in this process (test/helpers/cli.ts). */
+const runCli = (args: string[], env: Record<string, string> = {}) => latchkey(args, environment(env));
 
 describe('latchkey command line', () => {
   let dataDir: string;
@@ -84,7 +67,9 @@ describe('latchkey command line', () => {
     }
   });
 
-  it('a setting that names something out of reach stops start-up with one line naming it', { timeout: 60_000 }, async () => {
+  // Real processes: a start that fails must also end the process, so it must close whatever it
+  // opened before the failure (a database, the broker, a Redis client), or the process would hang.
+  it('a setting that names something out of reach stops start-up with one line naming it, and the process ends', { timeout: 60_000 }, async () => {
     const cases: Array<[Record<string, string>, string]> = [
       [{ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }, 'DATABASE_URL'],
       [{ REDIS_URL: 'redis://127.0.0.1:1' }, 'REDIS_URL'],
@@ -92,7 +77,7 @@ describe('latchkey command line', () => {
       [{ HOST: 'not_a_host.invalid', MQTT_PORT: '0' }, 'HOST'],
       [{ CA_FILE: '/nonexistent/latchkey-ca.json', MQTT_PORT: '0' }, 'CA_FILE'],
     ];
-    const results = await Promise.all(cases.map(([env], i) => runCli(['serve'], { DATA_DIR: join(dataDir, `reach-${i}`), PORT: '0', LOG_LEVEL: 'silent', ...env })));
+    const results = await Promise.all(cases.map(([env], i) => latchkeyProcess(['serve'], environment({ DATA_DIR: join(dataDir, `reach-${i}`), PORT: '0', LOG_LEVEL: 'silent', ...env }), 60_000)));
     for (const [i, [, name]] of cases.entries()) {
       const res = results[i]!;
       assert.equal(res.code, 1, `${name}: exit ${res.code} ${res.stderr}`);

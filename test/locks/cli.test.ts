@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { authenticateLockSecret } from '../../src/locks/provision.js';
+import { latchkey as runLatchkey, latchkeyProcess } from '../helpers/cli.js';
 import { createUser } from '../helpers/factories.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { UNKNOWN_ID, UUID } from './support.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe('latchkey lock provision / site create', () => {
   let t: TestService;
@@ -19,18 +13,10 @@ describe('latchkey lock provision / site create', () => {
   });
   after(() => t.close());
 
-  function latchkey(...args: string[]): Promise<Run> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'src/cli/main.ts', ...args],
-        // Seven of these start at once, each loading the CLI through tsx (~3 s of CPU): on a loaded
-        // machine one took over a minute, and a killed run reads as exit 1.
-        { env: { ...process.env, DATABASE_URL: t.database.url, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' }, timeout: 180_000 },
-        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-      );
-    });
-  }
+  const env = () => ({ ...process.env, DATABASE_URL: t.database.url, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' });
+
+  /** `latchkey ARGS` against the test service's database and data directory, in this process (test/helpers/cli.ts). */
+  const latchkey = (...args: string[]) => runLatchkey(args, env());
 
   it('creates a site and a lock in it that a user can then claim', async () => {
     const site = await latchkey('site', 'create', '--name', 'Depot', '--colour', '#0A0B0C', '--latitude', '52.2', '--longitude', '0.12', '--radius', '80');
@@ -40,7 +26,8 @@ describe('latchkey lock provision / site create', () => {
     assert.match(siteJson.id, UUID);
     assert.deepEqual([siteJson.name, siteJson.colour, siteJson.latitude, siteJson.longitude, siteJson.radius, siteJson.logoUrl], ['Depot', '#0A0B0C', 52.2, 0.12, 80, null]);
 
-    const provisioned = await latchkey('lock', 'provision', '--name', 'Gate', '--site', siteJson.id);
+    // The executable itself once: its own process, its exit status and its standard output.
+    const provisioned = await latchkeyProcess(['lock', 'provision', '--name', 'Gate', '--site', siteJson.id], env());
     assert.equal(provisioned.code, 0, provisioned.stderr);
     const lock = JSON.parse(provisioned.stdout);
     assert.deepEqual(Object.keys(lock).sort(), ['id', 'registrationKey', 'secret']);

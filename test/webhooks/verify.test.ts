@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { verifyWebhookDeliveries, type ReceivedWebhook } from '../../src/client/webhooks.js';
-import { webhookVerifyCommand } from '../../src/webhooks/cli.js';
+import { latchkey } from '../helpers/cli.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { claimLock, revokeLock, shareLock } from '../helpers/locks.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -70,9 +70,8 @@ describe('webhook verify', () => {
     await writeFile(secretFile, `${hook.body.secret}\n`, { mode: 0o600 });
     const run = async (deliveries: ReceivedWebhook[]) => {
       await writeFile(file, deliveries.map((d) => JSON.stringify(d)).join('\n'));
-      const lines: string[] = [];
-      const status = await webhookVerifyCommand((line) => lines.push(line)).run({ deliveries: file, 'secret-file': secretFile, key: verifierKey });
-      return { status, lines: lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+      const { code: status, stdout } = await latchkey(['webhook', 'verify', '--deliveries', file, '--secret-file', secretFile, '--key', verifierKey], {});
+      return { status, lines: stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) };
     };
     const good = await run(kept);
     assert.equal(good.status, 0);
