@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BRIDGE_SETTINGS, BridgeConfigError, loadBridgeConfig } from '../../src/config/bridge.js';
+import { latchkey } from '../helpers/cli.js';
 
 const LOCK = '0198f3a0-5d2c-4b1e-9c44-2f6a1e0b7d55';
 
@@ -38,9 +39,9 @@ describe('latchkey bridge configuration', () => {
     assert.throws(() => loadBridgeConfig('/nonexistent/bridge.json', {}), /BRIDGE_CONFIG: cannot read/);
   });
 
-  it('--help describes every setting', () => {
-    const help = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'bridge', '--help'], { encoding: 'utf8' });
-    assert.equal(help.status, 0, help.stderr);
+  it('--help describes every setting', async () => {
+    const help = await latchkey(['bridge', '--help'], {});
+    assert.equal(help.code, 0, help.stderr);
     for (const setting of BRIDGE_SETTINGS) assert.ok(help.stdout.includes(setting.name), setting.name);
   });
 
