@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,11 +47,12 @@ describe('latchkey bridge configuration', () => {
 
   it('bridge unpair says when the lock was never paired', async () => {
     const path = await configFile({ locks: [], matter: { port: 0 } });
-    const unpair = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'bridge', 'unpair', '--lock', LOCK, '--config', path], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
-    assert.equal(unpair.status, 1, unpair.stderr);
+    const unpair = await latchkey(['bridge', 'unpair', '--lock', LOCK, '--config', path], { ...process.env, LOG_LEVEL: 'silent' });
+    assert.equal(unpair.code, 1, unpair.stderr);
     assert.deepEqual(JSON.parse(unpair.stdout), { lockId: LOCK, unpaired: false, decommissioned: false });
   });
 
+  // The executable's own process: its exit status after the signal.
   it('shuts down cleanly on SIGTERM', async () => {
     const path = await configFile({ locks: [] });
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'bridge', '--config', path], { env: { ...process.env, LOG_LEVEL: 'info' } });

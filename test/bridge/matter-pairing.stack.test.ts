@@ -1,9 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { latchkey } from '../helpers/cli.js';
 import { startVirtualMatterLocks, type VirtualMatterLockDevice, type VirtualMatterLocks } from '../helpers/matter-lock.js';
 import { eventually } from '../helpers/wait.js';
 import { execute, signed, unlock } from '../execute/support.js';
@@ -88,8 +87,10 @@ describe('latchkey bridge unpair, with the bridge stopped (docs/bridge.md)', () 
 
     const configFile = join(rig.config.dataDir, '..', 'bridge.json');
     await writeFile(configFile, JSON.stringify({ dataDir: rig.config.dataDir, matter: { port: rig.config.matter.port }, locks: [] }));
-    // Exits 0 only when it unpaired the lock (else 1, and this rejects).
-    const unpair = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'bridge', 'unpair', '--lock', id, '--config', configFile], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
+    // Exits 0 only when it unpaired the lock (else 1). In this process (test/helpers/cli.ts): the
+    // executable's own process is test/bridge/cli.unit.test.ts's subject.
+    const unpair = await latchkey(['bridge', 'unpair', '--lock', id, '--config', configFile], { ...process.env, LOG_LEVEL: 'silent' });
+    assert.equal(unpair.code, 0, unpair.stderr);
     assert.deepEqual(JSON.parse(unpair.stdout), { lockId: id, unpaired: true, decommissioned: true });
     assert.equal(await devices.locks[0]!.fabrics(), 0, 'the lock no longer on the bridge\'s fabric');
     assert.equal((await pairings(rig))[id], undefined);
