@@ -27,15 +27,35 @@ export async function cutOffLock(ctx: AppContext, lockId: string): Promise<void>
 
 /** Every lock decommissioned so far, retired on this instance's link before it listens (retained reports are replayed then). */
 export async function retireDecommissionedLocks(ctx: Pick<AppContext, 'db' | 'link'>): Promise<void> {
-  const rows = await ctx.db.kysely.selectFrom('locks').select('id').where('decommissioned_at', 'is not', null).execute();
-  for (const { id } of rows) ctx.link.retire(id);
+  for (const id of await decommissionedLockIds(ctx)) ctx.link.retire(id);
 }
 
-/** Subscribes to the decommissionings of every instance; returns the unsubscribe. */
+/**
+ * Subscribes to the decommissionings of every instance; returns the unsubscribe. The bus delivers
+ * at most once: a decommissioning announced while this instance was out of touch with the others
+ * (Redis down, its connection lost) never arrives, so each time the bus comes back the locks
+ * decommissioned meanwhile, found in the database, are cut off here too.
+ */
 export function cutOffDecommissionedLocks(ctx: AppContext): () => void {
-  return ctx.bus.subscribe(LOCK_DECOMMISSIONED_CHANNEL, (message) => {
+  let stopped = false;
+  const cutOff = (lockId: string) => cutOffLock(ctx, lockId).catch((err: unknown) => ctx.logger.error({ err, lockId }, 'cutting off a decommissioned lock failed'));
+  const unsubscribe = ctx.bus.subscribe(LOCK_DECOMMISSIONED_CHANNEL, (message) => {
     const lockId = (message as { lockId?: unknown } | null)?.lockId;
-    if (typeof lockId !== 'string') return;
-    cutOffLock(ctx, lockId).catch((err: unknown) => ctx.logger.error({ err, lockId }, 'cutting off a decommissioned lock failed'));
+    if (typeof lockId === 'string') void cutOff(lockId);
   });
+  ctx.bus.onConnectionChange((connected) => {
+    if (!connected || stopped) return;
+    decommissionedLockIds(ctx)
+      .then((ids) => Promise.all(ids.filter((id) => !stopped && !ctx.link.isRetired(id)).map(cutOff)))
+      .catch((err: unknown) => ctx.logger.error({ err }, 'cutting off the locks decommissioned while the bus was down failed'));
+  });
+  return () => {
+    stopped = true;
+    unsubscribe();
+  };
+}
+
+async function decommissionedLockIds(ctx: Pick<AppContext, 'db'>): Promise<string[]> {
+  const rows = await ctx.db.kysely.selectFrom('locks').select('id').where('decommissioned_at', 'is not', null).execute();
+  return rows.map(({ id }) => id);
 }

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { claimLock, createVerifiedUser } from '../helpers/locks.js';
+import { redisServerInstalled, startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
+import { startInstanceBeside, startTestService, type TestService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
+
+/**
+ * A lock decommissioned while the instances' bus is down (their Redis stopped by the test): the
+ * announcement reaches no other instance (the bus delivers at most once), so each cuts the lock off
+ * when the bus comes back, from the database (src/lock-link/cut-off.ts).
+ */
+describe('lock link: a lock decommissioned while the bus is down', { skip: !redisServerInstalled && 'redis-server not installed' }, () => {
+  let redis: PrivateRedis;
+  let t: TestService;
+  before(async () => {
+    redis = await startPrivateRedis();
+    t = await startTestService({ REDIS_URL: redis.url });
+  });
+  after(async () => {
+    await t?.close();
+    await redis?.stop();
+  });
+
+  it('is cut off on the other instance once the bus is back', async () => {
+    const owner = await createVerifiedUser(t);
+    const lock = await claimLock(t, owner);
+    const other = await startInstanceBeside(t);
+    try {
+      await eventually(() => other.service.ctx.bus.status().connected, 'the other instance on the bus');
+      await redis.stop();
+      await eventually(() => !other.service.ctx.bus.status().connected, 'the other instance off the bus');
+
+      assert.equal((await t.api.post(`/device/${lock.id}/decommission`, { token: owner.authToken })).status, 204);
+      assert.equal(t.service.ctx.link.isRetired(lock.id), true, 'cut off where it was served');
+      assert.equal(other.service.ctx.link.isRetired(lock.id), false, 'the other instance did not hear of it');
+
+      await redis.start();
+      await eventually(() => other.service.ctx.link.isRetired(lock.id), 'cut off on the other instance once the bus is back', 20_000);
+    } finally {
+      await other.close();
+    }
+  });
+});
