@@ -1,6 +1,7 @@
 // Shared by the scale-out benchmarks: a throwaway PostgreSQL database, Redis command counts,
 // PostgreSQL transaction counts, a service's CPU time, and instances in processes of their own.
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { redisServerInstalled, startPrivateRedis } from '../test/helpers/redis-server.js';
@@ -66,6 +67,31 @@ export function cpuSeconds(): number {
   return (user + system) / 1e6;
 }
 
+/**
+ * What Linux says of a process (`/proc`): user and system CPU seconds (every thread), and its main
+ * thread's context switches: voluntary (it waited: each is an event-loop wake-up to come) and
+ * involuntary (preempted while it could run: what the other processes on the cores cost it).
+ * Null off Linux.
+ */
+export interface ProcessCounters { user: number; system: number; waits: number; preempted: number }
+
+export async function processCounters(pid: number): Promise<ProcessCounters | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // After the command name (in parentheses, which may hold spaces): utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = 100; // USER_HZ on every Linux this runs on
+    const status = await readFile(`/proc/${pid}/task/${pid}/status`, 'utf8');
+    const count = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    return { user: Number(fields[11]) / ticks, system: Number(fields[12]) / ticks, waits: count('voluntary_ctxt_switches'), preempted: count('nonvoluntary_ctxt_switches') };
+  } catch {
+    return null;
+  }
+}
+
+/** Milliseconds in V8's garbage collector: scavenges (minor), the rest (major), and how many of the latter. */
+export interface GcTime { minorMs: number; majorMs: number; majors: number }
+
 /** A service instance in a process of its own (bench/scale-instance.ts). */
 export interface Instance {
   child: ChildProcess;
@@ -73,6 +99,8 @@ export interface Instance {
   rootCertificate: string;
   /** Its CPU seconds so far. */
   cpu(): Promise<number>;
+  /** Its time in the garbage collector so far (bench/scale-instance.ts). */
+  gc(): Promise<GcTime>;
   /** Starts a CPU profile (inspector) of the instance; `stopProfile` writes it to `file`. */
   startProfile(): Promise<void>;
   stopProfile(file: string): Promise<void>;
@@ -95,6 +123,10 @@ export function startInstance(env: Record<string, string>): Promise<Instance> {
         rootCertificate: message.rootCertificate,
         cpu: () => new Promise((answer) => {
           child.once('message', (reply: { cpu: number }) => answer(reply.cpu));
+          child.send('cpu');
+        }),
+        gc: () => new Promise((answer) => {
+          child.once('message', (reply: { gc: GcTime }) => answer(reply.gc));
           child.send('cpu');
         }),
         startProfile: () => new Promise((answer) => {

@@ -5,13 +5,17 @@
 // fixed rate, sent in turn to each instance of the cluster; the CPU of every instance together,
 // divided by the unlocks. Goal: flat (as many instances, the same CPU per unlock). Beside it, the
 // marginal figure: the same less each instance's idle rate measured just before the run.
+// SCALE_CLUSTER_RATE_PER_INSTANCE=R: R unlocks/s for each instance of the cluster (R, 2R, 3R) instead of 40/s for the
+// cluster: each instance then serves the same load at every size, which a process's cost per unlock depends on.
 // Env: SCALE_CLUSTER_ROUNDS (default 2), SCALE_CLUSTER_WARM_PER_INSTANCE (default 0), SCALE_BENCH_MQTT_URL, LATCHKEY_TEST_REDIS_URL (bench/scale-out.ts).
 import { committedTransactions, startInstance, type Instance } from './scale-lib.js';
 import { fixedRate, startScaleBench, startUnlockRig, warmUp, type UnlockRig } from './scale-unlock.js';
 import { loadavg } from 'node:os';
 import { percentile } from './lib.js';
 
-const RATE = 40;
+const PER_INSTANCE = Number(process.env.SCALE_CLUSTER_RATE_PER_INSTANCE ?? 0);
+/** Unlocks a second sent to a cluster of `size`. */
+const rateOf = (size: number) => (PER_INSTANCE > 0 ? PER_INSTANCE * size : 40);
 const SECONDS = 5;
 const ROUNDS = Number(process.env.SCALE_CLUSTER_ROUNDS ?? 2);
 const SIZES = [1, 2, 3];
@@ -53,13 +57,13 @@ async function measure(shared: boolean, size: number): Promise<Row> {
     const commitsBefore = await committedTransactions(database.name);
     const before = await Promise.all(running.map((instance) => instance.cpu()));
     const started = performance.now();
-    const run = await fixedRate(rig, running, running, RATE, SECONDS);
+    const run = await fixedRate(rig, running, running, rateOf(size), SECONDS);
     // The reports of the last unlocks (the relock after each) are still being recorded: let them land in the figures.
     await new Promise((resolve) => setTimeout(resolve, 6000));
     const after = await Promise.all(running.map((instance) => instance.cpu()));
     const span = (performance.now() - started) / 1000;
     const commits = (await committedTransactions(database.name)) - commitsBefore;
-    const unlocks = RATE * SECONDS;
+    const unlocks = Math.floor(rateOf(size) * SECONDS);
     const cpu = after.reduce((sum, value, i) => sum + value - before[i]!, 0);
     const marginal = cpu - idleRate * span;
     return { shared, size, cpuUs: (cpu / unlocks) * 1e6, marginalUs: (marginal / unlocks) * 1e6, commits: commits / unlocks, p50: percentile(run.latencies, 50), p99: percentile(run.latencies, 99), failed: run.failures };
@@ -75,7 +79,7 @@ try {
   } else {
     const rows: Row[] = [];
     for (let round = 1; round <= ROUNDS; round++) for (const size of SIZES) for (const shared of [true, false]) rows.push(await measure(shared, size));
-    console.log(`\n## Cluster CPU per unlock (issue 33 point 2): 1–3 instances in processes of their own, PostgreSQL + ${redis.private ? 'a private Redis' : 'Redis'} + ${broker.label}, the simulated lock; ${RATE} unlocks/s for ${SECONDS} s sent in turn to each instance, ${ROUNDS} round(s) (a shared 2-core machine: compare within a round)`);
+    console.log(`\n## Cluster CPU per unlock (issue 33 point 2): 1–3 instances in processes of their own, PostgreSQL + ${redis.private ? 'a private Redis' : 'Redis'} + ${broker.label}, the simulated lock; ${PER_INSTANCE > 0 ? `${PER_INSTANCE} unlocks/s an instance (${SIZES.map(rateOf).map((r) => r.toFixed(1)).join(' / ')})` : '40 unlocks/s'} for ${SECONDS} s sent in turn to each instance, ${ROUNDS} round(s) (a shared 2-core machine: compare within a round)`);
     console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${WARM_PER_INSTANCE} more warm-up unlocks an instance (SCALE_CLUSTER_WARM_PER_INSTANCE)`);
     console.log('CPU (gross): every instance of the cluster together over the run\'s span, per unlock (the relock 5 s later and every report included). Goal: flat with the number of instances.');
     console.log(`Marginal: the same less each instance's own idle rate (measured for ${IDLE_SECONDS} s just before the run) over the span: what the unlocks added. Not the goal's figure on its own: read beside the gross one.`);
