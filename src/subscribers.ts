@@ -14,6 +14,8 @@ export interface Subscribers {
   lockReportsRecorded(): Promise<void>;
   /** Runs one sweep of the timed alarms now (src/alarms/watch.ts), by the service's clock: what a test calls once it moved the clock. */
   sweepAlarms(): Promise<void>;
+  /** The timed sweeps this instance ran: with an external broker, one instance's (the turn's holder) for the cluster. */
+  sweptHere(): { operationQueue: number; configs: number };
 }
 
 /**
@@ -47,5 +49,10 @@ export async function startSubscribers(ctx: AppContext, testHooks: Pick<LockLink
     await alarms.stop();
     await Promise.all([webhooks.stop(), delivery.stop().then(() => link.stop())]);
   };
-  return { stop: () => (stopping ??= stop()), lockReportsRecorded: () => link.recorded(), sweepAlarms: () => alarms.sweep() };
+  return {
+    stop: () => (stopping ??= stop()),
+    lockReportsRecorded: () => link.recorded(),
+    sweepAlarms: () => alarms.sweep(),
+    sweptHere: () => ({ operationQueue: delivery.sweptHere, configs: link.configSweepsHere() }),
+  };
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import type { ClusterTurn } from '../db/turns.js';
 import { committedConfigVersion } from '../locks/config.js';
 import { publishLockConfig, republishAllConfigs, type RepublishPace } from './config-sync.js';
 
@@ -20,7 +21,16 @@ export interface ReconcileOptions {
   sweepSeconds: number;
   /** One lock's config is re-sent at most once in this many milliseconds on its own say-so (a lock repeating a stale version cannot flood the broker). */
   perLockCooldownMs?: number;
+  /**
+   * The cluster's turn to sweep (src/db/turns.ts): with an external broker, which every instance
+   * publishes to, one instance's sweep is the cluster's (issue 33 point 2). None: this instance
+   * sweeps (the embedded broker, whose locks only this instance reaches).
+   */
+  sweepTurn?: ClusterTurn;
 }
+
+/** The cluster's turn to sweep the configs (./subscribers.ts makes it, with an external broker). */
+export const CONFIG_SWEEP_TURN = 'config-sweep';
 
 export class ConfigReconciler {
   private running: Promise<void> | null = null;
@@ -30,6 +40,10 @@ export class ConfigReconciler {
   private readonly lastSent = new Map<string, number>();
   /** The version each lock last said it holds and when it was found current: a lock says it in its `online` and again in the state that follows. */
   private readonly lastFoundCurrent = new Map<string, { version: number; at: number }>();
+  /** The sweep's latest look at the turn: stop() waits for it before giving the turn up. */
+  private inTurn: Promise<void> | undefined;
+  /** Sweeps this instance ran from its timer: what tells a test which instance sweeps. */
+  sweptHere = 0;
 
   constructor(private readonly ctx: ReconcileContext, private readonly options: ReconcileOptions) {}
 
@@ -37,7 +51,7 @@ export class ConfigReconciler {
   start(republishNow = true): void {
     if (republishNow) this.republishAll('connected');
     if (this.options.sweepSeconds > 0) {
-      this.sweep = setInterval(() => this.republishAll('sweep'), this.options.sweepSeconds * 1000);
+      this.sweep = setInterval(() => void (this.inTurn = this.sweepInTurn()), this.options.sweepSeconds * 1000);
       this.sweep.unref();
     }
   }
@@ -89,9 +103,26 @@ export class ConfigReconciler {
     return publishLockConfig(this.ctx, lockId);
   }
 
+  /** The timer's sweep: only while this instance holds the cluster's turn, when there is one. */
+  private async sweepInTurn(): Promise<void> {
+    const turn = this.options.sweepTurn;
+    try {
+      if (turn !== undefined && !(await turn.take())) return;
+    } catch (err) {
+      this.ctx.logger.error({ err }, 'republishing lock configs failed: the sweep turn could not be read');
+      return;
+    }
+    if (this.stopped) return;
+    this.sweptHere += 1;
+    this.republishAll('sweep');
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.sweep) clearInterval(this.sweep);
+    // A claim still on its way would take the turn after the release below and hold it, unused.
+    await this.inTurn;
     await this.running;
+    await this.options.sweepTurn?.release().catch((err: unknown) => this.ctx.logger.warn({ err }, 'could not give up the config sweep turn'));
   }
 }
