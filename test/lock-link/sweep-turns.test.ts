@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { startClusterBroker, useClusterTestService } from '../helpers/cluster.js';
+import { startClusterBroker } from '../helpers/cluster.js';
+import { createTestClock } from '../helpers/clock.js';
 import { mosquittoInstalled } from '../helpers/mosquitto.js';
 import { startInstanceBeside, startTestService, TEST_REDIS_URL } from '../helpers/service.js';
 import { eventually } from '../helpers/wait.js';
@@ -15,15 +16,14 @@ const swept = (instance: Running): Swept => instance.service.subscribers.sweptHe
  * broker, are run by one instance of a cluster at a time, the holder of each one's turn
  * (src/operations/queue-delivery.ts, src/lock-link/reconcile.ts, src/db/turns.ts): every instance
  * hears every lock's presence and publishes to the same broker, so one sweep is the cluster's.
- * When the holder stops, the other takes the turn at its next interval. With the embedded broker
- * each instance keeps sweeping for the locks on its own broker.
+ * When the holder stops, the other takes the turn at its next interval: the service's clock stands
+ * still, so a holder's turn never runs out by itself, only its giving the turn up lets the other
+ * take it. With the embedded broker each instance keeps sweeping for the locks on its own broker.
  */
 describe('the timed sweeps of a cluster', () => {
   describe('on one external broker: one instance at a time', { skip: !mosquittoInstalled && 'mosquitto not installed' }, () => {
-    const cluster = useClusterTestService();
-
     it('sweeps the queue and the configs on one instance, and on the other once it stops', async () => {
-      const { t } = cluster;
+      const t = await startTestService({ REDIS_URL: TEST_REDIS_URL }, { clock: createTestClock() });
       const broker = await startClusterBroker(t, []);
       const everySecond = { lockOps: { ...t.config.lockOps, queueSweepSeconds: 1, sweepSeconds: 1 } };
       const started: Running[] = [];
@@ -49,6 +49,7 @@ describe('the timed sweeps of a cluster', () => {
       } finally {
         for (const instance of started) await instance.close();
         await broker.close();
+        await t.close();
       }
     });
   });
