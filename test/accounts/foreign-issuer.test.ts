@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { startService, type RunningService } from '../../src/server.js';
 import { createUser } from '../helpers/factories.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, TEST_SERVICE_OPTIONS } from '../helpers/service.js';
 
 /** Instances with different BASE_URLs refuse each other's tokens; the one refusing says why, once. */
 describe('an instance with another BASE_URL', () => {
@@ -14,7 +14,7 @@ describe('an instance with another BASE_URL', () => {
   before(async () => {
     first = await startTestService();
     const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => void (lines.push(chunk.toString()), done()) });
-    second = await startService({ ...first.config, port: 0, baseUrl: 'http://elsewhere.test' }, { logger: pino({ level: 'warn' }, sink) });
+    second = await startService({ ...first.config, port: 0, baseUrl: 'http://elsewhere.test' }, { ...TEST_SERVICE_OPTIONS, logger: pino({ level: 'warn' }, sink) });
   });
   after(async () => {
     await second?.close();

@@ -6,7 +6,7 @@ import { startService } from '../../src/server.js';
 import { createUser } from '../helpers/factories.js';
 import { Api } from '../helpers/http.js';
 import { claimLock } from '../helpers/locks.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, TEST_SERVICE_OPTIONS } from '../helpers/service.js';
 import { eventually } from '../helpers/wait.js';
 
 /** The body (origin, size, root) of each note in the file, in order. */
@@ -57,14 +57,14 @@ describe('AUDIT_CHECKPOINT_FILE never gets the same checkpoint twice in a row', 
 
     // A restart with nothing new to sign leaves the file as it is.
     const before = await readFile(file, 'utf8');
-    const restarted = await startService({ ...t.config, port: 0 });
+    const restarted = await startService({ ...t.config, port: 0 }, TEST_SERVICE_OPTIONS);
     await restarted.close();
     assert.equal(await readFile(file, 'utf8'), before);
 
     // Stopped between the row and the line: the next start writes the line, once.
     const notes = splitCheckpointFile(before);
     await writeFile(file, notes.slice(0, -1).map((note) => `${note}\n`).join(''));
-    const again = await startService({ ...t.config, port: 0 });
+    const again = await startService({ ...t.config, port: 0 }, TEST_SERVICE_OPTIONS);
     try {
       assert.equal((await new Api(again.url).get('/audit/checkpoint')).status, 200);
     } finally {
@@ -87,7 +87,7 @@ describe('AUDIT_CHECKPOINT_FILE when instances stop together', () => {
     await t.service.close();
     // Which instance signs first is a race: a few rounds, so that both orders come up.
     for (let round = 0; round < 6; round++) {
-      const [first, second] = await Promise.all([startService({ ...t.config, port: 0 }), startService({ ...t.config, port: 0 })]);
+      const [first, second] = await Promise.all([startService({ ...t.config, port: 0 }, TEST_SERVICE_OPTIONS), startService({ ...t.config, port: 0 }, TEST_SERVICE_OPTIONS)]);
       await claimLock({ ...t, api: new Api(first.url), service: first }, owner);
       await claimLock({ ...t, api: new Api(second.url), service: second }, owner);
       await Promise.all([first.close(), second.close()]);

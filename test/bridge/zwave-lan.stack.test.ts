@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startService } from '../../src/server.js';
+import { TEST_SERVICE_OPTIONS } from '../helpers/service.js';
 import { auditEntriesOf } from '../helpers/locks.js';
 import { sdkExecute, sdkLocalUnlock, sdkLockOperation, sdkOperationToken } from '../helpers/sdk-wire.js';
 import { eventually } from '../helpers/wait.js';
@@ -69,7 +70,7 @@ describe('latchkey bridge: unlock on the LAN and the door reported (Z-Wave)', ()
     await eventually(() => (rig.bridge.status()[0]!.reachable ? true : undefined), 'the lock reachable', 15_000);
     assert.equal((await sdkLocalUnlock(lanUrl, token)).status, 409);
 
-    const again = await startService(t.config);
+    const again = await startService(t.config, TEST_SERVICE_OPTIONS);
     try {
       await ready(rig, id, again);
       const entry = await eventually(async () => {

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startService } from '../../src/server.js';
+import { TEST_SERVICE_OPTIONS } from '../helpers/service.js';
 import { Api } from '../helpers/http.js';
 import { auditEntriesOf } from '../helpers/locks.js';
 import { eventually } from '../helpers/wait.js';
@@ -151,7 +152,7 @@ describe('latchkey bridge with Z-Wave JS when everything goes away', () => {
 
     // The service and its embedded broker go away; another instance comes up with the broker on the same port.
     await t.service.close();
-    const again = await startService(t.config);
+    const again = await startService(t.config, TEST_SERVICE_OPTIONS);
     try {
       await ready(rig, id, again);
       const res = await new Api(again.url).post(`/device/${id}/execute`, { token: admin.authToken, rawBody: signed(admin, id, unlock), contentType: 'application/json;charset=UTF-8' });

@@ -8,7 +8,7 @@ import { startService, type RunningService } from '../../src/server.js';
 import { createApplication } from '../applications/helpers.js';
 import { TEST_DB } from '../helpers/database.js';
 import { createUser } from '../helpers/factories.js';
-import { startTestService, TEST_BASE_URL, type TestService } from '../helpers/service.js';
+import { startTestService, TEST_BASE_URL, type TestService, TEST_SERVICE_OPTIONS } from '../helpers/service.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const local = (url: string) => url.slice(TEST_BASE_URL.length);
@@ -24,7 +24,7 @@ describe('logos across instances (embedded storage on PostgreSQL)', { skip: TEST
   before(async () => {
     first = await startTestService({ KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
     secondDir = await mkdtemp(join(tmpdir(), 'latchkey-second-'));
-    second = await startService({ ...first.config, port: 0, dataDir: secondDir });
+    second = await startService({ ...first.config, port: 0, dataDir: secondDir }, TEST_SERVICE_OPTIONS);
   });
   after(async () => {
     await second?.close();

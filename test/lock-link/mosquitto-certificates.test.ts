@@ -12,7 +12,7 @@ import { writeDeviceCertificate } from '../../src/locks/device-certificates.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { provisionLock } from '../helpers/locks.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, TEST_SERVICE_OPTIONS } from '../helpers/service.js';
 import { eventually } from '../helpers/wait.js';
 
 const run = promisify(execFile);
@@ -48,7 +48,7 @@ describe('device certificates through Mosquitto', { skip: !mosquittoInstalled &&
       config: 'mosquitto-certificates.conf',
       tls: { deviceCa: await readFile(join(dir, 'ca.pem'), 'utf8'), cert: brokerCa, key: await readFile(join(dir, 'broker-key.pem'), 'utf8') },
     });
-    ext = await startService({ ...t.config, port: 0, mqtt: { kind: 'external', url: mosquitto.url.replace('mqtt://', `mqtt://${service.username}:${service.password}@`) } });
+    ext = await startService({ ...t.config, port: 0, mqtt: { kind: 'external', url: mosquitto.url.replace('mqtt://', `mqtt://${service.username}:${service.password}@`) } }, TEST_SERVICE_OPTIONS);
   });
   after(async () => {
     await ext?.close();

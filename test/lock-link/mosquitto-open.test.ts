@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { probeBroker } from '../../src/lock-link/broker-check.js';
 import { startService } from '../../src/server.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, TEST_SERVICE_OPTIONS } from '../helpers/service.js';
 
 /** Latchkey refuses to run on an external broker that is open to anyone (issue 16 item 4). */
 describe('start-up against an open broker', { skip: !mosquittoInstalled && 'mosquitto not installed' }, () => {
@@ -31,15 +31,15 @@ describe('start-up against an open broker', { skip: !mosquittoInstalled && 'mosq
 
   it('refuses to start on an anonymous broker, naming the setting', async () => {
     await assert.rejects(
-      startService({ ...t.config, port: 0, mqtt: { kind: 'external', url: withService(open.url) } }),
+      startService({ ...t.config, port: 0, mqtt: { kind: 'external', url: withService(open.url) } }, TEST_SERVICE_OPTIONS),
       (err: Error) => /allow_anonymous false/.test(`${err.message} ${String((err.cause as Error | undefined)?.message)}`) && /MQTT_ALLOW_INSECURE_BROKER/.test(`${err.message} ${String((err.cause as Error | undefined)?.message)}`),
     );
   });
 
   it('starts anyway with MQTT_ALLOW_INSECURE_BROKER=true, and on the documented configuration', async () => {
-    const insecure = await startService({ ...t.config, port: 0, mqtt: { kind: 'external', url: withService(open.url) }, lockOps: { ...t.config.lockOps, allowInsecureBroker: true } });
+    const insecure = await startService({ ...t.config, port: 0, mqtt: { kind: 'external', url: withService(open.url) }, lockOps: { ...t.config.lockOps, allowInsecureBroker: true } }, TEST_SERVICE_OPTIONS);
     await insecure.close();
-    const safe = await startService({ ...t.config, port: 0, mqtt: { kind: 'external', url: withService(closed.url) } });
+    const safe = await startService({ ...t.config, port: 0, mqtt: { kind: 'external', url: withService(closed.url) } }, TEST_SERVICE_OPTIONS);
     await safe.close();
   });
 });

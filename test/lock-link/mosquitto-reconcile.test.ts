@@ -10,7 +10,7 @@ import { createUser } from '../helpers/factories.js';
 import { Api } from '../helpers/http.js';
 import { claimLock, shareLock, type ClaimedLock } from '../helpers/locks.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, TEST_SERVICE_OPTIONS } from '../helpers/service.js';
 import { eventually } from '../helpers/wait.js';
 
 /**
@@ -33,7 +33,7 @@ describe('reconciliation through Mosquitto', { skip: !mosquittoInstalled && 'mos
   /** An instance of the service on Mosquitto (same database), as a TestService for the helpers. */
   async function onMosquitto(mosquitto: Mosquitto): Promise<TestService & { running: RunningService }> {
     const url = mosquitto.url.replace('mqtt://', `mqtt://${service.username}:${service.password}@`);
-    const running = await startService({ ...t.config, port: 0, mqtt: { kind: 'external', url } });
+    const running = await startService({ ...t.config, port: 0, mqtt: { kind: 'external', url } }, TEST_SERVICE_OPTIONS);
     return { ...t, api: new Api(running.url), service: running, running, close: () => running.close() };
   }
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createUser } from '../helpers/factories.js';
 import { claimLock } from '../helpers/locks.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, TEST_SERVICE_OPTIONS } from '../helpers/service.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
 import { connectTestLock } from '../helpers/test-lock.js';
 import { eventually } from '../helpers/wait.js';
@@ -35,7 +35,7 @@ describe('lock link with an external Mosquitto', { skip: !mosquittoInstalled && 
     mosquitto = await startMosquitto([service, { username: claimed.id, password: claimed.secret }], service.username);
     brokerUrl = mosquitto.url.replace('mqtt://', `mqtt://${service.username}:${service.password}@`);
     const { startService } = await import('../../src/server.js');
-    const external = await startService({ ...t.config, mqtt: { kind: 'external', url: brokerUrl } });
+    const external = await startService({ ...t.config, mqtt: { kind: 'external', url: brokerUrl } }, TEST_SERVICE_OPTIONS);
     try {
       assert.equal(external.ctx.broker, null);
       const lock = await connectTestLock({ url: mosquitto.url, id: claimed.id, secret: claimed.secret });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, TEST_SERVICE_OPTIONS } from '../helpers/service.js';
 import { mosquittoInstalled, startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
 import { startService } from '../../src/server.js';
 import { eventually } from '../helpers/wait.js';
@@ -28,7 +28,7 @@ describe('health and readiness probes', () => {
   });
 
   it('/readyz answers 503 naming the database once it cannot be reached', async () => {
-    const other = await startService({ ...t.config, port: 0 });
+    const other = await startService({ ...t.config, port: 0 }, TEST_SERVICE_OPTIONS);
     await other.ctx.db.close();
     try {
       const res = await fetch(`${other.url}/readyz`);
@@ -45,7 +45,7 @@ describe('health and readiness probes', () => {
     const mosquitto: Mosquitto = await startMosquitto([user], user.username);
     const port = new URL(mosquitto.url).port;
     const brokerUrl = `mqtt://${user.username}:${user.password}@127.0.0.1:${port}`;
-    const external = await startService({ ...t.config, port: 0, mqtt: { kind: 'external', url: brokerUrl } });
+    const external = await startService({ ...t.config, port: 0, mqtt: { kind: 'external', url: brokerUrl } }, TEST_SERVICE_OPTIONS);
     try {
       assert.equal((await fetch(`${external.url}/readyz`)).status, 200);
       await mosquitto.stop();
