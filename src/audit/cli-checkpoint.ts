@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
-import { loadConfig } from '../config/config.js';
-import { openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrator.js';
 import { UsageError, println, type Command } from '../command-line/command.js';
+import { withDatabase } from '../command-line/database.js';
 import { checkpointVerifier } from './cli.js';
 import { verifyConsistency } from './merkle-verify.js';
 import { openCheckpoint, parseVerifierKey, splitCheckpointFile, type Checkpoint, type NoteVerifier } from './note.js';
@@ -72,10 +70,7 @@ export const auditCheckpointCommand: Command = {
       return witness(url, key, save, print);
     }
     if (save !== undefined) throw new UsageError('--save needs --url');
-    const config = loadConfig(io.env);
-    const db = openDatabase(config.database);
-    try {
-      await migrateToLatest(db);
+    return withDatabase(io, async (db, config) => {
       const verifier = await checkpointVerifier(config, db, key);
       const checkpoint = await latestCheckpoint(db.kysely);
       if (!checkpoint || !verifier) throw new Error('no signed checkpoint yet (the service signs one after the first audit entry)');
@@ -84,8 +79,6 @@ export const auditCheckpointCommand: Command = {
       print('');
       print(`verifier key: ${verifier.verifierKey}`);
       return 0;
-    } finally {
-      await db.close();
-    }
+    });
   },
 };

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { loadConfig, type Config } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import { createSecretBox, loadKeyEncryptionKey } from '../crypto/secret-box.js';
 import type { DatabaseSchema } from '../db/schema.js';
-import { openDatabase, type Database } from '../db/database.js';
-import { migrateToLatest } from '../db/migrator.js';
+import type { Database } from '../db/database.js';
 import { UsageError, println, type Command } from '../command-line/command.js';
+import { withDatabase } from '../command-line/database.js';
 import { isUuid } from '../ids/path-ids.js';
 import { loadCheckpointKey } from './checkpoint-key.js';
 import { lockExists } from './queries.js';
@@ -62,11 +62,7 @@ export const auditVerifyCommand: Command = {
   },
   async run(values, io) {
     const print = (line: string) => println(io.stdout, line);
-    const config = loadConfig(io.env);
-    const db = openDatabase(config.database);
-    try {
-      // A database never served has no trail yet: an empty one, not a broken one.
-      await migrateToLatest(db);
+    return withDatabase(io, async (db, config) => {
       if (values.lock !== undefined) return await verifyOneLock(db.kysely, String(values.lock).toLowerCase(), print);
       const checkpointFile = values.checkpoint === undefined ? undefined : String(values.checkpoint);
       if (checkpointFile !== undefined && !existsSync(checkpointFile)) throw new UsageError(`--checkpoint: no file ${checkpointFile}`);
@@ -80,8 +76,6 @@ export const auditVerifyCommand: Command = {
       const result = await verifyAuditLog(db.kysely, { verifier, files, waitForSignatureMs: config.auditCheckpoint.intervalMs + 2000 });
       print(JSON.stringify({ ...result, verifierKey: verifier.verifierKey }));
       return result.ok ? 0 : 1;
-    } finally {
-      await db.close();
-    }
+    });
   },
 };

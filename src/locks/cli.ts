@@ -1,7 +1,5 @@
 import { UsageError, println, requireString, type Command } from '../command-line/command.js';
-import { loadConfig } from '../config/config.js';
-import { openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrator.js';
+import { withDatabase } from '../command-line/database.js';
 import { isAppError } from '../errors/catalogue.js';
 import { isUuid } from '../ids/path-ids.js';
 import { provisionLock } from './provision.js';
@@ -32,20 +30,17 @@ export const lockProvisionCommand: Command = {
     if (name.trim() === '' || name.length > 255) throw new UsageError('--name must be 1 to 255 characters');
     const siteId = values.site === undefined ? null : String(values.site).toLowerCase();
     if (siteId !== null && !isUuid(siteId)) throw new UsageError('--site must be a site id (UUID)');
-    const config = loadConfig(io.env);
-    const db = openDatabase(config.database);
     try {
-      await migrateToLatest(db);
-      const lock = await provisionLock(db.kysely, { name, siteId }, Date.now() / 1000);
-      const certOut = values['cert-out'];
-      const certificate = typeof certOut === 'string' && certOut !== '' ? await writeDeviceCertificate(config, db, lock.id, certOut, Date.now() / 1000) : undefined;
-      println(io.stdout, JSON.stringify(certificate ? { ...lock, certificate } : lock));
-      return 0;
+      return await withDatabase(io, async (db, config) => {
+        const lock = await provisionLock(db.kysely, { name, siteId }, Date.now() / 1000);
+        const certOut = values['cert-out'];
+        const certificate = typeof certOut === 'string' && certOut !== '' ? await writeDeviceCertificate(config, db, lock.id, certOut, Date.now() / 1000) : undefined;
+        println(io.stdout, JSON.stringify(certificate ? { ...lock, certificate } : lock));
+        return 0;
+      });
     } catch (err) {
       if (isAppError(err) && err.status === 404) throw new UsageError(`unknown site ${siteId}`);
       throw err;
-    } finally {
-      await db.close();
     }
   },
 };
@@ -63,16 +58,11 @@ export const lockCertificateCommand: Command = {
     const lockId = requireString(values, 'id').toLowerCase();
     if (!isUuid(lockId)) throw new UsageError('--id must be a lock id');
     const dir = requireString(values, 'cert-out');
-    const config = loadConfig(io.env);
-    const db = openDatabase(config.database);
-    try {
-      await migrateToLatest(db);
+    return withDatabase(io, async (db, config) => {
       const exists = await db.kysely.selectFrom('locks').select('id').where('id', '=', lockId).executeTakeFirst();
       if (!exists) throw new UsageError(`unknown lock ${lockId}`);
       println(io.stdout, JSON.stringify({ id: lockId, certificate: await writeDeviceCertificate(config, db, lockId, dir, Date.now() / 1000) }));
       return 0;
-    } finally {
-      await db.close();
-    }
+    });
   },
 };

@@ -1,7 +1,5 @@
 import { UsageError, optionalNumber, println, requireString, type Command } from '../command-line/command.js';
-import { loadConfig } from '../config/config.js';
-import { openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrator.js';
+import { withDatabase } from '../command-line/database.js';
 import { presentSite } from './presenters.js';
 import { createSite, siteInputError, type SiteInput } from './service.js';
 
@@ -35,14 +33,10 @@ export const siteCreateCommand: Command = {
   },
   async run(values, io) {
     const input = siteInputFromOptions(values);
-    const db = openDatabase(loadConfig(io.env).database);
-    try {
-      await migrateToLatest(db);
+    return withDatabase(io, async (db) => {
       const site = await createSite(db.kysely, input, Date.now() / 1000);
       println(io.stdout, JSON.stringify(presentSite(site)));
       return 0;
-    } finally {
-      await db.close();
-    }
+    });
   },
 };
