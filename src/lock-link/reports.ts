@@ -5,7 +5,7 @@ import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../context.js';
 import { inTransaction, type UnitOfWork } from '../db/transaction.js';
 import { knownCapabilities, type LockDevice, type LockEvent, type LockState } from '../device-protocol/payloads.js';
-import { reportLocked } from '../locks/command-life.js';
+import { reportLocked, reportLockedAlone } from '../locks/command-life.js';
 import { isLatestReport, reportsSpread } from '../locks/report-order.js';
 import {
   claimUnauditedDisconnects, lockPresenceRows, readLockedStoring, readReportedColumns, storeDevice, storeDirectAccess, storeDoorOpen, storeHealth, storePresences,
@@ -111,7 +111,12 @@ export function recordDoorEvent(ctx: AppContext, lockId: string, event: LockEven
  * its own transaction (issue 33 point 3: a battery, two alarm clears and a read fewer a report).
  */
 export async function recordState(ctx: AppContext, lockId: string, state: LockState): Promise<AuditType[]> {
-  if (!reportsSpread(ctx) && holdsAlready(await readReportedColumns(ctx.db, lockId), state)) return [];
+  const spread = reportsSpread(ctx);
+  if (ctx.db.dialect === 'postgres') {
+    // One statement, holdsAlready's read included, when the report changes nothing or `locked` alone (a relock, say); else the transaction below.
+    const audited = await reportLockedAlone(ctx, lockId, state.locked, state, state.operation !== undefined, spread ? state.ts : null);
+    if (audited !== undefined) return audited;
+  } else if (!spread && holdsAlready(await readReportedColumns(ctx.db, lockId), state)) return [];
   return inTransaction(ctx.db, ctx.logger, async (uow) => {
     const now = ctx.now();
     if (!(await isLatestReport(ctx, uow, lockId, state.ts))) return [];

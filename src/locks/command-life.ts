@@ -8,7 +8,7 @@ import type { UnitOfWork } from '../db/transaction.js';
 import { inTransaction, runAfterCommit } from '../db/transaction.js';
 import { prepareQuery } from '../db/prepared.js';
 import { isMoveOvertaken } from './report-order.js';
-import { clearPendingMarker, flag, readLockedForUpdate, storeLocked, storeLockedUpdate, storeMarkerLate, storePendingMarker, takeLateMarker, type PendingMarker } from './state.js';
+import { clearPendingMarker, flag, OVERTAKEN_WITHIN_SECONDS, readLockedForUpdate, storeLocked, storeLockedUpdate, storeMarkerLate, storePendingMarker, takeLateMarker, type PendingMarker } from './state.js';
 
 /**
  * The life of a lock/unlock command on its lock row, decided here only (decisions §4):
@@ -152,4 +152,52 @@ export async function reportLocked(ctx: AppContext, uow: UnitOfWork, lockId: str
 /** Whether the row's marker, still live at `now`, asked for `locked`. */
 function markerAwaits(row: { pending_target_locked: 0 | 1 | null; pending_until: number | null }, locked: boolean, now: number): boolean {
   return row.pending_target_locked === (locked ? 1 : 0) && row.pending_until !== null && row.pending_until > now;
+}
+
+/** What a state report says beside `locked` (undefined: it does not say), as reportLockedAlone compares it with the row. */
+export interface ReportedBeside {
+  battery?: number;
+  jammed?: boolean;
+  tamper?: boolean;
+  doorOpen?: boolean;
+  /** The lockdown it enforces, null for none. */
+  lockdown?: string | null;
+}
+
+type ReportLockedRow = AppendedRow & { outcome: 'overtaken' | 'unknown' | 'fallback' | 'unchanged' | 'stored' | 'audited' };
+
+// Migration 0250's report_locked: the whole of a state report that changes `locked` alone, in one statement.
+const reportLockedCall = prepareQuery<AppendSlots & { locked: Flag; now: number; reportTs: number | null; overtakenWithin: number; battery: number | null;
+  jammed: Flag | null; tamper: Flag | null; doorOpen: Flag | null; lockdown: string | null; byOperation: boolean }, ReportLockedRow>((db, slot) =>
+  db.selectFrom(sql<ReportLockedRow>`report_locked(${slot.lockId}, cast(${slot.locked} as integer), cast(${slot.now} as double precision),
+    cast(${slot.reportTs} as double precision), cast(${slot.overtakenWithin} as double precision), cast(${slot.battery} as integer),
+    cast(${slot.jammed} as integer), cast(${slot.tamper} as integer), cast(${slot.doorOpen} as integer), cast(${slot.lockdown} as text),
+    cast(${slot.byOperation} as boolean), ${slot.id}, cast(${slot.timestamp} as double precision), ${slot.type}, ${slot.message},
+    cast(${slot.version} as integer), cast(${slot.preimage} as text[]), cast(${slot.outbox} as boolean))`.as('reported')).selectAll());
+
+const flagOrNull = (value: boolean | undefined): Flag | null => (value === undefined ? null : flag(value));
+
+/**
+ * PostgreSQL (issue 33 point 3, fourth step): a state report recorded by one statement in
+ * autocommit, when all it changes is `locked` (migration 0250 makes reportLocked's decisions for
+ * it: stored; audited without a user unless the row's value was unknown, a live marker asked for
+ * it, or `byOperation`). `reportTs`: the report's time to claim (reports spread over instances),
+ * else null. Answers the types audited, or undefined when the report needs the transaction of
+ * src/lock-link/reports.ts (a health value, door or lockdown the row does not hold, a late
+ * marker): nothing is written then, not even the report's time, which the transaction claims.
+ */
+export async function reportLockedAlone(ctx: AppContext, lockId: string, locked: boolean, beside: ReportedBeside, byOperation: boolean, reportTs: number | null): Promise<AuditType[] | undefined> {
+  const { slots, fields } = appendSlots(ctx, { lockId, type: locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK', actorUserId: null });
+  const row = await reportLockedCall.takeFirst(ctx.db.kysely, ctx.db.dialect, {
+    ...slots, locked: flag(locked), now: ctx.now(), reportTs, overtakenWithin: OVERTAKEN_WITHIN_SECONDS, battery: beside.battery ?? null,
+    jammed: flagOrNull(beside.jammed), tamper: flagOrNull(beside.tamper), doorOpen: flagOrNull(beside.doorOpen),
+    lockdown: beside.lockdown === undefined ? null : (beside.lockdown?.toLowerCase() ?? ''), byOperation,
+  });
+  if (row === undefined) throw new Error('report_locked answered no row');
+  if (row.outcome === 'fallback') return undefined;
+  if (row.outcome !== 'audited') return [];
+  const effects: Array<() => unknown> = [];
+  appendedEntry(ctx, { onCommit: (effect) => effects.push(effect) }, fields, row);
+  await runAfterCommit(effects, ctx.logger);
+  return [fields.type];
 }

@@ -32,6 +32,7 @@ import { auditAppendStartMigration } from './0190_audit_append_start.js';
 import { unauditedDisconnectsMigration } from './0220_unaudited_disconnects.js';
 import { auditAppendMigration } from './0230_audit_append.js';
 import { clusterTurnsMigration } from './0240_cluster_turns.js';
+import { reportLockedMigration } from './0250_report_locked.js';
 import { webhooksMigration } from './0110_webhooks.js';
 import { keypadCodesMigration } from './0130_keypad_codes.js';
 import { lockCodeDigitsMigration } from './0150_lock_code_digits.js';
@@ -79,5 +80,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0220_unaudited_disconnects': unauditedDisconnectsMigration(),
     '0230_audit_append': auditAppendMigration(dialect),
     '0240_cluster_turns': clusterTurnsMigration(dialect),
+    '0250_report_locked': reportLockedMigration(dialect),
   };
 }
