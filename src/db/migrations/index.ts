@@ -33,6 +33,7 @@ import { unauditedDisconnectsMigration } from './0220_unaudited_disconnects.js';
 import { auditAppendMigration } from './0230_audit_append.js';
 import { clusterTurnsMigration } from './0240_cluster_turns.js';
 import { reportLockedMigration } from './0250_report_locked.js';
+import { genericPlansMigration } from './0251_generic_plans.js';
 import { webhooksMigration } from './0110_webhooks.js';
 import { keypadCodesMigration } from './0130_keypad_codes.js';
 import { lockCodeDigitsMigration } from './0150_lock_code_digits.js';
@@ -81,5 +82,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0230_audit_append': auditAppendMigration(dialect),
     '0240_cluster_turns': clusterTurnsMigration(dialect),
     '0250_report_locked': reportLockedMigration(dialect),
+    '0251_generic_plans': genericPlansMigration(dialect),
   };
 }
