@@ -111,7 +111,9 @@ export interface Instance {
 export function startInstance(env: Record<string, string>): Promise<Instance> {
   // SCALE_BENCH_PROFILE=DIR: each instance writes a CPU profile there when it stops (bench/profile-summary.ts reads it).
   const profile = process.env.SCALE_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SCALE_BENCH_PROFILE}`] : [];
-  const child = fork(new URL('scale-instance.ts', import.meta.url).pathname, [JSON.stringify(env)], { execArgv: ['--import', 'tsx', ...profile] });
+  // SCALE_BENCH_NODE_FLAGS: more options for each instance's node (V8's too, e.g. --no-memory-reducer), space-separated.
+  const flags = (process.env.SCALE_BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  const child = fork(new URL('scale-instance.ts', import.meta.url).pathname, [JSON.stringify(env)], { execArgv: ['--import', 'tsx', ...profile, ...flags] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
