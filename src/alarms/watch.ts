@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { inTransaction } from '../db/transaction.js';
-import { ClusterTurn } from '../db/turns.js';
+import { TurnTimer } from '../db/turns.js';
 import { decideTimed } from './conditions.js';
 import type { AlarmKind } from './kinds.js';
 import { heldOpenCandidates, locksWithOpenAlarm, offlineCandidates, staleAlarms } from './queries.js';
@@ -24,41 +24,19 @@ const MAX_PER_SWEEP = 2000;
  * same, the unique open alarm per lock and kind lets one raise it.
  */
 export class AlarmWatch {
-  private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  /** The timer's latest turn (its claim, then its sweep): stop() waits for it before giving the turn up. */
-  private inTurn: Promise<void> | undefined;
-  private readonly turn: ClusterTurn;
+  private readonly timer: TurnTimer;
 
-  constructor(private readonly ctx: AppContext, private readonly intervalMs: number) {
-    this.turn = new ClusterTurn(ctx.db.kysely, ALARM_SWEEP_TURN, ctx.instanceName, (3 * intervalMs) / 1000, ctx.now, ctx.bus);
+  constructor(private readonly ctx: AppContext, intervalMs: number) {
+    this.timer = new TurnTimer(ctx, { turn: ALARM_SWEEP_TURN, intervalMs, what: 'the alarm sweep', run: () => this.sweep() });
   }
 
   start(): void {
-    if (this.intervalMs <= 0 || this.timer !== undefined) return;
-    this.timer = setInterval(() => void (this.inTurn = this.sweepInTurn()), this.intervalMs);
-    this.timer.unref();
+    this.timer.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    // A claim still on its way would take the turn after the release below and hold it, unused, for three intervals (review).
-    await this.inTurn;
-    await this.running;
-    // Another instance sweeps from its next interval on, not at the end of this one's turn.
-    await this.turn.release().catch((err: unknown) => this.ctx.logger.warn({ err }, 'could not give up the alarm sweep turn'));
-  }
-
-  /** The timer's sweep: only while this instance holds the cluster's turn. */
-  private async sweepInTurn(): Promise<void> {
-    try {
-      if (!(await this.turn.take())) return;
-    } catch (err) {
-      this.ctx.logger.error({ err }, 'alarm sweep failed');
-      return;
-    }
-    if (this.timer !== undefined) await this.sweep();
+    await this.timer.stop(() => this.running ?? Promise.resolve());
   }
 
   /** One sweep now, whoever holds the turn (a sweep already running is joined, not doubled); never rejects. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import type { EventBus } from '../bus/event-bus.js';
 import type { DatabaseSchema } from './schema.js';
 
@@ -120,5 +121,77 @@ export class ClusterTurn {
     this.expiresAt = 0;
     await this.db.updateTable('cluster_turns').set({ expires_at: 0 }).where('name', '=', this.name).where('holder', '=', this.me).execute();
     await this.bus?.publish(TURNS_CHANNEL, { name: this.name, holder: this.me });
+  }
+}
+
+/** What a TurnTimer needs of the service: the database, this instance's name, its clock, the bus and a logger. */
+export interface TurnTimerDeps {
+  db: { kysely: Kysely<DatabaseSchema> };
+  instanceName: string;
+  now: () => number;
+  bus: EventBus;
+  logger: Logger;
+}
+
+/**
+ * Work done every interval for the whole cluster by one instance at a time: the holder of the
+ * turn `turn` (its length three intervals, renewed at each of its runs), or by every instance
+ * when `turn` is null (work only this instance can do, such as its embedded broker's locks'). A
+ * tick while the last run still works is skipped, not queued. `stop()` waits for the run under
+ * way (a claim still on its way would otherwise take the turn after the release and hold it,
+ * unused, for three intervals), then for `drain`, then gives the turn up so another instance runs
+ * from its next interval, not at the end of this one's turn.
+ */
+export class TurnTimer {
+  private timer: NodeJS.Timeout | undefined;
+  private current: Promise<void> | undefined;
+  private stopped = false;
+  private readonly turn: ClusterTurn | null;
+  /** Runs this instance made from its timer: what tells a test which instance does the work. */
+  runsHere = 0;
+
+  constructor(
+    private readonly deps: TurnTimerDeps,
+    private readonly options: {
+      /** The turn's name (cluster_turns.name); null: every instance runs. */
+      turn: string | null;
+      intervalMs: number;
+      /** What runs, for its log lines ("the alarm sweep"). */
+      what: string;
+      run: () => Promise<unknown> | void;
+    },
+  ) {
+    const { turn, intervalMs } = options;
+    // No ticks, no turn (whose subscription to the bus would be for nothing).
+    this.turn = turn === null || intervalMs <= 0 ? null : new ClusterTurn(deps.db.kysely, turn, deps.instanceName, (3 * intervalMs) / 1000, deps.now, deps.bus);
+  }
+
+  /** Starts the ticks (none for an interval of 0). */
+  start(): void {
+    if (this.options.intervalMs <= 0 || this.timer !== undefined || this.stopped) return;
+    this.timer = setInterval(() => {
+      this.current ??= this.tick().finally(() => (this.current = undefined));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(drain?: () => Promise<unknown>): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.current;
+    await drain?.();
+    await this.turn?.release().catch((err: unknown) => this.deps.logger.warn({ err }, `could not give up the turn of ${this.options.what}`));
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      if (this.turn !== null && !(await this.turn.take())) return;
+      if (this.stopped) return;
+      this.runsHere += 1;
+      await this.options.run();
+    } catch (err) {
+      this.deps.logger.error({ err }, `${this.options.what} failed`);
+    }
   }
 }

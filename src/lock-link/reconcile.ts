@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { ClusterTurn } from '../db/turns.js';
+import { TurnTimer } from '../db/turns.js';
 import { committedConfigVersion } from '../locks/config.js';
 import { publishLockConfig, republishAllConfigs, type RepublishPace } from './config-sync.js';
 
@@ -13,7 +13,7 @@ import { publishLockConfig, republishAllConfigs, type RepublishPace } from './co
  *   restored from a snapshot while we stayed connected to a peer of its cluster).
  */
 
-type ReconcileContext = Pick<AppContext, 'db' | 'logger' | 'bus' | 'link' | 'box' | 'now'>;
+type ReconcileContext = Pick<AppContext, 'db' | 'logger' | 'bus' | 'link' | 'box' | 'now' | 'instanceName'>;
 
 export interface ReconcileOptions {
   pace: RepublishPace;
@@ -22,38 +22,43 @@ export interface ReconcileOptions {
   /** One lock's config is re-sent at most once in this many milliseconds on its own say-so (a lock repeating a stale version cannot flood the broker). */
   perLockCooldownMs?: number;
   /**
-   * The cluster's turn to sweep (src/db/turns.ts): with an external broker, which every instance
-   * publishes to, one instance's sweep is the cluster's (issue 33 point 2). None: this instance
-   * sweeps (the embedded broker, whose locks only this instance reaches).
+   * Whether the cluster takes turns to sweep (src/db/turns.ts): with an external broker, which
+   * every instance publishes to, one instance's sweep is the cluster's (issue 33 point 2). False:
+   * this instance sweeps (the embedded broker, whose locks only this instance reaches).
    */
-  sweepTurn?: ClusterTurn;
+  sweepInTurn: boolean;
 }
 
-/** The cluster's turn to sweep the configs (./subscribers.ts makes it, with an external broker). */
+/** The cluster's turn to sweep the configs, with an external broker. */
 export const CONFIG_SWEEP_TURN = 'config-sweep';
 
 export class ConfigReconciler {
   private running: Promise<void> | null = null;
   private pendingReason: string | null = null;
   private stopped = false;
-  private sweep: NodeJS.Timeout | null = null;
   private readonly lastSent = new Map<string, number>();
   /** The version each lock last said it holds and when it was found current: a lock says it in its `online` and again in the state that follows. */
   private readonly lastFoundCurrent = new Map<string, { version: number; at: number }>();
-  /** The sweep's latest look at the turn: stop() waits for it before giving the turn up. */
-  private inTurn: Promise<void> | undefined;
-  /** Sweeps this instance ran from its timer: what tells a test which instance sweeps. */
-  sweptHere = 0;
+  private readonly sweep: TurnTimer;
 
-  constructor(private readonly ctx: ReconcileContext, private readonly options: ReconcileOptions) {}
+  constructor(private readonly ctx: ReconcileContext, private readonly options: ReconcileOptions) {
+    this.sweep = new TurnTimer(ctx, {
+      turn: options.sweepInTurn ? CONFIG_SWEEP_TURN : null,
+      intervalMs: options.sweepSeconds * 1000,
+      what: 'the config sweep',
+      run: () => this.republishAll('sweep'),
+    });
+  }
+
+  /** Sweeps this instance ran from its timer: what tells a test which instance sweeps. */
+  get sweptHere(): number {
+    return this.sweep.runsHere;
+  }
 
   /** Starts the sweep; `republishNow`: every config at once too (the broker may have forgotten them). */
   start(republishNow = true): void {
     if (republishNow) this.republishAll('connected');
-    if (this.options.sweepSeconds > 0) {
-      this.sweep = setInterval(() => void (this.inTurn = this.sweepInTurn()), this.options.sweepSeconds * 1000);
-      this.sweep.unref();
-    }
+    this.sweep.start();
   }
 
   /** Republishes every config; one run at a time (a request during a run starts one more after it). */
@@ -103,26 +108,8 @@ export class ConfigReconciler {
     return publishLockConfig(this.ctx, lockId);
   }
 
-  /** The timer's sweep: only while this instance holds the cluster's turn, when there is one. */
-  private async sweepInTurn(): Promise<void> {
-    const turn = this.options.sweepTurn;
-    try {
-      if (turn !== undefined && !(await turn.take())) return;
-    } catch (err) {
-      this.ctx.logger.error({ err }, 'republishing lock configs failed: the sweep turn could not be read');
-      return;
-    }
-    if (this.stopped) return;
-    this.sweptHere += 1;
-    this.republishAll('sweep');
-  }
-
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.sweep) clearInterval(this.sweep);
-    // A claim still on its way would take the turn after the release below and hold it, unused.
-    await this.inTurn;
-    await this.running;
-    await this.options.sweepTurn?.release().catch((err: unknown) => this.ctx.logger.warn({ err }, 'could not give up the config sweep turn'));
+    await this.sweep.stop(() => this.running ?? Promise.resolve());
   }
 }

@@ -6,8 +6,7 @@ import type { OperationReport } from '../device-protocol/payloads.js';
 import { syncLockConfigs } from './config-sync.js';
 import { cutOffDecommissionedLocks, retireDecommissionedLocks } from './cut-off.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
-import { ClusterTurn } from '../db/turns.js';
-import { CONFIG_SWEEP_TURN, ConfigReconciler } from './reconcile.js';
+import { ConfigReconciler } from './reconcile.js';
 import { ReportThrottle } from '../limits/report-throttle.js';
 import { DisconnectSweep } from './disconnect-sweep.js';
 import { PresenceBatch } from './presence-batch.js';
@@ -114,12 +113,11 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
     now: () => ctx.now() * 1000,
     onThrottled: (lockId) => ctx.logger.warn({ lockId }, 'lock reports held back: the lock reports faster than its limit (RATE_REPORTS_PER_LOCK)'),
   });
-  const { sweepSeconds } = config.lockOps;
   const reconciler = new ConfigReconciler(ctx, {
     pace: { pageSize: 200, perSecond: config.lockOps.republishPerSecond },
-    sweepSeconds,
+    sweepSeconds: config.lockOps.sweepSeconds,
     // An external broker: one instance's sweep republishes for the cluster (each embedded broker needs its own instance's).
-    ...(config.mqtt.kind === 'external' && sweepSeconds > 0 ? { sweepTurn: new ClusterTurn(ctx.db.kysely, CONFIG_SWEEP_TURN, ctx.instanceName, 3 * sweepSeconds, ctx.now, ctx.bus) } : {}),
+    sweepInTurn: config.mqtt.kind === 'external',
   });
   // Decommissioned locks are not heard, the retained reports the broker replays on subscribing included.
   const stopCutOff = cutOffDecommissionedLocks(ctx);

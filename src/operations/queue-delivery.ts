@@ -2,7 +2,7 @@ import { callerFromUser } from '../accounts/caller.js';
 import { findUserById } from '../accounts/queries.js';
 import type { AuditClient } from '../audit/log-format.js';
 import type { AppContext } from '../context.js';
-import { ClusterTurn } from '../db/turns.js';
+import { TurnTimer } from '../db/turns.js';
 import { cachedLegacyKeyReader, type LegacyKeyReader } from '../crypto/operation-token.js';
 import { errors, isAppError, type AppError } from '../errors/catalogue.js';
 import { KeyedQueue, QueueFullError } from '../lock-link/keyed-queue.js';
@@ -41,31 +41,31 @@ export class QueueDelivery {
   private readonly passes = new KeyedQueue(2);
   private readonly readLegacyKey = cachedLegacyKeyReader();
   private readonly unsubscribe: () => void;
-  private readonly timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> = Promise.resolve();
   private stopped = false;
   /**
    * With an external broker one instance sweeps for the cluster (issue 33 point 2): every instance
    * hears every lock's presence there, so the holder of the turn can deliver to any lock online. With
    * the embedded broker each instance sweeps: its locks are online on it alone.
    */
-  private readonly turn: ClusterTurn | null;
-  /** Sweeps this instance ran from its timer: what tells a test which instance sweeps. */
-  sweptHere = 0;
+  private readonly timer: TurnTimer;
 
   constructor(private readonly ctx: AppContext) {
     this.unsubscribe = ctx.bus.subscribe(OPERATION_QUEUE_CHANNEL, (message) => {
       const lockId = (message as { lockId?: unknown } | null)?.lockId;
       if (typeof lockId === 'string') this.lockOnline(lockId);
     });
-    const seconds = ctx.config.lockOps.queueSweepSeconds;
-    this.turn = ctx.config.mqtt.kind === 'external' && seconds > 0 ? new ClusterTurn(ctx.db.kysely, QUEUE_SWEEP_TURN, ctx.instanceName, 3 * seconds, ctx.now, ctx.bus) : null;
-    if (seconds > 0) {
-      this.timer = setInterval(() => {
-        this.sweeping = this.sweeping.then(() => this.sweepInTurn()).catch((err: unknown) => ctx.logger.error({ err }, 'sweeping the operation queue failed'));
-      }, seconds * 1000);
-      this.timer.unref();
-    }
+    this.timer = new TurnTimer(ctx, {
+      turn: ctx.config.mqtt.kind === 'external' ? QUEUE_SWEEP_TURN : null,
+      intervalMs: ctx.config.lockOps.queueSweepSeconds * 1000,
+      what: 'the operation queue sweep',
+      run: () => this.sweep(),
+    });
+    this.timer.start();
+  }
+
+  /** Sweeps this instance ran from its timer: what tells a test which instance sweeps. */
+  get sweptHere(): number {
+    return this.timer.runsHere;
   }
 
   /** The lock is online (as this instance sees it): deliver what waits for it. */
@@ -85,18 +85,7 @@ export class QueueDelivery {
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe();
-    if (this.timer) clearInterval(this.timer);
-    await this.sweeping;
-    await this.passes.drain();
-    // Another instance sweeps from its next interval on, not at the end of this one's turn.
-    await this.turn?.release().catch((err: unknown) => this.ctx.logger.warn({ err }, 'could not give up the operation queue sweep turn'));
-  }
-
-  /** The timer's sweep: while this instance holds the cluster's turn, or always with the embedded broker. */
-  private async sweepInTurn(): Promise<void> {
-    if (this.stopped || (this.turn !== null && !(await this.turn.take()))) return;
-    this.sweptHere += 1;
-    await this.sweep();
+    await this.timer.stop(() => this.passes.drain());
   }
 
   private pass(lockId: string): void {
