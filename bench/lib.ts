@@ -41,7 +41,7 @@ export function autocannon(url: string, options: { headers?: Record<string, stri
 /** The real service on SQLite in a temporary directory, as `latchkey serve` would run it. */
 export async function startBenchService(env: Record<string, string> = {}): Promise<{ service: RunningService; close(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'latchkey-bench-'));
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, MQTT_PORT: '0', LOG_LEVEL: 'warn', RATE_REQUESTS_PER_CALLER: '100000000', RATE_AUTH_PER_IP: '1000000', RATE_EXECUTE_PER_USER: '100000000', RATE_EXECUTE_PER_LOCK: '100000000', ...env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, MQTT_PORT: '0', LOG_LEVEL: 'warn', RATE_REQUESTS_PER_CALLER: '100000000', RATE_AUTH_PER_IP: '1000000', RATE_EXECUTE_PER_USER: '100000000', RATE_EXECUTE_PER_LOCK: '100000000', ...env }, process.cwd());
   const service = await startService(config);
   return {
     service,

@@ -19,7 +19,7 @@ import { startSimulatorProcess, type SimulatorProcess } from './unlock-processes
 
 /** Migrates the database and provisions a lock in it, before any instance starts (the broker's password file needs its secret). */
 export async function provisionBenchLock(databaseUrl: string, dataDir: string): Promise<ProvisionedLock> {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BASE_URL: 'http://latchkey.bench' });
+  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BASE_URL: 'http://latchkey.bench' }, process.cwd());
   const db = openDatabase(config.database);
   try {
     await migrateToLatest(db);

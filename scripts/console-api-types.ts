@@ -24,7 +24,7 @@ const HEADER = `/**
 export async function openApiDocument(): Promise<OpenAPI3> {
   const dataDir = await mkdtemp(join(tmpdir(), 'latchkey-openapi-'));
   try {
-    const service = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, MQTT_PORT: '0', LOG_LEVEL: 'silent' }));
+    const service = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, MQTT_PORT: '0', LOG_LEVEL: 'silent' }, process.cwd()));
     try {
       const response = await fetch(`${service.url}/openapi.json`);
       if (!response.ok) throw new Error(`GET /openapi.json answered ${response.status}`);

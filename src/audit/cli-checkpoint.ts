@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
-import { UsageError, println, type Command } from '../command-line/command.js';
+import { UsageError, printer, type Command } from '../command-line/command.js';
 import { withDatabase } from '../command-line/database.js';
 import { checkpointVerifier } from './cli.js';
 import { verifyConsistency } from './merkle-verify.js';
@@ -61,7 +61,7 @@ export const auditCheckpointCommand: Command = {
     save: { type: 'string', description: 'with --url: the file keeping the checkpoints witnessed so far (appended to after each check)' },
   },
   async run(values, io) {
-    const print = (line: string) => println(io.stdout, line);
+    const print = printer(io.stdout);
     const url = typeof values.url === 'string' ? values.url : undefined;
     const key = typeof values.key === 'string' ? values.key : undefined;
     const save = typeof values.save === 'string' ? values.save : undefined;

@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js';
 import { createSecretBox, loadKeyEncryptionKey } from '../crypto/secret-box.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import type { Database } from '../db/database.js';
-import { UsageError, println, type Command } from '../command-line/command.js';
+import { UsageError, printer, type Command } from '../command-line/command.js';
 import { withDatabase } from '../command-line/database.js';
 import { isUuid } from '../ids/path-ids.js';
 import { loadCheckpointKey } from './checkpoint-key.js';
@@ -61,7 +61,7 @@ export const auditVerifyCommand: Command = {
     key: { type: 'string', description: 'the checkpoint key (signed-note verifier key) to check --checkpoint with; default: the service\'s own' },
   },
   async run(values, io) {
-    const print = (line: string) => println(io.stdout, line);
+    const print = printer(io.stdout);
     return withDatabase(io, async (db, config) => {
       if (values.lock !== undefined) return await verifyOneLock(db.kysely, String(values.lock).toLowerCase(), print);
       const checkpointFile = values.checkpoint === undefined ? undefined : String(values.checkpoint);

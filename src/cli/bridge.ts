@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { BRIDGE_SETTINGS, BridgeConfigError, loadBridgeConfig } from '../config/bridge.js';
-import { UsageError, println, type Command } from '../command-line/command.js';
+import { UsageError, println, type Command, type CommandIo } from '../command-line/command.js';
 
 // Loaded when the command runs, not for every command: `latchkey` loads only what the command it
 // runs needs (each CLI process, and the test suite's hundred-odd, paid for the lock stacks'
@@ -13,9 +13,9 @@ function settingsTable(): string {
   return ['Settings (configuration file fields and environment variables, read once at start):', ...BRIDGE_SETTINGS.map((s) => `  ${s.name.padEnd(width)}  ${s.meaning} (default: ${s.default})`), '', 'docs/bridge.md shows a configuration file, the topologies, pairing and troubleshooting.'].join('\n');
 }
 
-function loadOrUsage(path: string | boolean | undefined, env: NodeJS.ProcessEnv) {
+function loadOrUsage(path: string | boolean | undefined, io: CommandIo) {
   try {
-    return loadBridgeConfig(typeof path === 'string' ? path : undefined, env);
+    return loadBridgeConfig(typeof path === 'string' ? path : undefined, io.env, io.cwd);
   } catch (err) {
     if (err instanceof BridgeConfigError) throw new UsageError(err.message);
     throw err;
@@ -34,7 +34,7 @@ export const bridgeUnpairCommand: Command = {
   async run(values, io) {
     const lockId = typeof values.lock === 'string' ? values.lock.toLowerCase() : '';
     if (lockId === '') throw new UsageError('--lock is required');
-    const config = loadOrUsage(values.config, io.env);
+    const config = loadOrUsage(values.config, io);
     const logger = pino({ level: config.logLevel });
     const { startMatterNetwork } = await loadMatterNetwork();
     const network = await startMatterNetwork({ dataDir: config.dataDir, port: config.matter.port, pingSeconds: config.matter.pingSeconds, logger, locks: [] });
@@ -58,7 +58,7 @@ export const bridgeCommand: Command = {
   },
   details: settingsTable,
   async run(values, io) {
-    const config = loadOrUsage(values.config, io.env);
+    const config = loadOrUsage(values.config, io);
     const logger = pino({ level: config.logLevel });
     // Handlers go in before start-up, so a supervisor's SIGTERM during it still ends in a clean stop.
     const stopped = new Promise<string>((resolve) => {

@@ -18,7 +18,7 @@ export const serveCommand: Command = {
   options: {},
   details: environmentHelp,
   async run(_values, io) {
-    const config = loadConfig(io.env);
+    const config = loadConfig(io.env, io.cwd);
     const [{ createLogger }, { startService }] = await Promise.all([import('../context.js'), import('../server.js')]);
     const logger = createLogger(config);
     const starting = startService(config, { logger });
@@ -61,7 +61,7 @@ export const migrateCommand: Command = {
   options: {},
   details: () => 'Environment: DATABASE_URL and DATA_DIR choose the database (see `latchkey serve --help`).',
   async run(_values, io) {
-    const config = loadConfig(io.env);
+    const config = loadConfig(io.env, io.cwd);
     const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('../db/database.js'), import('../db/migrator.js')]);
     const db = openDatabase(config.database);
     try {

@@ -65,7 +65,7 @@ export const lockSimulateCommand: Command = {
     if (!isValidLockId(id)) throw new UsageError('--id must be a lock id');
     const replyDelayMs = optionalNumber(values, 'reply-delay') ?? 0;
     if (replyDelayMs < 0 || replyDelayMs > 600_000) throw new UsageError('--reply-delay must be 0 to 600000 milliseconds');
-    const config = loadConfig(io.env);
+    const config = loadConfig(io.env, io.cwd);
     const secret = await deviceSecret(values, config.lockOps.deviceSecret, (line) => println(io.stderr, line));
     // The broker the service uses: MQTT_URL when external, else the embedded one on this machine.
     const serviceBroker = config.mqtt.kind === 'external' ? config.mqtt.url : `mqtt://127.0.0.1:${config.mqtt.port}`;

@@ -19,19 +19,31 @@ export interface TextOutput {
 }
 
 /**
- * What a command runs with: where it writes and the environment its configuration is read from
- * (`loadConfig(io.env)`). `latchkey` gives it the process's own; a test runs a command in its
- * process with its own (src/cli/commands.ts, runCli).
+ * What a command runs with: where its lines go, the environment its configuration is read from
+ * and the directory the configuration's relative paths (DATA_DIR, a `sqlite:` file, CA_FILE,
+ * BRIDGE_CONFIG) resolve against: `loadConfig(io.env, io.cwd)`. `latchkey` gives it the process's
+ * own; a test runs a command in its process with its own (src/cli/commands.ts, runCli). Paths
+ * given as options (`--checkpoint FILE`, `--cert-out DIR`, …) are opened as given, relative ones
+ * from the process's directory. The long-running commands are the process's: `serve` and
+ * `bridge` log through pino to the process's stdout and stop on its signals, `lock simulate`
+ * reads `process.stdin` and writes its JSON lines to `process.stdout`; a second signal exits the
+ * process at once.
  */
 export interface CommandIo {
   stdout: TextOutput;
   stderr: TextOutput;
   env: NodeJS.ProcessEnv;
+  cwd: string;
 }
 
 /** Writes `line` and a newline to `output`. */
 export function println(output: TextOutput, line: string): void {
   output.write(`${line}\n`);
+}
+
+/** `println` to `output`, for code that prints line by line. */
+export function printer(output: TextOutput): (line: string) => void {
+  return (line) => println(output, line);
 }
 
 export interface Command {

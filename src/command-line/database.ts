@@ -4,12 +4,12 @@ import { migrateToLatest } from '../db/migrator.js';
 import type { CommandIo } from './command.js';
 
 /**
- * Runs `use` on the database the command's environment names (`loadConfig(io.env)`), brought up
+ * Runs `use` on the database the command's environment names (`loadConfig(io.env, io.cwd)`), brought up
  * to date first (a database never served gets its schema, and an empty one is not a broken one),
  * and closes it whatever `use` does.
  */
 export async function withDatabase<T>(io: CommandIo, use: (db: Database, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig(io.env);
+  const config = loadConfig(io.env, io.cwd);
   const db = openDatabase(config.database);
   try {
     await migrateToLatest(db);

@@ -126,8 +126,8 @@ function parseAddress(text: string, what: string): { ip: string; port: number } 
 }
 
 /** Reads the file named by `--config` or BRIDGE_CONFIG and the environment; throws BridgeConfigError naming the setting. */
-export function loadBridgeConfig(configPath?: string, env: NodeJS.ProcessEnv = process.env): BridgeConfig {
-  const path = resolve(configPath ?? (env.BRIDGE_CONFIG || './bridge.json'));
+export function loadBridgeConfig(configPath: string | undefined, env: NodeJS.ProcessEnv, cwd: string): BridgeConfig {
+  const path = resolve(cwd, configPath ?? (env.BRIDGE_CONFIG || './bridge.json'));
   let file: unknown;
   try {
     file = JSON.parse(readText(path, 'BRIDGE_CONFIG'));

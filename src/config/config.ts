@@ -207,7 +207,7 @@ function s3Config(env: Env): S3Config | null {
   };
 }
 
-export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+export function loadConfig(env: Env, cwd: string): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '0.0.0.0';
   const baseUrl = withoutTrailingSlash(url(env, 'BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { verifyWebhookDeliveries, type ReceivedWebhook } from '../client/webhooks.js';
-import { UsageError, println, type Command } from '../command-line/command.js';
+import { UsageError, printer, type Command } from '../command-line/command.js';
 
 function readFileOption(values: Record<string, string | boolean | undefined>, name: string): string {
   const file = values[name];
@@ -41,7 +41,7 @@ export const webhookVerifyCommand: Command = {
     'check-timestamp': { type: 'boolean', description: 'also refuse timestamps more than 5 minutes from now (when checking as deliveries arrive)' },
   },
   async run(values, io) {
-    const print = (line: string) => println(io.stdout, line);
+    const print = printer(io.stdout);
     const deliveries = parseDeliveries(readFileOption(values, 'deliveries'));
     const secrets = readFileOption(values, 'secret-file').split('\n').map((line) => line.trim()).filter(Boolean);
     if (secrets.length === 0) throw new UsageError('--secret-file holds no secret');

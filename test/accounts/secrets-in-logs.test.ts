@@ -25,7 +25,7 @@ describe('secrets never reach the logs', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'latchkey-logs-'));
     database = await createTestDatabase(dataDir);
     sink = await startSmtpSink();
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', BASE_URL: 'http://latchkey.test', DATA_DIR: dataDir, DATABASE_URL: database.url, MQTT_PORT: '0', SMTP_URL: sink.url });
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', BASE_URL: 'http://latchkey.test', DATA_DIR: dataDir, DATABASE_URL: database.url, MQTT_PORT: '0', SMTP_URL: sink.url }, process.cwd());
     const stream = new Writable({
       write(chunk, _encoding, done) {
         lines.push(String(chunk));

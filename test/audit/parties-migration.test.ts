@@ -74,7 +74,7 @@ describe('migration 0014 on a database that already has audit entries', () => {
     });
     await db.close();
     // The service migrates at start, and signs the trail it finds.
-    service = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', BASE_URL: TEST_BASE_URL, DATA_DIR: dataDir, DATABASE_URL: testDb.url, MQTT_PORT: '0', LOG_LEVEL: 'silent', AUDIT_CHECKPOINT_INTERVAL_MS: '0' }));
+    service = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', BASE_URL: TEST_BASE_URL, DATA_DIR: dataDir, DATABASE_URL: testDb.url, MQTT_PORT: '0', LOG_LEVEL: 'silent', AUDIT_CHECKPOINT_INTERVAL_MS: '0' }, process.cwd()));
     api = new Api(service.url);
     reader = await createUser(api);
     const now = service.ctx.now();

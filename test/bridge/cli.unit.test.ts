@@ -19,7 +19,7 @@ async function configFile(body: unknown): Promise<string> {
 describe('latchkey bridge configuration', () => {
   it('reads the file once, secrets and paths relative to it, the environment winning', async () => {
     const path = await configFile({ mqttUrl: 'mqtt://broker:1883', zwave: { url: 'ws://zwave:3000' }, locks: [{ id: LOCK, secretFile: 'front-door.secret', zwave: { nodeId: 5 } }] });
-    const config = loadBridgeConfig(path, { BRIDGE_MQTT_URL: 'mqtts://elsewhere:8883' });
+    const config = loadBridgeConfig(path, { BRIDGE_MQTT_URL: 'mqtts://elsewhere:8883' }, process.cwd());
     assert.equal(config.mqttUrl, 'mqtts://elsewhere:8883');
     assert.deepEqual(config.locks, [{ id: LOCK, secret: 'the-secret', zwave: { nodeId: 5 } }]);
     assert.deepEqual(config.zwave, { url: 'ws://zwave:3000', pingSeconds: 10 });
@@ -30,13 +30,13 @@ describe('latchkey bridge configuration', () => {
   it('stops with one line naming the setting that is wrong', async () => {
     const wrong = async (body: unknown, env: NodeJS.ProcessEnv = {}) => {
       const path = await configFile(body);
-      return assert.throws(() => loadBridgeConfig(path, env), BridgeConfigError);
+      return assert.throws(() => loadBridgeConfig(path, env, process.cwd()), BridgeConfigError);
     };
     await wrong({ locks: [{ id: 'not-an-id', secretFile: 'front-door.secret', zwave: { nodeId: 5 } }] });
     await wrong({ locks: [{ id: LOCK, secretFile: 'front-door.secret', zwave: { nodeId: 5 } }] }); // no zwave.url
     await wrong({ locks: [], surprise: true });
     await wrong({ locks: [] }, { BRIDGE_ZWAVE_URL: 'http://zwave:3000' });
-    assert.throws(() => loadBridgeConfig('/nonexistent/bridge.json', {}), /BRIDGE_CONFIG: cannot read/);
+    assert.throws(() => loadBridgeConfig('/nonexistent/bridge.json', {}, process.cwd()), /BRIDGE_CONFIG: cannot read/);
   });
 
   it('--help describes every setting', async () => {

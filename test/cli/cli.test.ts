@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +105,13 @@ describe('latchkey command line', () => {
         assert.fail(`${name}: the failed start left open ${JSON.stringify(leftOver(open, openResources()))}`);
       });
     }
+  });
+
+  it('resolves a relative DATA_DIR against the directory it is run in, not the process\'s', async () => {
+    const res = await latchkey(['migrate'], environment({ DATA_DIR: 'relative-data' }), dataDir);
+    assert.equal(res.code, 0, res.stderr);
+    assert.ok(existsSync(join(dataDir, 'relative-data', 'latchkey.sqlite')), 'the database is made under the run\'s directory');
+    assert.equal(existsSync(join(process.cwd(), 'relative-data')), false);
   });
 
   describe('latchkey migrate', () => {

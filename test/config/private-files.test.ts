@@ -37,7 +37,7 @@ describe('files at rest are private to the service user', () => {
     dataDir = join(parent, 'data'); // made by the service itself
     database = await createTestDatabase();
     const url = TEST_DB === 'sqlite' ? `file:${join(dataDir, 'latchkey.sqlite')}` : database.url;
-    config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: url, MQTT_PORT: '0', LOG_LEVEL: 'silent' });
+    config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: url, MQTT_PORT: '0', LOG_LEVEL: 'silent' }, process.cwd());
   });
   after(async () => {
     await database.drop();

@@ -11,15 +11,16 @@ export interface CliResult {
 
 /**
  * `latchkey ARGV` run in this process, through the executable's own entry (runCli: dispatch,
- * option parsing, exit status), with `env` as its whole environment and its output collected.
+ * option parsing, exit status), with `env` as its whole environment, `cwd` (default: this
+ * process's) as its directory and its output collected.
  * A `latchkey` process costs ~3 s of CPU loading its modules; what a test proves about a
  * command's output and status does not need one. test/cli/cli.test.ts and
  * test/audit/verify-cli.test.ts keep real processes for the executable's own wiring.
  */
-export async function latchkey(argv: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+export async function latchkey(argv: string[], env: NodeJS.ProcessEnv, cwd = process.cwd()): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli({ argv, env, stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } });
+  const code = await runCli({ argv, env, cwd, stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } });
   if (code === null) throw new Error(`latchkey ${argv.join(' ')} kept running: not a command to run in a test's process`);
   return { code, stdout, stderr };
 }

@@ -72,7 +72,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     MQTT_PORT: '0',
     LOG_LEVEL: process.env.LATCHKEY_TEST_LOG_LEVEL ?? 'silent',
     ...env,
-  });
+  }, process.cwd());
   const undeclared = declaredStatusCheck();
   // argon2id at 1 MiB (OWASP's 19 MiB took 44 ms of CPU a hash, ~17 % of the account tests');
   // test/accounts/secrets-at-rest.test.ts starts its service at production's cost and holds it to
