@@ -116,6 +116,11 @@ export class ClusterTurn {
   /** Gives the turn up for good (a clean stop): the next instance to look takes it at once, not at its expiry. */
   async release(): Promise<void> {
     this.unsubscribe();
+    await this.giveUp();
+  }
+
+  /** Gives the turn up for now, if this instance holds it (it may take it again later): the next instance to look takes it at once. */
+  async giveUp(): Promise<void> {
     if (this.holder !== this.me) return;
     this.holder = null;
     this.expiresAt = 0;
@@ -133,20 +138,31 @@ export interface TurnTimerDeps {
   logger: Logger;
 }
 
+/** The longest a turn of a TurnTimer lasts unrenewed: how long a crashed holder keeps the work from the others. */
+export const MAX_TURN_SECONDS = 60;
+
 /**
  * Work done every interval for the whole cluster by one instance at a time: the holder of the
- * turn `turn` (its length three intervals, renewed at each of its runs), or by every instance
- * when `turn` is null (work only this instance can do, such as its embedded broker's locks'). A
- * tick while the last run still works is skipped, not queued. `stop()` waits for the run under
- * way (a claim still on its way would otherwise take the turn after the release and hold it,
- * unused, for three intervals), then for `drain`, then gives the turn up so another instance runs
- * from its next interval, not at the end of this one's turn.
+ * turn `turn`, or by every instance when `turn` is null (work only this instance can do, such as
+ * its embedded broker's locks'). The turn lasts three intervals, at most MAX_TURN_SECONDS (an
+ * instance that crashed holding it keeps the work from the others that long, not three hours of
+ * an hourly sweep), and the timer ticks three times a turn: each tick renews the turn when less
+ * than half of it is left, a run under way or not (a run longer than the turn kept it no more,
+ * and another instance ran the same work meanwhile: review), and starts a run when the interval
+ * since this instance's last run is over and none is under way. An instance not `eligible` (the
+ * work needs what it lacks now: its broker connection) gives a turn it holds up and claims none,
+ * so an instance able to do the work takes it. `stop()` waits for the tick and the run under way
+ * (a claim still on its way would otherwise take the turn after the release and hold it, unused),
+ * then for `drain`, then gives the turn up so another instance runs from its next tick.
  */
 export class TurnTimer {
   private timer: NodeJS.Timeout | undefined;
-  private current: Promise<void> | undefined;
+  private ticking: Promise<void> | undefined;
+  private running: Promise<void> | undefined;
+  private lastRunAt = 0;
   private stopped = false;
   private readonly turn: ClusterTurn | null;
+  private readonly tickMs: number;
   /** Runs this instance made from its timer: what tells a test which instance does the work. */
   runsHere = 0;
 
@@ -159,19 +175,24 @@ export class TurnTimer {
       /** What runs, for its log lines ("the alarm sweep"). */
       what: string;
       run: () => Promise<unknown> | void;
+      /** Whether this instance can do the work now (default: always). */
+      eligible?: () => boolean;
     },
   ) {
     const { turn, intervalMs } = options;
+    const turnSeconds = Math.min((3 * intervalMs) / 1000, MAX_TURN_SECONDS);
     // No ticks, no turn (whose subscription to the bus would be for nothing).
-    this.turn = turn === null || intervalMs <= 0 ? null : new ClusterTurn(deps.db.kysely, turn, deps.instanceName, (3 * intervalMs) / 1000, deps.now, deps.bus);
+    this.turn = turn === null || intervalMs <= 0 ? null : new ClusterTurn(deps.db.kysely, turn, deps.instanceName, turnSeconds, deps.now, deps.bus);
+    this.tickMs = this.turn === null ? intervalMs : Math.min(intervalMs, (turnSeconds * 1000) / 3);
   }
 
-  /** Starts the ticks (none for an interval of 0). */
+  /** Starts the ticks (none for an interval of 0); the first run is an interval away. */
   start(): void {
     if (this.options.intervalMs <= 0 || this.timer !== undefined || this.stopped) return;
+    this.lastRunAt = Date.now();
     this.timer = setInterval(() => {
-      this.current ??= this.tick().finally(() => (this.current = undefined));
-    }, this.options.intervalMs);
+      this.ticking ??= this.tick().finally(() => (this.ticking = undefined));
+    }, this.tickMs);
     this.timer.unref();
   }
 
@@ -179,19 +200,32 @@ export class TurnTimer {
     this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.current;
+    await this.ticking;
+    await this.running;
     await drain?.();
     await this.turn?.release().catch((err: unknown) => this.deps.logger.warn({ err }, `could not give up the turn of ${this.options.what}`));
   }
 
   private async tick(): Promise<void> {
     try {
-      if (this.turn !== null && !(await this.turn.take())) return;
-      if (this.stopped) return;
-      this.runsHere += 1;
-      await this.options.run();
+      if (this.turn !== null) {
+        if (!(this.options.eligible?.() ?? true)) return await this.turn.giveUp();
+        if (!(await this.turn.take())) return;
+      }
     } catch (err) {
-      this.deps.logger.error({ err }, `${this.options.what} failed`);
+      this.deps.logger.error({ err }, `${this.options.what} failed: its turn could not be read`);
+      return;
     }
+    // Half a tick's slack: a tick a millisecond early by the wall clock does not put the run off by a whole tick.
+    if (this.stopped || this.running !== undefined || Date.now() - this.lastRunAt < this.options.intervalMs - this.tickMs / 2) return;
+    this.lastRunAt = Date.now();
+    this.runsHere += 1;
+    this.running = Promise.resolve()
+      .then(() => this.options.run())
+      .then(
+        () => undefined,
+        (err: unknown) => this.deps.logger.error({ err }, `${this.options.what} failed`),
+      )
+      .finally(() => (this.running = undefined));
   }
 }

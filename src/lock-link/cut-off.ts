@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { LOCK_DECOMMISSIONED_CHANNEL } from '../locks/decommission.js';
 import { publishLockConfig } from './config-sync.js';
 import { recordPresences } from './reports.js';
+import { TurnTimer } from '../db/turns.js';
 
 /**
  * A decommissioned lock is cut off (docs/decisions.md, "A decommissioned lock cut off"). The broker
@@ -25,33 +26,45 @@ export async function cutOffLock(ctx: AppContext, lockId: string): Promise<void>
   await recordPresences(ctx, [{ lockId, online: false }]);
 }
 
-/** Every lock decommissioned so far, retired on this instance's link before it listens (retained reports are replayed then). */
-export async function retireDecommissionedLocks(ctx: Pick<AppContext, 'db' | 'link'>): Promise<void> {
-  for (const id of await decommissionedLockIds(ctx)) ctx.link.retire(id);
-}
+/** How often each instance looks in the database for locks decommissioned without its hearing of it. */
+const CATCH_UP_MS = 60_000;
 
 /**
- * Subscribes to the decommissionings of every instance; returns the unsubscribe. The bus delivers
- * at most once: a decommissioning announced while this instance was out of touch with the others
- * (Redis down, its connection lost) never arrives, so each time the bus comes back the locks
- * decommissioned meanwhile, found in the database, are cut off here too.
+ * Retires every lock decommissioned so far on this instance's link (before it listens: retained
+ * reports are replayed then), and from then on cuts off each lock decommissioned on any instance,
+ * told on the bus. The bus delivers at most once: an announcement is lost when this instance was
+ * off the bus (Redis down, its connection lost) or when the publishing instance's publish failed
+ * while this one stayed connected. So each time the bus comes back, and every minute, the locks
+ * decommissioned meanwhile, found in the database, are cut off here too. Returns the stop.
  */
-export function cutOffDecommissionedLocks(ctx: AppContext): () => void {
+export async function cutOffDecommissionedLocks(ctx: AppContext, catchUpMs = CATCH_UP_MS): Promise<() => Promise<void>> {
+  let caughtUp = false;
   let stopped = false;
   const cutOff = (lockId: string) => cutOffLock(ctx, lockId).catch((err: unknown) => ctx.logger.error({ err, lockId }, 'cutting off a decommissioned lock failed'));
+  // Subscribed before the first look, so none decommissioned in between is missed.
   const unsubscribe = ctx.bus.subscribe(LOCK_DECOMMISSIONED_CHANNEL, (message) => {
     const lockId = (message as { lockId?: unknown } | null)?.lockId;
     if (typeof lockId === 'string') void cutOff(lockId);
   });
+  const catchUp = async () => {
+    for (const id of await decommissionedLockIds(ctx)) if (!stopped && !ctx.link.isRetired(id)) await cutOff(id);
+  };
+  const timer = new TurnTimer(ctx, { turn: null, intervalMs: catchUpMs, what: 'the look for decommissioned locks', run: catchUp });
   ctx.bus.onConnectionChange((connected) => {
-    if (!connected || stopped) return;
-    decommissionedLockIds(ctx)
-      .then((ids) => Promise.all(ids.filter((id) => !stopped && !ctx.link.isRetired(id)).map(cutOff)))
-      .catch((err: unknown) => ctx.logger.error({ err }, 'cutting off the locks decommissioned while the bus was down failed'));
+    if (connected && caughtUp && !stopped) catchUp().catch((err: unknown) => ctx.logger.error({ err }, 'cutting off the locks decommissioned while the bus was down failed'));
   });
-  return () => {
+  try {
+    for (const id of await decommissionedLockIds(ctx)) ctx.link.retire(id);
+  } catch (err) {
+    unsubscribe();
+    throw err;
+  }
+  caughtUp = true;
+  timer.start();
+  return async () => {
     stopped = true;
     unsubscribe();
+    await timer.stop();
   };
 }
 

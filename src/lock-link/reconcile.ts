@@ -47,6 +47,8 @@ export class ConfigReconciler {
       intervalMs: options.sweepSeconds * 1000,
       what: 'the config sweep',
       run: () => this.republishAll('sweep'),
+      // Off the broker, its publishes would go nowhere: another instance sweeps meanwhile.
+      eligible: () => ctx.link.brokerStatus().connected,
     });
   }
 

@@ -4,7 +4,7 @@ import { confirmLateCommand } from '../locks/command-life.js';
 import type { LockLinkHandlers } from './client.js';
 import type { OperationReport } from '../device-protocol/payloads.js';
 import { syncLockConfigs } from './config-sync.js';
-import { cutOffDecommissionedLocks, retireDecommissionedLocks } from './cut-off.js';
+import { cutOffDecommissionedLocks } from './cut-off.js';
 import { KeyedQueue, QueueFullError } from './keyed-queue.js';
 import { ConfigReconciler } from './reconcile.js';
 import { ReportThrottle } from '../limits/report-throttle.js';
@@ -120,12 +120,12 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
     sweepInTurn: config.mqtt.kind === 'external',
   });
   // Decommissioned locks are not heard, the retained reports the broker replays on subscribing included.
-  const stopCutOff = cutOffDecommissionedLocks(ctx);
+  let stopCutOff: (() => Promise<void>) | undefined;
   try {
-    await retireDecommissionedLocks(ctx);
+    stopCutOff = await cutOffDecommissionedLocks(ctx);
     await link.listen(reportHandlers(ctx, queue, throttle, reconciler, sweep, hooks));
   } catch (err) {
-    stopCutOff();
+    await stopCutOff?.();
     await sweep.stop();
     await reconciler.stop();
     throttle.close();
@@ -142,7 +142,7 @@ export async function startLockLinkSubscribers(ctx: AppContext, hooks: LockLinkH
   return {
     async stop() {
       unsubscribe();
-      stopCutOff();
+      await stopCutOff();
       await sweep.stop();
       await reconciler.stop();
       await link.close();

@@ -59,6 +59,8 @@ export class QueueDelivery {
       intervalMs: ctx.config.lockOps.queueSweepSeconds * 1000,
       what: 'the operation queue sweep',
       run: () => this.sweep(),
+      // Off the broker, this instance sees every lock offline and would deliver nothing: another instance sweeps meanwhile.
+      eligible: () => ctx.link.brokerStatus().connected,
     });
     this.timer.start();
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { cutOffDecommissionedLocks } from '../../src/lock-link/cut-off.js';
 import { claimLock, createVerifiedUser } from '../helpers/locks.js';
 import { redisServerInstalled, startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
 import { startInstanceBeside, startTestService, type TestService } from '../helpers/service.js';
@@ -39,6 +40,21 @@ describe('lock link: a lock decommissioned while the bus is down', { skip: !redi
       await eventually(() => other.service.ctx.link.isRetired(lock.id), 'cut off on the other instance once the bus is back', 20_000);
     } finally {
       await other.close();
+    }
+  });
+
+  it('is cut off by the periodic look when its announcement was lost with the bus up', async () => {
+    const owner = await createVerifiedUser(t);
+    const lock = await claimLock(t, owner);
+    // A second cut-off on this instance, looking every 50 ms; the lock is then decommissioned in
+    // the database without an announcement, as when the publishing instance's publish failed.
+    const stop = await cutOffDecommissionedLocks(t.service.ctx, 50);
+    try {
+      assert.equal(t.service.ctx.link.isRetired(lock.id), false);
+      await t.service.ctx.db.kysely.updateTable('locks').set({ decommissioned_at: t.service.ctx.now() }).where('id', '=', lock.id).execute();
+      await eventually(() => t.service.ctx.link.isRetired(lock.id), 'cut off by the periodic look');
+    } finally {
+      await stop();
     }
   });
 });
