@@ -11,7 +11,10 @@ import { isMoveOvertaken } from './report-order.js';
 import { clearPendingMarker, flag, OVERTAKEN_WITHIN_SECONDS, readLockedForUpdate, storeLocked, storeLockedUpdate, storeMarkerLate, storePendingMarker, takeLateMarker, type PendingMarker } from './state.js';
 
 /**
- * The life of a lock/unlock command on its lock row, decided here only (decisions §4):
+ * The life of a lock/unlock command on its lock row, decided here (decisions §4) and, for a state
+ * report on PostgreSQL, a second time in migration 0250's report_locked (PL/pgSQL: reportLocked's
+ * decisions, see reportLockedAlone). Keep the two in step: test/lock-link/report-decisions.test.ts
+ * lists the cases and their outcomes and runs them on both engines.
  *
  * - begin: before the command goes out, the row is marked with its sender, target and deadline;
  * - confirm: the lock said yes: the state is stored (unless a report already did) and audited
@@ -124,7 +127,8 @@ export function confirmLateCommand(ctx: AppContext, lockId: string, commandId: s
 export type ReportedLockRow = (NonNullable<Awaited<ReturnType<typeof readLockedForUpdate>>> & { stored?: boolean }) | undefined;
 
 /**
- * A state report's `locked`, in the report's unit of work: stored; a change from a known value is
+ * A state report's `locked`, in the report's unit of work (made again, for PostgreSQL's one
+ * statement, by migration 0250's report_locked: keep in step): stored; a change from a known value is
  * audited as DOOR_LOCK / DOOR_UNLOCK without a user, unless a live marker asked for exactly this
  * state, or the move is an operation the lock reports (`byOperation`, protocol 1.7: that report
  * audits it, before or after this one). `read`: the row as the report read it already in this

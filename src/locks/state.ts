@@ -8,9 +8,11 @@ import type { Flag } from '../accounts/tables.js';
 /**
  * Every write to a lock's live columns: presence (`connected`), `locked`, `door_open`,
  * `last_operation` and the pending-command marker (`pending_*`). What the lock link learns and
- * what a command changes are written here only; the decisions about a command's marker are in
- * command-life.ts. Each write is conditional where several instances (or a replayed retained
- * report) may make the same change, so only one of them sees it change.
+ * what a command changes are written here, except on PostgreSQL a state report that moves the
+ * bolt alone: migration 0250's report_locked writes `locked`, `last_operation`, `updated` and
+ * `report_ts` itself (as lockedColumns and claimReportTime do here). The decisions about a
+ * command's marker are in command-life.ts. Each write is conditional where several instances (or
+ * a replayed retained report) may make the same change, so only one of them sees it change.
  */
 
 /** The marker a lock/unlock command leaves on its lock row (see command-life.ts). */

@@ -115,7 +115,7 @@ describe('a state report recorded: one statement on PostgreSQL when it moves the
     assert.deepEqual(await auditOf(id), ['DOOR_UNLOCK:nobody', 'DOOR_LOCK:nobody']);
     if (base.db.dialect === 'postgres') {
       // A report the transaction must record (its door moved) is left to it whole: its time unclaimed,
-      // so a later report claiming its own meanwhile cannot make the transaction find this one overtaken.
+      // claimed by the transaction with the changes it applies (migration 0250's comment says why).
       assert.equal(await reportLockedAlone(spread, id, false, { doorOpen: true }, false, newest + 2), undefined);
       assert.deepEqual(await lockRow(id), { locked: 1, battery: 80, door_open: 0, pending_command_id: null, report_ts: newest + 1 });
     }

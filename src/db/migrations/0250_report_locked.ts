@@ -15,8 +15,14 @@ import type { DialectName } from '../database.js';
  * - the row, locked, unless unknown or decommissioned ('unknown');
  * - `p_report_ts` (reports spread, the lock's time of the report): 'overtaken' where
  *   claimReportTime would refuse it (src/locks/state.ts; `p_overtaken_within` its window), else
- *   claimed, but only once the report is this call's: a claim committed before a fallback would
- *   let a later report claim its time in between and the transaction find this one overtaken;
+ *   claimed, but only once the report is this call's. After a 'fallback' the transaction claims
+ *   it, under the row lock with the changes it applies, so an older report is never applied after
+ *   a newer one and a report whose transaction fails claims nothing. A claim committed here first
+ *   would be either trusted by the transaction (an older report applied over a newer one recorded
+ *   in between) or made again (for nothing, and left standing should the transaction fail). Not
+ *   claiming does not stop a later report recorded between this call and the transaction from
+ *   overtaking this one: what only this one carried (a door opening the later report omits) is
+ *   lost, as it already could be between instances, in a window this round trip makes wider;
  * - a health value, door or lockdown the report carries (non-null) and the row does not hold
  *   (checked on either read): 'fallback' (their stores, audits and alarms stay in TypeScript);
  * - a live late marker asking for this state: 'fallback' (audited with the command's user);
@@ -27,7 +33,9 @@ import type { DialectName } from '../database.js';
  *   or the move is an operation the lock reports (`p_by_operation`): 'audited' or 'stored'.
  *
  * The lock row's lock is taken before audit_append takes the tree head's, the order of every
- * audit writer. A new function: the previous release's calls are left as they were.
+ * audit writer. A new function: the previous release's calls are left as they were. These are
+ * reportLocked's decisions made a second time: keep the two in step
+ * (test/lock-link/report-decisions.test.ts runs the same table of cases on both engines).
  */
 export function reportLockedMigration(dialect: DialectName): Migration {
   return {
