@@ -6,6 +6,7 @@ import type { LockState } from '../../src/device-protocol/payloads.js';
 import { recordState } from '../../src/lock-link/reports.js';
 import { provisionLock } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
+import { transactionsDuring } from './helpers.js';
 
 /**
  * A state report's decisions are made in two places: src/locks/command-life.ts's reportLocked
@@ -107,24 +108,6 @@ const cases: Case[] = [
 
 describe('a state report\'s decisions, the same on both engines (reportLocked and migration 0250\'s report_locked)', () => {
   const t = useService({ withUser: true });
-
-  /** Transactions the service opens while `work` runs (as test/lock-link/state-report.test.ts counts them). */
-  async function transactionsDuring<T>(ctx: AppContext, work: () => Promise<T>): Promise<{ result: T; transactions: number }> {
-    const kysely = ctx.db.kysely;
-    const own = Object.getOwnPropertyDescriptor(kysely, 'transaction');
-    const original = kysely.transaction.bind(kysely);
-    let transactions = 0;
-    kysely.transaction = () => {
-      transactions += 1;
-      return original();
-    };
-    try {
-      return { result: await work(), transactions };
-    } finally {
-      if (own) Object.defineProperty(kysely, 'transaction', own);
-      else delete (kysely as { transaction?: unknown }).transaction;
-    }
-  }
 
   for (const c of cases) {
     it(c.name, async () => {

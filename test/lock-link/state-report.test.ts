@@ -9,6 +9,7 @@ import { recordState } from '../../src/lock-link/reports.js';
 import { beginCommand, markCommandLate, pendingCommand, reportLockedAlone, type PendingCommand } from '../../src/locks/command-life.js';
 import { claimLock } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
+import { transactionsDuring as transactionsOf } from './helpers.js';
 
 /**
  * A state report as the lock link records it (recordState), on both engines: the same audit
@@ -23,23 +24,8 @@ describe('a state report recorded: one statement on PostgreSQL when it moves the
   let ts = 1_000;
   const report = (lockId: string, state: Omit<LockState, 'ts'>, on: AppContext = ctx()) => recordState(on, lockId, { ...state, ts: (ts += 1) } as LockState);
 
-  /** Transactions the service opens while `work` runs (BEGIN … COMMIT; a statement in autocommit is none). */
-  async function transactionsDuring<T>(work: () => Promise<T>): Promise<{ result: T; transactions: number }> {
-    const kysely = ctx().db.kysely;
-    const own = Object.getOwnPropertyDescriptor(kysely, 'transaction');
-    const original = kysely.transaction.bind(kysely);
-    let transactions = 0;
-    kysely.transaction = () => {
-      transactions += 1;
-      return original();
-    };
-    try {
-      return { result: await work(), transactions };
-    } finally {
-      if (own) Object.defineProperty(kysely, 'transaction', own);
-      else delete (kysely as { transaction?: unknown }).transaction;
-    }
-  }
+  /** Transactions the service opens while `work` runs. */
+  const transactionsDuring = <T>(work: () => Promise<T>) => transactionsOf(ctx(), work);
 
   const auditOf = async (lockId: string) => {
     const rows = await ctx().db.kysely.selectFrom('audit_entries').select(['type', 'actor_user_id', 'details']).where('lock_id', '=', lockId).where('type', 'not in', ['OWNER_ASSIGNED', 'DEVICE_CONNECTED']).orderBy('seq').execute();
