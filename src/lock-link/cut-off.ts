@@ -28,6 +28,8 @@ export async function cutOffLock(ctx: AppContext, lockId: string): Promise<void>
 
 /** How often each instance looks in the database for locks decommissioned without its hearing of it. */
 const CATCH_UP_MS = 60_000;
+/** How far back before its previous look each look reads: the instances' clocks may differ by this much. */
+const CLOCK_MARGIN_SECONDS = 300;
 
 /**
  * Retires every lock decommissioned so far on this instance's link (before it listens: retained
@@ -46,8 +48,12 @@ export async function cutOffDecommissionedLocks(ctx: AppContext, catchUpMs = CAT
     const lockId = (message as { lockId?: unknown } | null)?.lockId;
     if (typeof lockId === 'string') void cutOff(lockId);
   });
+  // Each look reads the locks decommissioned since the one before, less a margin for the instances' clocks.
+  let lookedAt = ctx.now();
   const catchUp = async () => {
-    for (const id of await decommissionedLockIds(ctx)) if (!stopped && !ctx.link.isRetired(id)) await cutOff(id);
+    const since = lookedAt - CLOCK_MARGIN_SECONDS;
+    lookedAt = ctx.now();
+    for (const id of await decommissionedLockIds(ctx, since)) if (!stopped && !ctx.link.isRetired(id)) await cutOff(id);
   };
   const timer = new TurnTimer(ctx, { turn: null, intervalMs: catchUpMs, what: 'the look for decommissioned locks', run: catchUp });
   ctx.bus.onConnectionChange((connected) => {
@@ -68,7 +74,9 @@ export async function cutOffDecommissionedLocks(ctx: AppContext, catchUpMs = CAT
   };
 }
 
-async function decommissionedLockIds(ctx: Pick<AppContext, 'db'>): Promise<string[]> {
-  const rows = await ctx.db.kysely.selectFrom('locks').select('id').where('decommissioned_at', 'is not', null).execute();
-  return rows.map(({ id }) => id);
+/** The locks decommissioned (since `since`, Unix seconds, by the decommissioning instance's clock). */
+async function decommissionedLockIds(ctx: Pick<AppContext, 'db'>, since?: number): Promise<string[]> {
+  let query = ctx.db.kysely.selectFrom('locks').select('id').where('decommissioned_at', 'is not', null);
+  if (since !== undefined) query = query.where('decommissioned_at', '>=', since);
+  return (await query.execute()).map(({ id }) => id);
 }

@@ -31,8 +31,9 @@ const LEASE_MARGIN_SECONDS = 60;
 /** Locks looked at per sweep. */
 const SWEEP_PAGE = 500;
 
-/** The cluster's turn to sweep the queue (src/db/turns.ts), with an external broker. */
+/** The cluster's turns to sweep the queue (src/db/turns.ts), with an external broker: delivering what waits, and expiring what is due. */
 export const QUEUE_SWEEP_TURN = 'operation-queue-sweep';
+export const QUEUE_EXPIRY_TURN = 'operation-queue-expiry';
 
 type Outcome = 'done' | 'offline';
 
@@ -45,29 +46,37 @@ export class QueueDelivery {
   /**
    * With an external broker one instance sweeps for the cluster (issue 33 point 2): every instance
    * hears every lock's presence there, so the holder of the turn can deliver to any lock online. With
-   * the embedded broker each instance sweeps: its locks are online on it alone.
+   * the embedded broker each instance sweeps: its locks are online on it alone. Expiry needs no
+   * broker, so it has a turn of its own, which an instance off the broker keeps taking: the
+   * delivery's turn goes to a connected instance, and with the broker down for every instance
+   * nothing can be delivered but what is due still expires (its refusal audited, its webhook sent).
    */
-  private readonly timer: TurnTimer;
+  private readonly delivery: TurnTimer;
+  private readonly expiry: TurnTimer;
 
   constructor(private readonly ctx: AppContext) {
     this.unsubscribe = ctx.bus.subscribe(OPERATION_QUEUE_CHANNEL, (message) => {
       const lockId = (message as { lockId?: unknown } | null)?.lockId;
       if (typeof lockId === 'string') this.lockOnline(lockId);
     });
-    this.timer = new TurnTimer(ctx, {
-      turn: ctx.config.mqtt.kind === 'external' ? QUEUE_SWEEP_TURN : null,
-      intervalMs: ctx.config.lockOps.queueSweepSeconds * 1000,
+    const external = ctx.config.mqtt.kind === 'external';
+    const intervalMs = ctx.config.lockOps.queueSweepSeconds * 1000;
+    this.delivery = new TurnTimer(ctx, {
+      turn: external ? QUEUE_SWEEP_TURN : null,
+      intervalMs,
       what: 'the operation queue sweep',
-      run: () => this.sweep(),
+      run: () => this.deliverWaiting(),
       // Off the broker, this instance sees every lock offline and would deliver nothing: another instance sweeps meanwhile.
       eligible: () => ctx.link.brokerStatus().connected,
     });
-    this.timer.start();
+    this.expiry = new TurnTimer(ctx, { turn: external ? QUEUE_EXPIRY_TURN : null, intervalMs, what: 'the operation queue expiry', run: () => this.expireDue() });
+    this.delivery.start();
+    this.expiry.start();
   }
 
-  /** Sweeps this instance ran from its timer: what tells a test which instance sweeps. */
+  /** Delivery sweeps this instance ran from its timer: what tells a test which instance sweeps. */
   get sweptHere(): number {
-    return this.timer.runsHere;
+    return this.delivery.runsHere;
   }
 
   /** The lock is online (as this instance sees it): deliver what waits for it. */
@@ -78,8 +87,18 @@ export class QueueDelivery {
 
   /** Drops the expired operations of every lock, and delivers those of locks online here. */
   async sweep(): Promise<void> {
-    const now = this.ctx.now();
-    for (const lockId of await locksWithExpired(this.ctx.db.kysely, now, SWEEP_PAGE)) this.pass(lockId);
+    await this.expireDue();
+    await this.deliverWaiting();
+  }
+
+  /** The expired operations of every lock, refused (a lock's pass also delivers what waits for it if it is online here). */
+  private async expireDue(): Promise<void> {
+    for (const lockId of await locksWithExpired(this.ctx.db.kysely, this.ctx.now(), SWEEP_PAGE)) this.pass(lockId);
+    await this.passes.drain();
+  }
+
+  /** What waits for the locks online here, delivered. */
+  private async deliverWaiting(): Promise<void> {
     for (const lockId of await locksWithQueued(this.ctx.db.kysely, SWEEP_PAGE)) this.lockOnline(lockId);
     await this.passes.drain();
   }
@@ -87,7 +106,8 @@ export class QueueDelivery {
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe();
-    await this.timer.stop(() => this.passes.drain());
+    await this.expiry.stop();
+    await this.delivery.stop(() => this.passes.drain());
   }
 
   private pass(lockId: string): void {
