@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
-import { UsageError, printer, type Command } from '../command-line/command.js';
+import { UsageError, optionPath, printer, type Command } from '../command-line/command.js';
 import { withDatabase } from '../command-line/database.js';
 import { checkpointVerifier } from './cli.js';
 import { verifyConsistency } from './merkle-verify.js';
@@ -64,7 +64,7 @@ export const auditCheckpointCommand: Command = {
     const print = printer(io.stdout);
     const url = typeof values.url === 'string' ? values.url : undefined;
     const key = typeof values.key === 'string' ? values.key : undefined;
-    const save = typeof values.save === 'string' ? values.save : undefined;
+    const save = optionPath(values, 'save', io);
     if (url !== undefined) {
       if (!/^https?:\/\//.test(url)) throw new UsageError('--url must be the service’s http(s) base URL');
       return witness(url, key, save, print);

@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js';
 import { createSecretBox, loadKeyEncryptionKey } from '../crypto/secret-box.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import type { Database } from '../db/database.js';
-import { UsageError, printer, type Command } from '../command-line/command.js';
+import { UsageError, optionPath, printer, type Command } from '../command-line/command.js';
 import { withDatabase } from '../command-line/database.js';
 import { isUuid } from '../ids/path-ids.js';
 import { loadCheckpointKey } from './checkpoint-key.js';
@@ -64,7 +64,7 @@ export const auditVerifyCommand: Command = {
     const print = printer(io.stdout);
     return withDatabase(io, async (db, config) => {
       if (values.lock !== undefined) return await verifyOneLock(db.kysely, String(values.lock).toLowerCase(), print);
-      const checkpointFile = values.checkpoint === undefined ? undefined : String(values.checkpoint);
+      const checkpointFile = optionPath(values, 'checkpoint', io);
       if (checkpointFile !== undefined && !existsSync(checkpointFile)) throw new UsageError(`--checkpoint: no file ${checkpointFile}`);
       const verifier = await checkpointVerifier(config, db, values.key === undefined ? undefined : String(values.key));
       const entries = await db.kysely.selectFrom('audit_entries').select('seq').limit(1).executeTakeFirst();

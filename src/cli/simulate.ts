@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../config/config.js';
 import { loadKeyEncryptionKey, createSecretBox } from '../crypto/secret-box.js';
 import { openDatabase } from '../db/database.js';
 import { isValidLockId } from '../device-protocol/topics.js';
-import { UsageError, optionalNumber, println, requireString, type Command } from '../command-line/command.js';
+import { UsageError, optionalNumber, optionPath, println, requireString, type Command } from '../command-line/command.js';
 import { deviceSecret } from '../command-line/device-secret.js';
 
 // Loaded when the command runs, not for every command: `latchkey` loads only what the command it
@@ -66,12 +66,12 @@ export const lockSimulateCommand: Command = {
     const replyDelayMs = optionalNumber(values, 'reply-delay') ?? 0;
     if (replyDelayMs < 0 || replyDelayMs > 600_000) throw new UsageError('--reply-delay must be 0 to 600000 milliseconds');
     const config = loadConfig(io.env, io.cwd);
-    const secret = await deviceSecret(values, config.lockOps.deviceSecret, (line) => println(io.stderr, line));
+    const secret = await deviceSecret(values, config.lockOps.deviceSecret, io.cwd, (line) => println(io.stderr, line));
     // The broker the service uses: MQTT_URL when external, else the embedded one on this machine.
     const serviceBroker = config.mqtt.kind === 'external' ? config.mqtt.url : `mqtt://127.0.0.1:${config.mqtt.port}`;
     const mqttUrl = typeof values.mqtt === 'string' ? values.mqtt : serviceBroker;
     if (!/^(mqtts?|tcp|tls):\/\//.test(mqttUrl)) throw new UsageError('--mqtt must be an mqtt:// or mqtts:// URL');
-    const rootFile = typeof values['root-file'] === 'string' ? values['root-file'] : undefined;
+    const rootFile = optionPath(values, 'root-file', io);
     const trustedRoot = rootFile ? rootFromText(await readFile(rootFile, 'utf8')) : await rootFromDatabase(config);
     if (!trustedRoot) println(io.stderr, 'latchkey lock simulate: no trusted root CA; certificate (EdDSA) tokens will be refused');
     const replayFile = typeof values['replay-file'] === 'string' ? values['replay-file'] : undefined;

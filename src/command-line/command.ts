@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** A usage error: printed as one line, exit status 2 (operations.md). */
@@ -23,8 +24,8 @@ export interface TextOutput {
  * and the directory the configuration's relative paths (DATA_DIR, a `sqlite:` file, CA_FILE,
  * BRIDGE_CONFIG) resolve against: `loadConfig(io.env, io.cwd)`. `latchkey` gives it the process's
  * own; a test runs a command in its process with its own (src/cli/commands.ts, runCli). Paths
- * given as options (`--checkpoint FILE`, `--cert-out DIR`, …) are opened as given, relative ones
- * from the process's directory. The long-running commands are the process's: `serve` and
+ * given as options (`--checkpoint FILE`, `--cert-out DIR`, …) resolve against it too (optionPath).
+ * The long-running commands are the process's: `serve` and
  * `bridge` log through pino to the process's stdout and stop on its signals, `lock simulate`
  * reads `process.stdin` and writes its JSON lines to `process.stdout`; a second signal exits the
  * process at once.
@@ -34,6 +35,12 @@ export interface CommandIo {
   stderr: TextOutput;
   env: NodeJS.ProcessEnv;
   cwd: string;
+}
+
+/** The path given as option `name`, resolved against the command's directory (`io.cwd`); undefined when not given. */
+export function optionPath(values: Record<string, string | boolean | undefined>, name: string, io: Pick<CommandIo, 'cwd'>): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' && value !== '' ? resolve(io.cwd, value) : undefined;
 }
 
 /** Writes `line` and a newline to `output`. */

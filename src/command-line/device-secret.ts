@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { UsageError } from './command.js';
+import { optionPath, UsageError } from './command.js';
 
 /**
  * A lock's device secret for a command: from `--secret-file` (its first line), else the
@@ -9,10 +9,12 @@ import { UsageError } from './command.js';
 export async function deviceSecret(
   values: Record<string, string | boolean | undefined>,
   fromEnvironment: string | null,
+  /** The command's directory, which a relative --secret-file is read from. */
+  cwd: string,
   warn: (line: string) => void = (line) => console.error(line),
 ): Promise<string> {
-  const file = values['secret-file'];
-  if (typeof file === 'string' && file !== '') {
+  const file = optionPath(values, 'secret-file', { cwd });
+  if (file !== undefined) {
     let text: string;
     try {
       text = await readFile(file, 'utf8');

@@ -1,4 +1,4 @@
-import { UsageError, println, requireString, type Command } from '../command-line/command.js';
+import { UsageError, optionPath, println, requireString, type Command } from '../command-line/command.js';
 import { withDatabase } from '../command-line/database.js';
 import { isAppError } from '../errors/catalogue.js';
 import { isUuid } from '../ids/path-ids.js';
@@ -33,8 +33,8 @@ export const lockProvisionCommand: Command = {
     try {
       return await withDatabase(io, async (db, config) => {
         const lock = await provisionLock(db.kysely, { name, siteId }, Date.now() / 1000);
-        const certOut = values['cert-out'];
-        const certificate = typeof certOut === 'string' && certOut !== '' ? await writeDeviceCertificate(config, db, lock.id, certOut, Date.now() / 1000) : undefined;
+        const certOut = optionPath(values, 'cert-out', io);
+        const certificate = certOut !== undefined ? await writeDeviceCertificate(config, db, lock.id, certOut, Date.now() / 1000) : undefined;
         println(io.stdout, JSON.stringify(certificate ? { ...lock, certificate } : lock));
         return 0;
       });

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { verifyWebhookDeliveries, type ReceivedWebhook } from '../client/webhooks.js';
-import { UsageError, printer, type Command } from '../command-line/command.js';
+import { UsageError, optionPath, printer, type Command, type CommandIo } from '../command-line/command.js';
 
-function readFileOption(values: Record<string, string | boolean | undefined>, name: string): string {
-  const file = values[name];
-  if (typeof file !== 'string' || file === '') throw new UsageError(`--${name} is required`);
+function readFileOption(values: Record<string, string | boolean | undefined>, name: string, io: Pick<CommandIo, 'cwd'>): string {
+  const file = optionPath(values, name, io);
+  if (file === undefined) throw new UsageError(`--${name} is required`);
   if (!existsSync(file)) throw new UsageError(`--${name}: no file ${file}`);
   return readFileSync(file, 'utf8');
 }
@@ -42,8 +42,8 @@ export const webhookVerifyCommand: Command = {
   },
   async run(values, io) {
     const print = printer(io.stdout);
-    const deliveries = parseDeliveries(readFileOption(values, 'deliveries'));
-    const secrets = readFileOption(values, 'secret-file').split('\n').map((line) => line.trim()).filter(Boolean);
+    const deliveries = parseDeliveries(readFileOption(values, 'deliveries', io));
+    const secrets = readFileOption(values, 'secret-file', io).split('\n').map((line) => line.trim()).filter(Boolean);
     if (secrets.length === 0) throw new UsageError('--secret-file holds no secret');
     if (typeof values.key !== 'string' || values.key === '') throw new UsageError('--key is required');
     const report = verifyWebhookDeliveries(deliveries, { secrets, verifierKey: values.key, checkTimestamp: values['check-timestamp'] === true });

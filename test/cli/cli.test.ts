@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,6 +112,13 @@ describe('latchkey command line', () => {
     assert.equal(res.code, 0, res.stderr);
     assert.ok(existsSync(join(dataDir, 'relative-data', 'latchkey.sqlite')), 'the database is made under the run\'s directory');
     assert.equal(existsSync(join(process.cwd(), 'relative-data')), false);
+  });
+
+  it('resolves a relative option path against the directory it is run in, not the process\'s', async () => {
+    writeFileSync(join(dataDir, 'witnessed.note'), 'not a signed note\n');
+    const res = await latchkey(['audit', 'verify', '--checkpoint', 'witnessed.note'], environment({ DATA_DIR: 'relative-data-options' }), dataDir);
+    assert.doesNotMatch(`${res.stdout}${res.stderr}`, /no file/, 'the file is found in the run\'s directory');
+    assert.equal(existsSync(join(process.cwd(), 'witnessed.note')), false);
   });
 
   describe('latchkey migrate', () => {

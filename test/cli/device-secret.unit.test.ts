@@ -14,29 +14,29 @@ describe('a device secret for the CLI: file, environment, or (warned) argument',
     const file = join(dir, 'secret');
     await writeFile(file, 's3cret-from-file\n');
     const warnings: string[] = [];
-    assert.equal(await deviceSecret({ 'secret-file': file, secret: 'arg' }, 'env', (l) => warnings.push(l)), 's3cret-from-file');
+    assert.equal(await deviceSecret({ 'secret-file': file, secret: 'arg' }, 'env', process.cwd(), (l) => warnings.push(l)), 's3cret-from-file');
     assert.deepEqual(warnings, []);
   });
 
   it('takes LOCK_SECRET next, silently', async () => {
     const warnings: string[] = [];
-    assert.equal(await deviceSecret({ secret: 'arg' }, 'from-env', (l) => warnings.push(l)), 'from-env');
+    assert.equal(await deviceSecret({ secret: 'arg' }, 'from-env', process.cwd(), (l) => warnings.push(l)), 'from-env');
     assert.deepEqual(warnings, []);
   });
 
   it('still takes --secret, with a warning naming the safer ways', async () => {
     const warnings: string[] = [];
-    assert.equal(await deviceSecret({ secret: 'arg' }, null, (l) => warnings.push(l)), 'arg');
+    assert.equal(await deviceSecret({ secret: 'arg' }, null, process.cwd(), (l) => warnings.push(l)), 'arg');
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /LOCK_SECRET/);
     assert.doesNotMatch(warnings[0]!, /arg$/);
   });
 
   it('refuses no secret, an empty file and a missing file as usage errors', async () => {
-    await assert.rejects(deviceSecret({}, null, () => undefined), { name: 'UsageError' });
+    await assert.rejects(deviceSecret({}, null, process.cwd(), () => undefined), { name: 'UsageError' });
     const empty = join(dir, 'empty');
     await writeFile(empty, '\n');
-    await assert.rejects(deviceSecret({ 'secret-file': empty }, null, () => undefined), /empty/);
-    await assert.rejects(deviceSecret({ 'secret-file': join(dir, 'absent') }, null, () => undefined), /ENOENT/);
+    await assert.rejects(deviceSecret({ 'secret-file': empty }, null, process.cwd(), () => undefined), /empty/);
+    await assert.rejects(deviceSecret({ 'secret-file': join(dir, 'absent') }, null, process.cwd(), () => undefined), /ENOENT/);
   });
 });
