@@ -95,7 +95,15 @@ describe('latchkey command line', () => {
       [{ CA_FILE: '/nonexistent/latchkey-ca.json', MQTT_PORT: '0' }, 'CA_FILE'],
     ];
     for (const [i, [env, name]] of cases.entries()) {
-      const open = openResources();
+      // The baseline once the process's handles stop changing (the previous case's last socket, a
+      // pool's idle timer): one of those closing meanwhile would hide a leaked handle of its kind.
+      let open = openResources();
+      await eventually(() => {
+        const now = openResources();
+        const settled = sameResources(open, now) && sameResources(now, open);
+        open = now;
+        return settled;
+      }, `${name}: the handles before the start settled`, 10_000);
       const res = await runCli(['serve'], { DATA_DIR: join(dataDir, `reach-${i}`), PORT: '0', ...env });
       assert.equal(res.code, 1, `${name}: exit ${res.code} ${res.stderr}`);
       const lines = res.stderr.trim().split('\n');
