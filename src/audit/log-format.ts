@@ -157,8 +157,8 @@ function checkEntry(entry: AuditHashInput): void {
   requireField(entry.version === 3 ? isUserAgent(client.userAgent) : client.userAgent === undefined, 'userAgent');
 }
 
-/** The preimage of an entry's hash, as the exact string that is hashed. */
-export function auditEntryPreimage(previousHash: string | null, entry: AuditHashInput): string {
+/** The members of an entry's preimage, checked (undefined ones are left out of the string). */
+function preimageMembers(previousHash: string | null, entry: AuditHashInput): Record<string, unknown> {
   checkEntry(entry);
   const preimage: Record<string, unknown> = {
     v: entry.version,
@@ -181,7 +181,12 @@ export function auditEntryPreimage(previousHash: string | null, entry: AuditHash
   if (entry.details !== undefined && entry.details !== null) {
     preimage.details = JSON.parse(JSON.stringify(entry.details)) as unknown;
   }
-  return canonicalMembers(preimage, PREIMAGE_KEYS[entry.version]);
+  return preimage;
+}
+
+/** The preimage of an entry's hash, as the exact string that is hashed. */
+export function auditEntryPreimage(previousHash: string | null, entry: AuditHashInput): string {
+  return canonicalMembers(preimageMembers(previousHash, entry), PREIMAGE_KEYS[entry.version]);
 }
 
 /**
@@ -190,6 +195,7 @@ export function auditEntryPreimage(previousHash: string | null, entry: AuditHash
  * after it. In RFC 8785 key order, which is the order of their holes in the preimage.
  */
 export const PREIMAGE_HOLES = ['actorDisplayName', 'actorEmail', 'previousHash', 'subjectDisplayName', 'subjectEmail'] as const;
+const HOLES = new Set<string>(PREIMAGE_HOLES);
 
 /**
  * A format-3 entry's preimage as the text around PREIMAGE_HOLES: six pieces, each hole's value
@@ -198,20 +204,18 @@ export const PREIMAGE_HOLES = ['actorDisplayName', 'actorEmail', 'previousHash',
  * entry's own parties are ignored.
  */
 export function auditEntryPreimagePieces(entry: HashedFields & AuditClient & { version: 3 }): string[] {
-  const holes = new Set<string>(PREIMAGE_HOLES);
-  const parties: AuditPartySnapshot = { actorEmail: null, actorDisplayName: null, subjectEmail: null, subjectDisplayName: null };
-  // Checked and normalised by the preimage itself, with placeholders where the holes go.
-  const whole = JSON.parse(auditEntryPreimage(null, { ...entry, ...parties })) as Record<string, unknown>;
+  const members = preimageMembers(null, { ...entry, actorEmail: null, actorDisplayName: null, subjectEmail: null, subjectDisplayName: null });
   const pieces: string[] = [];
   let out = '';
   for (const key of PREIMAGE_KEYS_V3) {
-    if (!(key in whole)) continue;
+    const member = members[key];
+    if (member === undefined) continue;
     out += `${out === '' && pieces.length === 0 ? '{' : ','}${JSON.stringify(key)}:`;
-    if (holes.has(key)) {
+    if (HOLES.has(key)) {
       pieces.push(out);
       out = '';
     } else {
-      out += canonicalJson(whole[key]);
+      out += canonicalJson(member);
     }
   }
   pieces.push(`${out}}`);

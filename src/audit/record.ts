@@ -4,7 +4,7 @@ import { newId } from '../crypto/random.js';
 import type { DialectName } from '../db/database.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { prepareQuery } from '../db/prepared.js';
-import { inTransaction, type Executor, type UnitOfWork } from '../db/transaction.js';
+import { inTransaction, runAfterCommit, type Executor, type UnitOfWork } from '../db/transaction.js';
 import { CURRENT_HASH_VERSION, GENESIS_HASH, auditEntryHash, type AuditClient, type AuditPartySnapshot } from './chain.js';
 import { AUDIT_CHANNEL } from './channel.js';
 import { auditEntryPreimagePieces } from './log-format.js';
@@ -146,6 +146,17 @@ function ownFields(ctx: AppContext, input: AuditInput): OwnFields {
   };
 }
 
+/** The entry's own fields as the row's columns hold them (both engines' inserts). */
+function ownColumns(fields: OwnFields) {
+  return {
+    actorIp: fields.actorIp,
+    userAgentType: fields.userAgent?.type ?? null,
+    userAgentVersion: fields.userAgent?.version ?? null,
+    rejected: (fields.rejected ? 1 : 0) as 0 | 1,
+    details: fields.details === null ? null : JSON.stringify(fields.details),
+  };
+}
+
 /** The arguments of migration 0230's audit_append, by name. */
 export type AppendSlots = {
   lockId: string; actorId: string | null; subjectId: string | null; id: string; timestamp: number; type: string;
@@ -181,8 +192,7 @@ export function appendSlots(ctx: AppContext, input: AuditInput): { slots: Append
     fields,
     slots: {
       lockId: fields.lockId, actorId: fields.actorUserId, subjectId: fields.subjectUserId, id: fields.id, timestamp: fields.timestamp, type: fields.type,
-      actorIp: fields.actorIp, userAgentType: fields.userAgent?.type ?? null, userAgentVersion: fields.userAgent?.version ?? null,
-      rejected: fields.rejected ? 1 : 0, message: fields.message, details: fields.details === null ? null : JSON.stringify(fields.details),
+      ...ownColumns(fields), message: fields.message,
       version: fields.version, preimage: auditEntryPreimagePieces(hashed), outbox: ctx.auditListeners.outboxWanted(fields),
     },
   };
@@ -192,7 +202,7 @@ export function appendSlots(ctx: AppContext, input: AuditInput): { slots: Append
  * The entry audit_append wrote (PostgreSQL), its outbox row's follower told and its announcements
  * queued on `hooks` (the statement's transaction, or a statement committed alone).
  */
-export function appendedEntry(ctx: AppContext, hooks: Pick<UnitOfWork, 'onCommit'>, fields: OwnFields, row: AppendedRow): AuditEntry {
+function appendedEntry(ctx: AppContext, hooks: Pick<UnitOfWork, 'onCommit'>, fields: OwnFields, row: AppendedRow): AuditEntry {
   const entry: AuditEntry = {
     ...fields,
     seq: Number(row.seq),
@@ -205,6 +215,18 @@ export function appendedEntry(ctx: AppContext, hooks: Pick<UnitOfWork, 'onCommit
   };
   if (row.outboxed) ctx.auditListeners.outboxWritten(hooks, entry);
   announce(ctx, hooks, entry);
+  return entry;
+}
+
+/**
+ * PostgreSQL: the entry audit_append wrote in a statement committed alone (autocommit, no
+ * transaction of ours), with its after-commit effects run now that it has committed.
+ */
+export async function appendedAlone(ctx: AppContext, fields: OwnFields, row: AppendedRow | undefined): Promise<AuditEntry> {
+  if (row === undefined) throw new Error('audit_append answered no row');
+  const effects: Array<() => unknown> = [];
+  const entry = appendedEntry(ctx, { onCommit: (effect) => effects.push(effect) }, fields, row);
+  await runAfterCommit(effects, ctx.logger);
   return entry;
 }
 
@@ -233,7 +255,9 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     if (row === undefined) throw new Error('audit_append answered no row');
     return appendedEntry(ctx, uow, fields, row);
   }
-  const { id, ...fields } = ownFields(ctx, input);
+  const own = ownFields(ctx, input);
+  const { id, ...fields } = own;
+  const columns = ownColumns(own);
   const { head, previousHash } = await startAppend(uow, input.lockId, fields.actorUserId, fields.subjectUserId);
   const tree = frontierOf(head);
   const parties: AuditPartySnapshot = {
@@ -255,12 +279,12 @@ export async function recordAudit(ctx: AppContext, uow: UnitOfWork, input: Audit
     actor_display_name: parties.actorDisplayName,
     subject_email: parties.subjectEmail,
     subject_display_name: parties.subjectDisplayName,
-    actor_ip: fields.actorIp,
-    user_agent_type: fields.userAgent?.type ?? null,
-    user_agent_version: fields.userAgent?.version ?? null,
-    rejected: fields.rejected ? 1 : 0,
+    actor_ip: columns.actorIp,
+    user_agent_type: columns.userAgentType,
+    user_agent_version: columns.userAgentVersion,
+    rejected: columns.rejected,
     message: fields.message,
-    details: fields.details === null ? null : JSON.stringify(fields.details),
+    details: columns.details,
     prev_hash: previousHash,
     hash,
     hash_version: fields.version,

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import type { Flag } from '../accounts/tables.js';
-import { appendedEntry, appendSlots, auditAppendCall, recordAudit, type AppendedRow, type AppendSlots, type AuditInput } from '../audit/record.js';
+import { appendedAlone, appendSlots, auditAppendCall, recordAudit, type AppendedRow, type AppendSlots, type AuditInput } from '../audit/record.js';
 import type { AuditType } from '../audit/types.js';
 import type { AppContext } from '../context.js';
 import { inGroupCommit } from '../db/group-commit.js';
 import type { UnitOfWork } from '../db/transaction.js';
-import { inTransaction, runAfterCommit } from '../db/transaction.js';
+import { inTransaction } from '../db/transaction.js';
 import { prepareQuery } from '../db/prepared.js';
 import { isMoveOvertaken } from './report-order.js';
 import { clearPendingMarker, flag, OVERTAKEN_WITHIN_SECONDS, readLockedForUpdate, storeLocked, storeLockedUpdate, storeMarkerLate, storePendingMarker, takeLateMarker, type PendingMarker } from './state.js';
@@ -75,10 +75,7 @@ const storeLockedAudited = prepareQuery<AppendSlots & { storeLockId: string; loc
 async function confirmInOneStatement(ctx: AppContext, command: PendingCommand, audit: AuditInput): Promise<void> {
   const { slots, fields } = appendSlots(ctx, audit);
   const row = await storeLockedAudited.takeFirst(ctx.db.kysely, ctx.db.dialect, { ...slots, storeLockId: command.lockId, locked: flag(command.targetLocked), at: ctx.now() });
-  if (row === undefined) throw new Error('audit_append answered no row');
-  const effects: Array<() => unknown> = [];
-  appendedEntry(ctx, { onCommit: (effect) => effects.push(effect) }, fields, row);
-  await runAfterCommit(effects, ctx.logger);
+  await appendedAlone(ctx, fields, row);
 }
 
 /**
@@ -200,8 +197,6 @@ export async function reportLockedAlone(ctx: AppContext, lockId: string, locked:
   if (row === undefined) throw new Error('report_locked answered no row');
   if (row.outcome === 'fallback') return undefined;
   if (row.outcome !== 'audited') return [];
-  const effects: Array<() => unknown> = [];
-  appendedEntry(ctx, { onCommit: (effect) => effects.push(effect) }, fields, row);
-  await runAfterCommit(effects, ctx.logger);
+  await appendedAlone(ctx, fields, row);
   return [fields.type];
 }
