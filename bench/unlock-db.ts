@@ -103,7 +103,7 @@ async function start(engine: string): Promise<Engine> {
     const command = pendingCommand(lock.id, user.id, false, now, ctx.config.lockReplyTimeoutMs, commandId);
     // What the verified operation carries that "begin" reads.
     const op = { lock: { id: lock.id }, replayKey: randomUUID(), claims: { exp: now + 60 }, now, queued: undefined } as unknown as VerifiedOperation;
-    await consumeAndBegin(ctx.db, ctx.logger, op, command);
+    await consumeAndBegin(ctx, op, command);
     await confirmCommand(ctx, command, { lockId: lock.id, type: 'DOOR_UNLOCK', actorUserId: user.id, details: { jti: commandId, commandId } });
     await recordState(ctx, lock.id, { locked: false, ts: now, battery: 80 });
     // The lock relocks by itself after its unlock time: a report nobody waits for, audited without a user.

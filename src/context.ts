@@ -24,6 +24,7 @@ import { createRateLimits, type RateLimits } from './limits/service-limits.js';
 import type { LockLink } from './lock-link/client.js';
 import { openLockLink } from './lock-link/open.js';
 import { lockConfigsFollowAccountKeys } from './locks/config-changes.js';
+import { LockWrites } from './locks/lock-writes.js';
 import type { EmbeddedBroker } from './mqtt/broker.js';
 import type { Branding } from './messaging/branding.js';
 import { loadCertificateAuthority, type Pki } from './certificates/ca.js';
@@ -56,6 +57,8 @@ export interface AppContext {
   accountEvents: AccountEvents;
   /** Told of each audit entry inside its transaction (src/audit/listeners.ts): the webhooks' outbox. */
   auditListeners: AuditListeners;
+  /** PostgreSQL: the unlock path's audited writes, in batches (src/locks/lock-writes.ts); null on SQLite (its group commit). */
+  lockWrites: LockWrites | null;
   /** The look of messages to a user of `namespace` ('direct' or an application id). */
   brandingFor: (namespace: string) => Promise<Branding>;
   /** Unix seconds with fraction; injectable for tests. */
@@ -153,7 +156,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const checkpoints = new CheckpointSigner({ db, box, config, logger, now, bus }, new ClusterTurn(db.kysely, CHECKPOINT_TURN, name, CHECKPOINT_TURN_SECONDS, now, bus));
     // Closed before what it needs (the database): it signs what is left on shutdown.
     closers.push(() => checkpoints.close());
-    const ctx: AppContext = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, accountEvents, auditListeners, brandingFor, now, link, broker, metrics, checkpoints, instanceName: name, passwordHashMemoryKiB, closers };
+    const lockWrites = db.dialect === 'postgres' ? new LockWrites(db) : null;
+    const ctx: AppContext = { config, logger, db, box, keys, tokens, liveSessions, pki, mailer, texts, limits, redis, bus, accountEvents, auditListeners, lockWrites, brandingFor, now, link, broker, metrics, checkpoints, instanceName: name, passwordHashMemoryKiB, closers };
     // In this order inside an account's transaction: a deleted user leaves their locks before their application's tombstone is written.
     sharingFollowsAccounts(ctx);
     lockConfigsFollowAccountKeys(ctx);

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type QueryCreator, type RawBuilder } from 'kysely';
+import { sql, type Insertable, type QueryCreator } from 'kysely';
 import type { AppContext } from '../context.js';
 import { newId } from '../crypto/random.js';
 import type { DialectName } from '../db/database.js';
@@ -173,16 +173,12 @@ export type AppendedRow = {
 /**
  * PostgreSQL: the call of migration 0230's function, which appends the entry in the database in
  * one round trip (the head's lock with the parties, the last hash, the chain hash, the entry, its
- * Merkle nodes, the head, the webhooks' outbox row). `after`: a value the statement computes
- * first (see the migration), e.g. a data-modifying WITH's row count.
+ * Merkle nodes, the head, the webhooks' outbox row).
  */
-export function auditAppendCall(slot: AppendSlots, after: RawBuilder<unknown> = sql`null`): RawBuilder<AppendedRow> {
-  return sql<AppendedRow>`audit_append(${slot.lockId}, ${slot.actorId}, ${slot.subjectId}, ${slot.id}, cast(${slot.timestamp} as double precision), ${slot.type},
-    ${slot.actorIp}, ${slot.userAgentType}, ${slot.userAgentVersion}, cast(${slot.rejected} as integer), ${slot.message}, ${slot.details},
-    cast(${slot.version} as integer), cast(${slot.preimage} as text[]), cast(${slot.outbox} as boolean), cast(${after} as bigint))`;
-}
-
-const appendInDatabase = prepareQuery<AppendSlots, AppendedRow>((db, slot) => db.selectFrom(auditAppendCall(slot).as('appended')).selectAll());
+const appendInDatabase = prepareQuery<AppendSlots, AppendedRow>((db, slot) => db.selectFrom(sql<AppendedRow>`audit_append(${slot.lockId}, ${slot.actorId},
+    ${slot.subjectId}, ${slot.id}, cast(${slot.timestamp} as double precision), ${slot.type}, ${slot.actorIp}, ${slot.userAgentType},
+    ${slot.userAgentVersion}, cast(${slot.rejected} as integer), ${slot.message}, ${slot.details}, cast(${slot.version} as integer),
+    cast(${slot.preimage} as text[]), cast(${slot.outbox} as boolean))`.as('appended')).selectAll());
 
 /** What the entry of `input` hands audit_append (PostgreSQL), and its fields. */
 export function appendSlots(ctx: AppContext, input: AuditInput): { slots: AppendSlots; fields: OwnFields } {

@@ -35,7 +35,7 @@ function audit(ctx: AppContext, uow: UnitOfWork, lockId: string, type: AuditType
  * after an unlock usually repeats what the confirmation stored; BEGIN, a locking read and COMMIT
  * → one read). A change committed after this read is one the report would have found already
  * made had it run first. Not with shared subscriptions, where each report's time is claimed.
- * SQLite only: on PostgreSQL report_locked's first read (migration 0250) decides the same.
+ * SQLite only: on PostgreSQL report_locked_decision's first read (migration 0270) decides the same.
  */
 function holdsAlready(row: Awaited<ReturnType<typeof readReportedColumns>>, state: LockState): boolean {
   if (row === undefined || row.locked === null || row.locked !== (state.locked ? 1 : 0)) return false;

@@ -1,19 +1,18 @@
-import { sql } from 'kysely';
 import type { Flag } from '../accounts/tables.js';
-import { appendedAlone, appendSlots, auditAppendCall, recordAudit, type AppendedRow, type AppendSlots, type AuditInput } from '../audit/record.js';
+import { appendedAlone, appendSlots, recordAudit, type AuditInput } from '../audit/record.js';
 import type { AuditType } from '../audit/types.js';
 import type { AppContext } from '../context.js';
 import { inGroupCommit } from '../db/group-commit.js';
 import type { UnitOfWork } from '../db/transaction.js';
 import { inTransaction } from '../db/transaction.js';
-import { prepareQuery } from '../db/prepared.js';
 import { isMoveOvertaken } from './report-order.js';
-import { clearPendingMarker, flag, OVERTAKEN_WITHIN_SECONDS, readLockedForUpdate, storeLocked, storeLockedUpdate, storeMarkerLate, storePendingMarker, takeLateMarker, type PendingMarker } from './state.js';
+import type { LockWrite, LockWriteRow } from './lock-writes.js';
+import { clearPendingMarker, flag, OVERTAKEN_WITHIN_SECONDS, readLockedForUpdate, storeLocked, storeMarkerLate, storePendingMarker, takeLateMarker, type PendingMarker } from './state.js';
 
 /**
  * The life of a lock/unlock command on its lock row, decided here (decisions §4) and, for a state
- * report on PostgreSQL, a second time in migration 0250's report_locked (PL/pgSQL: reportLocked's
- * decisions, see reportLockedAlone). Keep the two in step: test/lock-link/report-decisions.test.ts
+ * report on PostgreSQL, a second time in migration 0270's report_locked_decision (PL/pgSQL:
+ * reportLocked's decisions, see reportLockedAlone). Keep the two in step: test/lock-link/report-decisions.test.ts
  * lists the cases and their outcomes and runs them on both engines.
  *
  * - begin: before the command goes out, the row is marked with its sender, target and deadline;
@@ -60,21 +59,16 @@ export function confirmCommand(ctx: AppContext, command: PendingCommand, audit: 
 }
 
 /**
- * PostgreSQL: the store and the audit entry as one statement, committed alone (issue 33 point 3:
- * BEGIN, store, append, COMMIT → one round trip). The store is a WITH whose row count is an
- * argument of the append (migration 0230), so it runs first and takes the lock row's lock before
- * the append takes the tree head's, the order of every audit writer; the statement is atomic as
- * the transaction was. With `movedAt` the read before the store keeps the transaction.
+ * PostgreSQL: the store and the audit entry as one item of a batch of lock writes (lock-writes.ts:
+ * one statement and one commit shared with the unlocks and reports of the same moment). The
+ * store is made before the append takes the tree head's lock, the order of every audit writer;
+ * the statement is atomic as the transaction was. With `movedAt` the read before the store keeps
+ * the transaction. The entry is the command's lock's (`audit.lockId`).
  */
-const storeLockedAudited = prepareQuery<AppendSlots & { storeLockId: string; locked: Flag; at: number }, AppendedRow>((db, slot) =>
-  db
-    .with('stored', (qc) => storeLockedUpdate(qc, { lockId: slot.storeLockId, locked: slot.locked, at: slot.at }).returning('id'))
-    .selectFrom(auditAppendCall(slot, sql`(select count(*) from stored)`).as('appended'))
-    .selectAll());
-
 async function confirmInOneStatement(ctx: AppContext, command: PendingCommand, audit: AuditInput): Promise<void> {
+  if (audit.lockId !== command.lockId) throw new Error('a confirmation audits its own lock');
   const { slots, fields } = appendSlots(ctx, audit);
-  const row = await storeLockedAudited.takeFirst(ctx.db.kysely, ctx.db.dialect, { ...slots, storeLockId: command.lockId, locked: flag(command.targetLocked), at: ctx.now() });
+  const row = await writeLock(ctx, { kind: 'confirm', locked: flag(command.targetLocked), storedAt: ctx.now(), entry: slots });
   await appendedAlone(ctx, fields, row);
 }
 
@@ -125,7 +119,7 @@ export type ReportedLockRow = (NonNullable<Awaited<ReturnType<typeof readLockedF
 
 /**
  * A state report's `locked`, in the report's unit of work (made again, for PostgreSQL's one
- * statement, by migration 0250's report_locked: keep in step): stored; a change from a known value is
+ * statement, by migration 0270's report_locked_decision: keep in step): stored; a change from a known value is
  * audited as DOOR_LOCK / DOOR_UNLOCK without a user, unless a live marker asked for exactly this
  * state, or the move is an operation the lock reports (`byOperation`, protocol 1.7: that report
  * audits it, before or after this one). `read`: the row as the report read it already in this
@@ -165,23 +159,13 @@ export interface ReportedBeside {
   lockdown?: string | null;
 }
 
-type ReportLockedRow = AppendedRow & { outcome: 'overtaken' | 'unknown' | 'fallback' | 'unchanged' | 'stored' | 'audited' };
-
-// Migration 0250's report_locked: the whole of a state report that changes `locked` alone, in one statement.
-const reportLockedCall = prepareQuery<AppendSlots & { locked: Flag; now: number; reportTs: number | null; overtakenWithin: number; battery: number | null;
-  jammed: Flag | null; tamper: Flag | null; doorOpen: Flag | null; lockdown: string | null; byOperation: boolean }, ReportLockedRow>((db, slot) =>
-  db.selectFrom(sql<ReportLockedRow>`report_locked(${slot.lockId}, cast(${slot.locked} as integer), cast(${slot.now} as double precision),
-    cast(${slot.reportTs} as double precision), cast(${slot.overtakenWithin} as double precision), cast(${slot.battery} as integer),
-    cast(${slot.jammed} as integer), cast(${slot.tamper} as integer), cast(${slot.doorOpen} as integer), cast(${slot.lockdown} as text),
-    cast(${slot.byOperation} as boolean), ${slot.id}, cast(${slot.timestamp} as double precision), ${slot.type}, ${slot.message},
-    cast(${slot.version} as integer), cast(${slot.preimage} as text[]), cast(${slot.outbox} as boolean))`.as('reported')).selectAll());
-
 const flagOrNull = (value: boolean | undefined): Flag | null => (value === undefined ? null : flag(value));
 
 /**
- * PostgreSQL (issue 33 point 3, fourth step): a state report recorded by one statement in
- * autocommit, when all it changes is `locked` (migration 0250 makes reportLocked's decisions for
- * it: stored; audited without a user unless the row's value was unknown, a live marker asked for
+ * PostgreSQL (issue 33 point 3, fourth and fifth steps): a state report recorded as an item of
+ * the instance's batch of lock writes (lock-writes.ts: one statement and commit with the writes of
+ * the same moment), when all it changes is `locked` (migration 0270's report_locked_decision makes
+ * reportLocked's decisions for it: stored; audited without a user unless the row's value was unknown, a live marker asked for
  * it, or `byOperation`). `reportTs`: the report's time to claim (reports spread over instances),
  * else null. Answers the types audited, or undefined when the report needs the transaction of
  * src/lock-link/reports.ts (a health value, door or lockdown the row does not hold, a late
@@ -189,14 +173,19 @@ const flagOrNull = (value: boolean | undefined): Flag | null => (value === undef
  */
 export async function reportLockedAlone(ctx: AppContext, lockId: string, locked: boolean, beside: ReportedBeside, byOperation: boolean, reportTs: number | null): Promise<AuditType[] | undefined> {
   const { slots, fields } = appendSlots(ctx, { lockId, type: locked ? 'DOOR_LOCK' : 'DOOR_UNLOCK', actorUserId: null });
-  const row = await reportLockedCall.takeFirst(ctx.db.kysely, ctx.db.dialect, {
-    ...slots, locked: flag(locked), now: ctx.now(), reportTs, overtakenWithin: OVERTAKEN_WITHIN_SECONDS, battery: beside.battery ?? null,
+  const row = await writeLock(ctx, {
+    kind: 'report', entry: slots, locked: flag(locked), now: ctx.now(), reportTs, overtakenWithin: OVERTAKEN_WITHIN_SECONDS, battery: beside.battery ?? null,
     jammed: flagOrNull(beside.jammed), tamper: flagOrNull(beside.tamper), doorOpen: flagOrNull(beside.doorOpen),
     lockdown: beside.lockdown === undefined ? null : (beside.lockdown?.toLowerCase() ?? ''), byOperation,
   });
-  if (row === undefined) throw new Error('report_locked answered no row');
   if (row.outcome === 'fallback') return undefined;
   if (row.outcome !== 'audited') return [];
   await appendedAlone(ctx, fields, row);
   return [fields.type];
+}
+
+/** A write of the unlock path on PostgreSQL, in the instance's batches (lock-writes.ts). */
+function writeLock(ctx: Pick<AppContext, 'lockWrites'>, write: LockWrite): Promise<LockWriteRow> {
+  if (ctx.lockWrites === null) throw new Error('lock writes are batched on PostgreSQL only');
+  return ctx.lockWrites.write(write);
 }

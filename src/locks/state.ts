@@ -1,6 +1,4 @@
-import type { QueryCreator } from 'kysely';
 import type { Database, DialectName } from '../db/database.js';
-import type { DatabaseSchema } from '../db/schema.js';
 import { prepareQuery } from '../db/prepared.js';
 import type { Executor } from '../db/transaction.js';
 import type { Flag } from '../accounts/tables.js';
@@ -9,7 +7,7 @@ import type { Flag } from '../accounts/tables.js';
  * Every write to a lock's live columns: presence (`connected`), `locked`, `door_open`,
  * `last_operation` and the pending-command marker (`pending_*`). What the lock link learns and
  * what a command changes are written here, except on PostgreSQL a state report that moves the
- * bolt alone: migration 0250's report_locked writes `locked`, `last_operation`, `updated` and
+ * bolt alone: migration 0270's report_locked_decision writes `locked`, `last_operation`, `updated` and
  * `report_ts` itself (as lockedColumns and claimReportTime do here). The decisions about a
  * command's marker are in command-life.ts. Each write is conditional where several instances (or
  * a replayed retained report) may make the same change, so only one of them sees it change.
@@ -40,15 +38,13 @@ const markPending = prepareQuery<{ lockId: string; actorUserId: string; target: 
 /** What storing a reported `locked` writes (storeLockedIfChanged, and readLockedStoring's one statement on PostgreSQL). */
 const lockedColumns = (slot: { locked: Flag; at: number }) => ({ locked: slot.locked, last_operation: slot.at, updated: slot.at });
 
-/** The update storing `locked` where the row says otherwise (storeLocked; on PostgreSQL also in a confirmation's one statement, command-life.ts). */
-export const storeLockedUpdate = (db: QueryCreator<DatabaseSchema>, slot: { lockId: string; locked: Flag; at: number }) =>
+/** Stores `locked` where the row says otherwise (storeLocked; on PostgreSQL a confirmation's is migration 0270's lock_writes). */
+const storeLockedIfChanged = prepareQuery<{ lockId: string; locked: Flag; at: number }>((db, slot) =>
   db
     .updateTable('locks')
     .set(lockedColumns(slot))
     .where('id', '=', slot.lockId)
-    .where((eb) => eb.or([eb('locked', 'is', null), eb('locked', '!=', slot.locked)]));
-
-const storeLockedIfChanged = prepareQuery<{ lockId: string; locked: Flag; at: number }>(storeLockedUpdate);
+    .where((eb) => eb.or([eb('locked', 'is', null), eb('locked', '!=', slot.locked)])));
 
 /**
  * Sets `connected` on each lock whose row does not already say so, in one statement per value;

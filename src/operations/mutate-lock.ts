@@ -44,7 +44,7 @@ export async function mutateLock(ctx: AppContext, op: VerifiedOperation, operati
   // One commit for both writes (shared with concurrent unlocks on SQLite: src/db/group-commit.ts);
   // a replayed token (409) leaves the marker of the first alone.
   const writing = process.hrtime.bigint();
-  await consumeAndBegin(ctx.db, ctx.logger, op, command);
+  await consumeAndBegin(ctx, op, command);
   const sending = process.hrtime.bigint();
   ctx.metrics.unlockPhase.observe({ phase: 'database' }, secondsSince(writing));
 

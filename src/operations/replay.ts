@@ -4,11 +4,9 @@ import { prepareQuery } from '../db/prepared.js';
 import type { Executor, UnitOfWork } from '../db/transaction.js';
 import { errors } from '../errors/catalogue.js';
 import type { VerifiedOperation } from './verify.js';
-import type { Database } from '../db/database.js';
+import type { AppContext } from '../context.js';
 import { inGroupCommit } from '../db/group-commit.js';
-import type { Logger } from 'pino';
 import { beginCommand, type PendingCommand } from '../locks/command-life.js';
-import { pendingMarkerColumns } from '../locks/state.js';
 
 /**
  * The replay store of signed operations (decisions §4): a row per (lock, replay key) whose
@@ -73,35 +71,22 @@ export function shouldPrune(random: () => number = Math.random): boolean {
   return random() * PRUNE_EVERY < 1;
 }
 
-// PostgreSQL: the token's insert and the command's marker in one statement, so one round trip and
-// one implicit commit instead of BEGIN, two statements and COMMIT (docs/scaling.md). A data-modifying
-// WITH runs to completion whether or not it is referenced; a reused token fails the whole statement
-// on the primary key, and the marker is then not written.
-const consumeAndMark = prepareQuery<{ lockId: string; replayKey: string; usedAt: number; keepUntil: number; actorUserId: string; target: 0 | 1; until: number; commandId: string }>((db, slot) =>
-  db
-    .with('used', (qc) => qc.insertInto('used_operation_tokens').values({ lock_id: slot.lockId, replay_key: slot.replayKey, used_at: slot.usedAt, expires_at: slot.keepUntil }))
-    .updateTable('locks')
-    .set(pendingMarkerColumns(slot))
-    .where('id', '=', slot.lockId));
-
 /**
- * Consumes the operation's token and begins its command (the marker) in one commit: one statement
- * on PostgreSQL, a unit of SQLite's group commit; 409 `jti_reused` when the token was used.
+ * Consumes the operation's token and begins its command (the marker) in one commit: on PostgreSQL
+ * an item of the instance's batch of lock writes (src/locks/lock-writes.ts, one statement and
+ * commit shared with the unlocks of the same moment), on SQLite a unit of its group commit;
+ * 409 `jti_reused` when the token was used.
  */
-export async function consumeAndBegin(database: Database, logger: Logger, op: Pick<VerifiedOperation, 'lock' | 'replayKey' | 'claims' | 'now' | 'queued'>, command: PendingCommand): Promise<void> {
-  if (database.dialect !== 'postgres' || op.queued !== undefined) {
-    return inGroupCommit(database, logger, async (uow) => {
+export async function consumeAndBegin(ctx: Pick<AppContext, 'db' | 'logger' | 'lockWrites'>, op: Pick<VerifiedOperation, 'lock' | 'replayKey' | 'claims' | 'now' | 'queued'>, command: PendingCommand): Promise<void> {
+  if (ctx.lockWrites === null || op.queued !== undefined) {
+    return inGroupCommit(ctx.db, ctx.logger, async (uow) => {
       await consumeOperationToken(uow, op);
       await beginCommand(uow, command);
     });
   }
-  try {
-    await consumeAndMark.execute(database.kysely, database.dialect, {
-      lockId: op.lock.id, replayKey: op.replayKey, usedAt: op.now, keepUntil: op.claims.exp + KEEP_AFTER_EXPIRY_SECONDS,
-      actorUserId: command.actorUserId, target: command.targetLocked ? 1 : 0, until: command.until, commandId: command.commandId,
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw errors.jtiReused();
-    throw err;
-  }
+  const { outcome } = await ctx.lockWrites.write({
+    kind: 'begin', lockId: op.lock.id, replayKey: op.replayKey, usedAt: op.now, keepUntil: op.claims.exp + KEEP_AFTER_EXPIRY_SECONDS,
+    actorUserId: command.actorUserId, locked: command.targetLocked ? 1 : 0, until: command.until, commandId: command.commandId,
+  });
+  if (outcome === 'reused') throw errors.jtiReused();
 }

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { auditEntryHash, GENESIS_HASH } from '../../src/audit/chain.js';
-import { Frontier, leafHash } from '../../src/audit/merkle.js';
 import type { AuditEntry, AuditInput } from '../../src/audit/record.js';
-import { nodePosition, readTreeHead } from '../../src/audit/tree.js';
-import { verifyAuditTrail } from '../../src/audit/verify.js';
 import type { AppContext } from '../../src/context.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { recordAt } from './helpers.js';
+import { assertTreeAndChains, recordAt } from './helpers.js';
 
 /**
  * PostgreSQL appends an entry in the database (migration 0230: the chain hash, the Merkle nodes
@@ -82,22 +79,7 @@ describe('an audit entry appended in the database (PostgreSQL) or in TypeScript 
     assert.deepEqual(ours.map((row) => [row.hash, row.prev_hash, row.actor_email, row.actor_display_name, row.subject_display_name, row.message, row.timestamp]),
       recorded.map((entry) => [entry.hash, entry.previousHash, entry.actorEmail, entry.actorDisplayName, entry.subjectDisplayName, entry.message, entry.timestamp]));
 
-    // The whole log's tree, as TypeScript's Frontier builds it from the entries' hashes.
-    const tree = new Frontier();
-    const nodes = new Map<number, { hash: string; seq: number | null }>();
-    for (const row of rows) {
-      for (const [i, [level, index, hash]] of tree.append(leafHash(Buffer.from(row.hash, 'hex'))).entries()) {
-        nodes.set(nodePosition(level, index), { hash: hash.toString('hex'), seq: i === 0 ? Number(row.seq) : null });
-      }
-    }
-    const stored = await ctx.db.kysely.selectFrom('audit_tree_nodes').select(['position', 'hash', 'entry_seq']).orderBy('position').execute();
-    assert.deepEqual(new Map(stored.map((node) => [Number(node.position), { hash: Buffer.from(node.hash).toString('hex'), seq: node.entry_seq === null ? null : Number(node.entry_seq) }])), nodes);
-    const head = await readTreeHead(ctx.db.kysely, ctx.db.dialect);
-    assert.equal(head.size, rows.length);
-    assert.equal(head.root.toString('hex'), tree.root().toString('hex'));
-    const headRow = await ctx.db.kysely.selectFrom('audit_tree_head').select('frontier').executeTakeFirstOrThrow();
-    assert.equal(Buffer.from(headRow.frontier).toString('hex'), tree.encode().toString('hex'));
-
-    assert.deepEqual(await verifyAuditTrail(ctx.db.kysely), { ok: true, locks: new Set(rows.length ? (await ctx.db.kysely.selectFrom('audit_entries').select('lock_id').distinct().execute()).map((r) => r.lock_id) : []).size, entries: rows.length });
+    // The whole log's tree, as TypeScript's Frontier builds it from the entries' hashes, and every chain.
+    await assertTreeAndChains(ctx);
   });
 });

@@ -10,13 +10,13 @@ import { transactionsDuring } from './helpers.js';
 
 /**
  * A state report's decisions are made in two places: src/locks/command-life.ts's reportLocked
- * (TypeScript: SQLite, and PostgreSQL's transaction) and migration 0250's report_locked (PL/pgSQL:
+ * (TypeScript: SQLite, and PostgreSQL's transaction) and migration 0270's report_locked_decision (PL/pgSQL:
  * PostgreSQL's one statement). This table runs on both engines, so a decision changed in one place
  * and not the other fails here: each row is a lock row and a report, and what recordState answers,
- * the row after it and the audit entries it wrote. `tx` is PostgreSQL's: 0 where report_locked
+ * the row after it and the audit entries it wrote. `tx` is PostgreSQL's: 0 where report_locked_decision
  * records the report alone, 1 where it answers 'fallback' and the transaction records it.
  * Not listed: a decommissioned lock with reports spread, where the transaction claims the report's
- * time and report_locked does not (the lock is never heard again).
+ * time and report_locked_decision does not (the lock is never heard again).
  */
 
 const REPORT_TS = 10_000;
@@ -106,40 +106,62 @@ const cases: Case[] = [
     expect: { result: ['DOOR_UNLOCK', 'DOOR_OPEN'], locked: 0, ...none, audits: ['DOOR_UNLOCK:nobody', 'DOOR_OPEN:nobody'], reportTs: REPORT_TS, tx: 1 } },
 ];
 
-describe('a state report\'s decisions, the same on both engines (reportLocked and migration 0250\'s report_locked)', () => {
+describe('a state report\'s decisions, the same on both engines (reportLocked and migration 0270\'s report_locked_decision)', () => {
   const t = useService({ withUser: true });
+
+  /** The case's lock row, and the context its report is recorded on. */
+  async function arrange(c: Case): Promise<{ id: string; on: AppContext }> {
+    const ctx = t.service.ctx;
+    const on = c.spread ? ({ ...ctx, config: { ...ctx.config, mqtt: { ...ctx.config.mqtt, kind: 'external' }, mqttSharedSubscriptions: true } } as AppContext) : ctx;
+    const { id } = await provisionLock(t);
+    const now = ctx.now();
+    const { marker } = c.row;
+    await ctx.db.kysely.updateTable('locks').set({
+      locked: c.row.locked, battery: c.row.battery ?? 50, door_open: c.row.doorOpen ?? 0, jammed: 0, tamper: 0,
+      reported_lockdown: c.row.lockdown === undefined ? '' : c.row.lockdown, report_ts: c.row.reportTs ?? null,
+      decommissioned_at: c.row.decommissioned ? now - 1 : null,
+      ...(marker === undefined ? {} : {
+        pending_actor_user_id: t.user.userId, pending_target_locked: marker.target, pending_command_id: randomUUID(),
+        pending_until: marker.live ? now + 100 : now - 10, pending_late: marker.late ? 1 : 0,
+      }),
+    }).where('id', '=', id).execute();
+    return { id, on };
+  }
+
+  const record = (on: AppContext, id: string, c: Case) => recordState(on, id, { ...c.report, ts: REPORT_TS, configVersion: 0 } as LockState);
+
+  /** Asserts what the report answered and what the lock row and its audit entries hold after it. */
+  async function assertOutcome(c: Case, id: string, result: unknown): Promise<void> {
+    const { tx: _tx, ...expected } = c.expect;
+    const ctx = t.service.ctx;
+    const row = await ctx.db.kysely.selectFrom('locks').select(['locked', 'pending_command_id', 'pending_late', 'report_ts']).where('id', '=', id).executeTakeFirstOrThrow();
+    const audits = await ctx.db.kysely.selectFrom('audit_entries').select(['type', 'actor_user_id']).where('lock_id', '=', id).orderBy('seq').execute();
+    assert.deepEqual({
+      result,
+      locked: row.locked,
+      marker: row.pending_command_id !== null,
+      late: row.pending_late,
+      audits: audits.map((entry) => `${entry.type}:${entry.actor_user_id === null ? 'nobody' : entry.actor_user_id === t.user.userId ? 'user' : entry.actor_user_id}`),
+      ...(c.expect.reportTs === undefined ? {} : { reportTs: row.report_ts === null ? null : Number(row.report_ts) }),
+    }, expected, c.name);
+  }
 
   for (const c of cases) {
     it(c.name, async () => {
-      const { tx, ...expected } = c.expect;
       const ctx = t.service.ctx;
-      const on = c.spread ? ({ ...ctx, config: { ...ctx.config, mqtt: { ...ctx.config.mqtt, kind: 'external' }, mqttSharedSubscriptions: true } } as AppContext) : ctx;
-      const { id } = await provisionLock(t);
-      const now = ctx.now();
-      const { marker } = c.row;
-      await ctx.db.kysely.updateTable('locks').set({
-        locked: c.row.locked, battery: c.row.battery ?? 50, door_open: c.row.doorOpen ?? 0, jammed: 0, tamper: 0,
-        reported_lockdown: c.row.lockdown === undefined ? '' : c.row.lockdown, report_ts: c.row.reportTs ?? null,
-        decommissioned_at: c.row.decommissioned ? now - 1 : null,
-        ...(marker === undefined ? {} : {
-          pending_actor_user_id: t.user.userId, pending_target_locked: marker.target, pending_command_id: randomUUID(),
-          pending_until: marker.live ? now + 100 : now - 10, pending_late: marker.late ? 1 : 0,
-        }),
-      }).where('id', '=', id).execute();
-
-      const { result, transactions } = await transactionsDuring(ctx, () => recordState(on, id, { ...c.report, ts: REPORT_TS, configVersion: 0 } as LockState));
-
-      const row = await ctx.db.kysely.selectFrom('locks').select(['locked', 'pending_command_id', 'pending_late', 'report_ts']).where('id', '=', id).executeTakeFirstOrThrow();
-      const audits = await ctx.db.kysely.selectFrom('audit_entries').select(['type', 'actor_user_id']).where('lock_id', '=', id).orderBy('seq').execute();
-      assert.deepEqual({
-        result,
-        locked: row.locked,
-        marker: row.pending_command_id !== null,
-        late: row.pending_late,
-        audits: audits.map((entry) => `${entry.type}:${entry.actor_user_id === null ? 'nobody' : entry.actor_user_id === t.user.userId ? 'user' : entry.actor_user_id}`),
-        ...(c.expect.reportTs === undefined ? {} : { reportTs: row.report_ts === null ? null : Number(row.report_ts) }),
-      }, expected);
-      if (ctx.db.dialect === 'postgres') assert.equal(transactions, tx, tx === 0 ? 'one statement (report_locked), no transaction' : 'report_locked answers fallback: the transaction');
+      const { id, on } = await arrange(c);
+      const { result, transactions } = await transactionsDuring(ctx, () => record(on, id, c));
+      await assertOutcome(c, id, result);
+      const { tx } = c.expect;
+      if (ctx.db.dialect === 'postgres') assert.equal(transactions, tx, tx === 0 ? 'one statement (lock_writes), no transaction' : 'report_locked_decision answers fallback: the transaction');
     });
   }
+
+  // PostgreSQL: reports of one moment share a batch of migration 0270's lock_writes (src/locks/lock-writes.ts).
+  it('decides every case alike when all the reports are recorded at the same moment (one batch on PostgreSQL)', async () => {
+    const arranged = [];
+    for (const c of cases) arranged.push({ c, ...(await arrange(c)) });
+    const results = await Promise.all(arranged.map(({ c, id, on }) => record(on, id, c)));
+    for (const [i, { c, id }] of arranged.entries()) await assertOutcome(c, id, results[i]);
+  });
 });

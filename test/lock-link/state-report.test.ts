@@ -14,8 +14,8 @@ import { transactionsDuring as transactionsOf } from './helpers.js';
 /**
  * A state report as the lock link records it (recordState), on both engines: the same audit
  * entries and lock row whichever path records it. On PostgreSQL a report that changes `locked`
- * alone is one statement in autocommit (migration 0250's report_locked, issue 33 point 3, fourth
- * step); what else it changes (health, door, lockdown) or a late command's marker take the
+ * alone is one statement in autocommit (migration 0270's lock_writes, issue 33 point 3, fourth and fifth
+ * steps); what else it changes (health, door, lockdown) or a late command's marker take the
  * report's transaction as before.
  */
 describe('a state report recorded: one statement on PostgreSQL when it moves the bolt alone', () => {
@@ -48,7 +48,7 @@ describe('a state report recorded: one statement on PostgreSQL when it moves the
     assert.deepEqual(await report(id, { locked: false, battery: 80 }), ['DOOR_UNLOCK']);
     const relock = await transactionsDuring(() => report(id, { locked: true, battery: 80, doorOpen: false }));
     assert.deepEqual(relock.result, ['DOOR_LOCK']);
-    assert.equal(relock.transactions, ctx().db.dialect === 'postgres' ? 0 : 1, 'PostgreSQL: one statement (report_locked); SQLite: its transaction');
+    assert.equal(relock.transactions, ctx().db.dialect === 'postgres' ? 0 : 1, 'PostgreSQL: one statement (lock_writes); SQLite: its transaction');
     assert.deepEqual(await report(id, { locked: true, battery: 80 }), [], 'repeated: nothing more');
     assert.equal((await lockRow(id)).locked, 1);
     assert.deepEqual(await auditOf(id), ['DOOR_UNLOCK:nobody', 'DOOR_LOCK:nobody']);

@@ -31,6 +31,7 @@ import { lockReportTimeMigration } from './0180_lock_report_time.js';
 import { auditAppendStartMigration } from './0190_audit_append_start.js';
 import { unauditedDisconnectsMigration } from './0220_unaudited_disconnects.js';
 import { decommissionedIndexMigration } from './0260_decommissioned_index.js';
+import { lockWritesMigration } from './0270_lock_writes.js';
 import { auditAppendMigration } from './0230_audit_append.js';
 import { clusterTurnsMigration } from './0240_cluster_turns.js';
 import { reportLockedMigration } from './0250_report_locked.js';
@@ -85,5 +86,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0250_report_locked': reportLockedMigration(dialect),
     '0251_generic_plans': genericPlansMigration(dialect),
     '0260_decommissioned_index': decommissionedIndexMigration(),
+    '0270_lock_writes': lockWritesMigration(dialect),
   };
 }

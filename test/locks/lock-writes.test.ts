@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { appendSlots } from '../../src/audit/record.js';
+import { recordState } from '../../src/lock-link/reports.js';
+import { confirmCommand, pendingCommand } from '../../src/locks/command-life.js';
+import type { LockWrite } from '../../src/locks/lock-writes.js';
+import { errors } from '../../src/errors/catalogue.js';
+import { consumeAndBegin } from '../../src/operations/replay.js';
+import type { VerifiedOperation } from '../../src/operations/verify.js';
+import type { LockState } from '../../src/device-protocol/payloads.js';
+import { assertTreeAndChains } from '../audit/helpers.js';
+import { TEST_DB } from '../helpers/database.js';
+import { auditEntriesOf, provisionLock } from '../helpers/locks.js';
+import { useService } from '../helpers/service.js';
+
+/**
+ * PostgreSQL: the unlock path's writes (a command's beginning and confirmation, a state report)
+ * made at the same moment share one statement of migration 0270's lock_writes and one commit
+ * (src/locks/lock-writes.ts). What each call answers and writes is what it would alone.
+ */
+
+/** lock_writes statements `work` sends, counted on the driver (every statement goes through pg.Client#query). */
+async function lockWriteStatementsDuring<T>(work: () => Promise<T>): Promise<{ result: T; statements: number }> {
+  const query = pg.Client.prototype.query;
+  let statements = 0;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+    if (text?.includes('lock_writes(')) statements += 1;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    return { result: await work(), statements };
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+}
+
+describe('lock writes batched on PostgreSQL', { skip: TEST_DB === 'sqlite' && 'PostgreSQL only' }, () => {
+  const t = useService({ withUser: true });
+
+  const operation = (lockId: string, replayKey: string) => {
+    const now = t.service.ctx.now();
+    return { lock: { id: lockId }, replayKey, claims: { exp: now + 60 }, now, queued: undefined } as unknown as VerifiedOperation;
+  };
+  const report = (lockId: string, locked: boolean) => recordState(t.service.ctx, lockId, { locked, ts: t.service.ctx.now(), configVersion: 0 } as LockState);
+
+  it('makes the writes of one moment in one statement, each as it would alone: markers, a token used twice refused, confirmations, reports in order', async () => {
+    const ctx = t.service.ctx;
+    const [begun, confirmed, relocked, twice] = await Promise.all([0, 1, 2, 3].map(() => provisionLock(t)));
+    for (const lock of [begun!, confirmed!, relocked!, twice!]) await ctx.db.kysely.updateTable('locks').set({ locked: 1 }).where('id', '=', lock.id).execute();
+    const now = ctx.now();
+    const beginning = pendingCommand(begun!.id, t.user.userId, false, now, ctx.config.lockReplyTimeoutMs, randomUUID());
+    const confirming = pendingCommand(confirmed!.id, t.user.userId, false, now, ctx.config.lockReplyTimeoutMs, randomUUID());
+    const replayKey = randomUUID();
+
+    const { result, statements } = await lockWriteStatementsDuring(() => Promise.allSettled([
+      consumeAndBegin(ctx, operation(begun!.id, replayKey), beginning),
+      consumeAndBegin(ctx, operation(begun!.id, replayKey), beginning),
+      confirmCommand(ctx, confirming, { lockId: confirmed!.id, type: 'DOOR_UNLOCK', actorUserId: t.user.userId, details: { commandId: confirming.commandId } }),
+      report(relocked!.id, false),
+      // One lock's reports of one moment: recorded in the order they were made, the second chained to the first.
+      report(twice!.id, false),
+      report(twice!.id, true),
+    ]));
+
+    assert.equal(statements, 1, 'one lock_writes statement for the six calls');
+    assert.deepEqual(result.map((settled) => (settled.status === 'fulfilled' ? settled.value : (settled.reason as { code?: unknown }).code)),
+      [undefined, errors.jtiReused().code, undefined, ['DOOR_UNLOCK'], ['DOOR_UNLOCK'], ['DOOR_LOCK']]);
+
+    const row = (id: string) => ctx.db.kysely.selectFrom('locks').select(['locked', 'pending_command_id', 'pending_target_locked']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.deepEqual(await row(begun!.id), { locked: 1, pending_command_id: beginning.commandId, pending_target_locked: 0 });
+    assert.equal((await ctx.db.kysely.selectFrom('used_operation_tokens').select('replay_key').where('lock_id', '=', begun!.id).execute()).length, 1);
+    assert.equal((await row(confirmed!.id)).locked, 0);
+    assert.equal((await row(relocked!.id)).locked, 0);
+    assert.equal((await row(twice!.id)).locked, 1);
+
+    const types = async (id: string) => (await auditEntriesOf(t, id)).map((entry) => `${entry.type}:${entry.actor_user_id === null ? 'nobody' : 'user'}`);
+    assert.deepEqual(await types(begun!.id), []);
+    assert.deepEqual(await types(confirmed!.id), ['DOOR_UNLOCK:user']);
+    assert.deepEqual(await types(relocked!.id), ['DOOR_UNLOCK:nobody']);
+    assert.deepEqual(await types(twice!.id), ['DOOR_UNLOCK:nobody', 'DOOR_LOCK:nobody']);
+    const [first, second] = await ctx.db.kysely.selectFrom('audit_entries').select(['hash', 'prev_hash']).where('lock_id', '=', twice!.id).orderBy('seq').execute();
+    assert.equal(second!.prev_hash, first!.hash);
+    await assertTreeAndChains(ctx);
+  });
+
+  it('fails only the call whose write fails: the others of its batch are written, it writes nothing', async () => {
+    const ctx = t.service.ctx;
+    const [good, bad] = await Promise.all([provisionLock(t), provisionLock(t)]);
+    for (const lock of [good!, bad!]) await ctx.db.kysely.updateTable('locks').set({ locked: 1 }).where('id', '=', lock.id).execute();
+    const taken = (await ctx.db.kysely.selectFrom('audit_entries').select('id').executeTakeFirstOrThrow()).id;
+    const confirm = (lockId: string, id?: string): LockWrite => {
+      const { slots } = appendSlots(ctx, { lockId, type: 'DOOR_UNLOCK', actorUserId: t.user.userId });
+      return { kind: 'confirm', locked: 0, storedAt: ctx.now(), entry: { ...slots, ...(id === undefined ? {} : { id }) } };
+    };
+
+    const { result, statements } = await lockWriteStatementsDuring(() => Promise.allSettled([
+      ctx.lockWrites!.write(confirm(good!.id)),
+      // An entry id already in the log: the batch's statement fails on audit_entries' key.
+      ctx.lockWrites!.write(confirm(bad!.id, taken)),
+    ]));
+
+    assert.equal(statements, 3, 'the batch, then each call alone');
+    assert.equal(result[0]!.status === 'fulfilled' && result[0].value.outcome, 'confirmed');
+    assert.equal(result[1]!.status, 'rejected');
+    assert.equal((result[1] as PromiseRejectedResult).reason.code, '23505');
+    const locked = async (id: string) => (await ctx.db.kysely.selectFrom('locks').select('locked').where('id', '=', id).executeTakeFirstOrThrow()).locked;
+    assert.equal(await locked(good!.id), 0);
+    assert.equal(await locked(bad!.id), 1, 'the failed confirmation stored nothing');
+    assert.equal((await auditEntriesOf(t, good!.id)).length, 1);
+    assert.equal((await auditEntriesOf(t, bad!.id)).length, 0);
+    await assertTreeAndChains(ctx);
+  });
+
+  it('keeps report_locked for an instance of the previous release: its decisions are report_locked_decision\'s, and it appends', async () => {
+    const ctx = t.service.ctx;
+    const { id } = await provisionLock(t);
+    await ctx.db.kysely.updateTable('locks').set({ locked: 0 }).where('id', '=', id).execute();
+    const { slots } = appendSlots(ctx, { lockId: id, type: 'DOOR_LOCK', actorUserId: null });
+    const call = () => sql<{ outcome: string; seq: number | null }>`select outcome, seq from report_locked(${id}, 1, cast(${ctx.now()} as double precision), null, 60,
+      null, null, null, null, null, false, ${slots.id}, cast(${slots.timestamp} as double precision), ${slots.type}, ${slots.message},
+      ${slots.version}, cast(${slots.preimage} as text[]), false)`.execute(ctx.db.kysely);
+    const { rows: [first] } = await call();
+    assert.equal(first!.outcome, 'audited');
+    assert.equal(typeof first!.seq, 'number');
+    const { rows: [again] } = await call();
+    assert.deepEqual(again, { outcome: 'unchanged', seq: null });
+    assert.deepEqual((await auditEntriesOf(t, id)).map((entry) => entry.type), ['DOOR_LOCK']);
+    await assertTreeAndChains(ctx);
+  });
+});
