@@ -24,3 +24,15 @@ export function databaseErrorToAppError(err: unknown): AppError | null {
       return null;
   }
 }
+
+/**
+ * PostgreSQL refused a statement while running it, for something its data or a lock wait may
+ * cause (data exception 22, constraint 23, deadlock or serialization 40, a PL/pgSQL raise P0):
+ * a statement is atomic, so nothing of it was written. Not a lost connection (the commit may
+ * have happened) nor an error of the session or the server.
+ */
+export function isRefusedStatement(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { severity, code } = err as { severity?: unknown; code?: unknown };
+  return severity === 'ERROR' && typeof code === 'string' && ['22', '23', '40', 'P0'].includes(code.slice(0, 2));
+}

@@ -6,19 +6,39 @@
  * time: writers that would queue for the same row lock in the database (the audit tree head)
  * queue here instead, where waiting costs nothing.
  *
- * A batch that fails is sent again one call at a time, so each call gets its own outcome (the
- * statement is atomic: the failed batch wrote nothing). `send` answers one result per item, in
- * the items' order.
+ * A batch that fails with an error `separable` recognises (the database refused the statement,
+ * which is atomic: nothing of it was written, and the cause may be one item's) is sent again one
+ * call at a time, so each call gets its own outcome. Any other failure (the connection lost, when
+ * the commit may have happened; an answer that does not fit) fails every call of the batch with
+ * it, as a statement of each would have failed: sending again what may be committed would answer
+ * the second attempt's outcome ("already used", "unchanged") for the first's work.
+ *
+ * A batch not answered within `answerWithinMs` fails its calls and the next batch goes (the late
+ * answer, if any, is dropped): a connection that hangs stalls the calls of one batch, not every
+ * later one. `send` answers one result per item, in the items' order.
  */
+export interface StatementBatchOptions {
+  /** Whether a failed batch wrote nothing and may be sent again item by item. */
+  separable: (error: unknown) => boolean;
+  /** Items per statement at most, so that one batch does not hold the tree head for long. */
+  maxItems?: number;
+  /** How long a batch may go unanswered before its calls fail. */
+  answerWithinMs?: number;
+}
+
 export class StatementBatch<Item, Result> {
   private waiting: Array<{ item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }> = [];
   private busy = false;
+  private readonly maxItems: number;
+  private readonly answerWithinMs: number;
 
   constructor(
     private readonly send: (items: Item[]) => Promise<Result[]>,
-    /** Items per statement at most, so that one batch does not hold the tree head for long. */
-    private readonly maxItems = 32,
-  ) {}
+    private readonly options: StatementBatchOptions,
+  ) {
+    this.maxItems = options.maxItems ?? 32;
+    this.answerWithinMs = options.answerWithinMs ?? 30_000;
+  }
 
   run(item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
@@ -36,7 +56,7 @@ export class StatementBatch<Item, Result> {
         try {
           settle(batch, await this.sendChecked(batch.map((entry) => entry.item)));
         } catch (error) {
-          if (batch.length === 1) batch[0]!.reject(error);
+          if (batch.length === 1 || error instanceof UnknownOutcome || !this.options.separable(error)) for (const entry of batch) entry.reject(error);
           else for (const entry of batch) await this.sendChecked([entry.item]).then((results) => settle([entry], results), entry.reject);
         }
       }
@@ -46,11 +66,25 @@ export class StatementBatch<Item, Result> {
   }
 
   private async sendChecked(items: Item[]): Promise<Result[]> {
-    const results = await this.send(items);
-    if (results.length !== items.length) throw new Error(`statement batch: ${items.length} items answered ${results.length} results`);
-    return results;
+    let timer: NodeJS.Timeout | undefined;
+    const answered = this.send(items);
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new UnknownOutcome(`statement batch: no answer from the database within ${this.answerWithinMs} ms`)), this.answerWithinMs);
+    });
+    // Dropped, should the deadline pass first.
+    answered.catch(() => undefined);
+    try {
+      const results = await Promise.race([answered, deadline]);
+      if (results.length !== items.length) throw new UnknownOutcome(`statement batch: ${items.length} items answered ${results.length} results`);
+      return results;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
+
+/** The batch may have been committed (no answer in time, an answer that does not fit): never sent again. */
+class UnknownOutcome extends Error {}
 
 function settle<Result>(entries: ReadonlyArray<{ resolve: (result: Result) => void }>, results: readonly Result[]): void {
   entries.forEach((entry, index) => entry.resolve(results[index]!));

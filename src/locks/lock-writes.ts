@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { AppendedRow, AppendSlots } from '../audit/record.js';
 import type { Database } from '../db/database.js';
+import { isRefusedStatement } from '../db/errors.js';
+import { jsonParameter } from '../db/json-parameter.js';
 import { StatementBatch } from '../db/statement-batch.js';
 import type { Flag } from '../accounts/tables.js';
 
@@ -58,7 +60,7 @@ function entryOf(entry: AppendSlots): Record<string, unknown> {
 }
 
 async function sendLockWrites(database: Database, writes: LockWrite[]): Promise<LockWriteRow[]> {
-  const items = JSON.stringify(writes.map((write, index) => itemOf(write, index + 1)));
+  const items = jsonParameter(writes.map((write, index) => itemOf(write, index + 1)));
   const { rows } = await sql<LockWriteRow & { ord: number }>`select * from lock_writes(cast(${items} as json))`.execute(database.kysely);
   const byOrd = new Map(rows.map((row) => [row.ord, row]));
   return writes.map((_write, index) => {
@@ -73,7 +75,7 @@ export class LockWrites {
   private readonly batch: StatementBatch<LockWrite, LockWriteRow>;
 
   constructor(database: Database) {
-    this.batch = new StatementBatch((writes) => sendLockWrites(database, writes));
+    this.batch = new StatementBatch((writes) => sendLockWrites(database, writes), { separable: isRefusedStatement });
   }
 
   /** Runs `write` in the next batch. */

@@ -6,6 +6,7 @@ import { sameId } from '../crypto/operation-token.js';
 import { sha256Hex } from '../crypto/random.js';
 import { errors, isAppError, type AppError } from '../errors/catalogue.js';
 import { parseOperation, type Operation } from './parse-operation.js';
+import { LONE_SURROGATE } from '../db/json-parameter.js';
 
 /**
  * The claims of a signed operation (decisions §4), checked by the service and by locks
@@ -58,10 +59,11 @@ function registeredClaims(payload: Record<string, unknown>): Static<typeof Claim
     const error = checkClaims.Errors(claims).First()!;
     throw errors.badRequest(`${error.path.slice(1)} must be ${(error.schema as { description?: string }).description ?? 'present'}`);
   }
-  // maxLength counts characters; the bound is in bytes.
+  // maxLength counts characters; the bound is in bytes. Text a database stores as it is: no NUL, no half of a surrogate pair.
   for (const name of ['iss', 'sub', 'jti'] as const) {
     const value = claims[name];
     if (value !== undefined && Buffer.byteLength(value) > MAX_ID_BYTES) throw errors.badRequest(`${name} must be a non-empty string of at most ${MAX_ID_BYTES} bytes`);
+    if (value !== undefined && (value.includes('\0') || LONE_SURROGATE.test(value))) throw errors.badRequest(`${name} must be text without NUL characters or lone surrogates`);
   }
   return claims;
 }

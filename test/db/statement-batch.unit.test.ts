@@ -31,7 +31,7 @@ function controlledSend(fail: (item: number) => boolean = () => false) {
 describe('a statement batch (group commit by statement)', () => {
   it('sends the calls of one turn as one batch, in order, and answers each its own result', async () => {
     const { send, sent, release } = controlledSend();
-    const batch = new StatementBatch(send);
+    const batch = new StatementBatch(send, { separable: () => true });
     const results = Promise.all([1, 2, 3].map((item) => batch.run(item)));
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(sent, [[1, 2, 3]]);
@@ -41,7 +41,7 @@ describe('a statement batch (group commit by statement)', () => {
 
   it('keeps one batch away at a time: calls made meanwhile go together in the next', async () => {
     const { send, sent, release, mostAway } = controlledSend();
-    const batch = new StatementBatch(send);
+    const batch = new StatementBatch(send, { separable: () => true });
     const first = batch.run(1);
     await new Promise((resolve) => setImmediate(resolve));
     const later = [batch.run(2), batch.run(3)];
@@ -57,7 +57,7 @@ describe('a statement batch (group commit by statement)', () => {
 
   it('sends no more than its most items in one batch', async () => {
     const { send, sent, release } = controlledSend();
-    const batch = new StatementBatch(send, 2);
+    const batch = new StatementBatch(send, { separable: () => true, maxItems: 2 });
     const results = Promise.all([1, 2, 3, 4, 5].map((item) => batch.run(item)));
     await new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < 3; i++) await release();
@@ -67,7 +67,7 @@ describe('a statement batch (group commit by statement)', () => {
 
   it('sends a failed batch again one call at a time, so only the failing call fails', async () => {
     const { send, sent, release } = controlledSend((item) => item === 2);
-    const batch = new StatementBatch(send);
+    const batch = new StatementBatch(send, { separable: () => true });
     const results = [1, 2, 3].map((item) => batch.run(item).then((value) => ({ value }), (error: Error) => ({ error: error.message })));
     await new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < 4; i++) await release();
@@ -75,11 +75,38 @@ describe('a statement batch (group commit by statement)', () => {
     assert.deepEqual(sent, [[1, 2, 3], [1], [2], [3]]);
   });
 
-  it('fails every call of a batch that answers a different number of results', async () => {
-    const batch = new StatementBatch<number, number>(async (items) => (items.length > 1 ? [0] : []));
+  it('fails every call of a batch whose failure may have followed its commit (the connection lost): nothing is sent again', async () => {
+    const { send, sent, release } = controlledSend((item) => item === 2);
+    const batch = new StatementBatch(send, { separable: () => false });
+    const results = Promise.allSettled([1, 2, 3].map((item) => batch.run(item)));
+    await new Promise((resolve) => setImmediate(resolve));
+    await release();
+    assert.deepEqual((await results).map((result) => result.status === 'rejected' && String(result.reason)), ['Error: failed: 1,2,3', 'Error: failed: 1,2,3', 'Error: failed: 1,2,3']);
+    assert.deepEqual(sent, [[1, 2, 3]]);
+  });
+
+  it('fails every call of a batch that answers a different number of results, without sending it again', async () => {
+    let sends = 0;
+    const batch = new StatementBatch<number, number>(async (items) => {
+      sends += 1;
+      return items.slice(1);
+    }, { separable: () => true });
     const results = await Promise.allSettled([batch.run(1), batch.run(2)]);
     assert.deepEqual(results.map((result) => result.status), ['rejected', 'rejected']);
-    assert.match(String((results[0] as PromiseRejectedResult).reason), /1 items answered 0 results/);
+    assert.match(String((results[0] as PromiseRejectedResult).reason), /2 items answered 1 results/);
+    assert.equal(sends, 1);
+  });
+
+  it('fails the calls of a batch the database does not answer, and sends the next batch', async () => {
+    const answers: Array<(results: number[]) => void> = [];
+    const batch = new StatementBatch<number, number>((items) => new Promise((resolve) => answers.push(() => resolve(items))), { separable: () => true, answerWithinMs: 20 });
+    await assert.rejects(batch.run(1), /no answer from the database within 20 ms/);
+    const next = batch.run(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(answers.length, 2, 'the next batch went while the first is still unanswered');
+    answers[0]!([1]);
+    answers[1]!([2]);
+    assert.equal(await next, 2);
   });
 
   it('goes on after a failure: a later call is sent and answered', async () => {
@@ -88,7 +115,7 @@ describe('a statement batch (group commit by statement)', () => {
       calls += 1;
       if (calls === 1) throw new Error('the database went away');
       return items;
-    });
+    }, { separable: () => false });
     await assert.rejects(batch.run(1), /went away/);
     assert.equal(await batch.run(7), 7);
   });

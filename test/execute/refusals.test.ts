@@ -64,6 +64,16 @@ describe('execute: refusals', () => {
     assert.equal((await execute(t, admin, lock.id, reencoded)).status, 409);
   });
 
+  it('answers 400 to a jti that is not text a database stores as it is (a NUL, half a surrogate pair), and uses nothing', async () => {
+    for (const jti of ['a\u0000b', 'a\ud800b', '\udc00']) {
+      const res = await execute(t, admin, lock.id, signed(admin, lock.id, settingDuration(9), { jti }));
+      assert.equal(res.status, 400, JSON.stringify(jti));
+      assert.match(res.text, /jti must be text without NUL characters or lone surrogates/);
+    }
+    const used = await t.service.ctx.db.kysely.selectFrom('used_operation_tokens').select('replay_key').where('lock_id', '=', lock.id).execute();
+    assert.equal(used.filter((row) => /\ufffd|\u0000/.test(row.replay_key)).length, 0);
+  });
+
   it('keeps the jti of each sender apart: two admins of one lock may pick the same one', async () => {
     const fresh = await claimLock(t, admin);
     const second = await certify(t, await createVerifiedUser(t));

@@ -12,22 +12,26 @@ export function count(entries: Array<{ type: string }>, type: string): number {
 }
 
 /**
- * Transactions `ctx`'s database opens while `work` runs (BEGIN … COMMIT; a statement in autocommit
- * is none), counted by wrapping `kysely.transaction` for the while.
+ * Transactions (BEGIN … COMMIT; a statement in autocommit is none) opened through the context
+ * `work` is handed: `ctx` with a database whose `kysely.transaction` is counted. Only what `work`
+ * does through it counts, not the service's background work on the same database meanwhile (the
+ * checkpoint signer's timer, the sweeps), which a count on the shared Kysely instance took in.
  */
-export async function transactionsDuring<T>(ctx: Pick<AppContext, 'db'>, work: () => Promise<T>): Promise<{ result: T; transactions: number }> {
-  const kysely = ctx.db.kysely;
-  const own = Object.getOwnPropertyDescriptor(kysely, 'transaction');
-  const original = kysely.transaction.bind(kysely);
+export async function transactionsDuring<C extends Pick<AppContext, 'db'>, T>(ctx: C, work: (counted: C) => Promise<T>): Promise<{ result: T; transactions: number }> {
   let transactions = 0;
-  kysely.transaction = () => {
-    transactions += 1;
-    return original();
-  };
-  try {
-    return { result: await work(), transactions };
-  } finally {
-    if (own) Object.defineProperty(kysely, 'transaction', own);
-    else delete (kysely as { transaction?: unknown }).transaction;
-  }
+  const kysely = new Proxy(ctx.db.kysely, {
+    get(target, property) {
+      if (property === 'transaction') {
+        return () => {
+          transactions += 1;
+          return target.transaction();
+        };
+      }
+      const value: unknown = Reflect.get(target, property);
+      // Kysely's methods read private fields: called on the instance, not on the proxy.
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const result = await work({ ...ctx, db: { ...ctx.db, kysely } });
+  return { result, transactions };
 }

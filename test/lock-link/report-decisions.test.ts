@@ -150,7 +150,7 @@ describe('a state report\'s decisions, the same on both engines (reportLocked an
     it(c.name, async () => {
       const ctx = t.service.ctx;
       const { id, on } = await arrange(c);
-      const { result, transactions } = await transactionsDuring(ctx, () => record(on, id, c));
+      const { result, transactions } = await transactionsDuring(on, (counted) => record(counted, id, c));
       await assertOutcome(c, id, result);
       const { tx } = c.expect;
       if (ctx.db.dialect === 'postgres') assert.equal(transactions, tx, tx === 0 ? 'one statement (lock_writes), no transaction' : 'report_locked_decision answers fallback: the transaction');

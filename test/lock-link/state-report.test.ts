@@ -24,8 +24,8 @@ describe('a state report recorded: one statement on PostgreSQL when it moves the
   let ts = 1_000;
   const report = (lockId: string, state: Omit<LockState, 'ts'>, on: AppContext = ctx()) => recordState(on, lockId, { ...state, ts: (ts += 1) } as LockState);
 
-  /** Transactions the service opens while `work` runs. */
-  const transactionsDuring = <T>(work: () => Promise<T>) => transactionsOf(ctx(), work);
+  /** Transactions a report opens, recorded on a context that counts them. */
+  const transactionsOfReport = (lockId: string, state: Omit<LockState, 'ts'>) => transactionsOf(ctx(), (counted) => report(lockId, state, counted));
 
   const auditOf = async (lockId: string) => {
     const rows = await ctx().db.kysely.selectFrom('audit_entries').select(['type', 'actor_user_id', 'details']).where('lock_id', '=', lockId).where('type', 'not in', ['OWNER_ASSIGNED', 'DEVICE_CONNECTED']).orderBy('seq').execute();
@@ -46,7 +46,7 @@ describe('a state report recorded: one statement on PostgreSQL when it moves the
   it('audits a relock nobody asked for without a user, once; on PostgreSQL with no transaction of its own', async () => {
     const id = await knownLock();
     assert.deepEqual(await report(id, { locked: false, battery: 80 }), ['DOOR_UNLOCK']);
-    const relock = await transactionsDuring(() => report(id, { locked: true, battery: 80, doorOpen: false }));
+    const relock = await transactionsOfReport(id, { locked: true, battery: 80, doorOpen: false });
     assert.deepEqual(relock.result, ['DOOR_LOCK']);
     assert.equal(relock.transactions, ctx().db.dialect === 'postgres' ? 0 : 1, 'PostgreSQL: one statement (lock_writes); SQLite: its transaction');
     assert.deepEqual(await report(id, { locked: true, battery: 80 }), [], 'repeated: nothing more');
@@ -70,7 +70,7 @@ describe('a state report recorded: one statement on PostgreSQL when it moves the
     const command = unlockBy(id);
     await begin(command);
     await markCommandLate(ctx(), command);
-    const late = await transactionsDuring(() => report(id, { locked: false }));
+    const late = await transactionsOfReport(id, { locked: false });
     assert.deepEqual(late.result, ['DOOR_UNLOCK']);
     assert.equal(late.transactions, 1);
     assert.equal((await lockRow(id)).pending_command_id, null);
@@ -79,7 +79,7 @@ describe('a state report recorded: one statement on PostgreSQL when it moves the
 
   it('stores the health and the door it reports with the bolt, derives the alarms and audits the door (the transaction, on both engines)', async () => {
     const id = await knownLock();
-    const moved = await transactionsDuring(() => report(id, { locked: false, battery: 4, doorOpen: true }));
+    const moved = await transactionsOfReport(id, { locked: false, battery: 4, doorOpen: true });
     assert.deepEqual(moved.result, ['DOOR_UNLOCK', 'DOOR_OPEN']);
     assert.equal(moved.transactions, 1);
     assert.deepEqual({ ...(await lockRow(id)), report_ts: null }, { locked: 0, battery: 4, door_open: 1, pending_command_id: null, report_ts: null });

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { appendSlots } from '../../src/audit/record.js';
 import { recordState } from '../../src/lock-link/reports.js';
 import { confirmCommand, pendingCommand } from '../../src/locks/command-life.js';
-import type { LockWrite } from '../../src/locks/lock-writes.js';
+import { LockWrites, type LockWrite } from '../../src/locks/lock-writes.js';
 import { errors } from '../../src/errors/catalogue.js';
 import { consumeAndBegin } from '../../src/operations/replay.js';
 import type { VerifiedOperation } from '../../src/operations/verify.js';
@@ -15,6 +15,7 @@ import { assertTreeAndChains } from '../audit/helpers.js';
 import { TEST_DB } from '../helpers/database.js';
 import { auditEntriesOf, provisionLock } from '../helpers/locks.js';
 import { useService } from '../helpers/service.js';
+import { eventually } from '../helpers/wait.js';
 
 /**
  * PostgreSQL: the unlock path's writes (a command's beginning and confirmation, a state report)
@@ -130,5 +131,65 @@ describe('lock writes batched on PostgreSQL', { skip: TEST_DB === 'sqlite' && 'P
     assert.deepEqual(again, { outcome: 'unchanged', seq: null });
     assert.deepEqual((await auditEntriesOf(t, id)).map((entry) => entry.type), ['DOOR_LOCK']);
     await assertTreeAndChains(ctx);
+  });
+
+  it('begins and confirms one lock\'s command in one batch, in the order they were made', async () => {
+    const ctx = t.service.ctx;
+    const { id } = await provisionLock(t);
+    await ctx.db.kysely.updateTable('locks').set({ locked: 1 }).where('id', '=', id).execute();
+    const command = pendingCommand(id, t.user.userId, false, ctx.now(), ctx.config.lockReplyTimeoutMs, randomUUID());
+    const { statements } = await lockWriteStatementsDuring(() => Promise.all([
+      consumeAndBegin(ctx, operation(id, randomUUID()), command),
+      confirmCommand(ctx, command, { lockId: id, type: 'DOOR_UNLOCK', actorUserId: t.user.userId, details: { commandId: command.commandId } }),
+    ]));
+    assert.equal(statements, 1);
+    const row = await ctx.db.kysely.selectFrom('locks').select(['locked', 'pending_command_id']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { locked: 0, pending_command_id: command.commandId });
+    assert.deepEqual((await auditEntriesOf(t, id)).map((entry) => entry.type), ['DOOR_UNLOCK']);
+  });
+
+  it('does not deadlock two instances\' batches beginning with one token while one also reports on the lock', async () => {
+    const ctx = t.service.ctx;
+    const { id } = await provisionLock(t);
+    await ctx.db.kysely.updateTable('locks').set({ locked: 1 }).where('id', '=', id).execute();
+    // Each instance has its batches: two of them, on one database.
+    const [first, second] = [new LockWrites(ctx.db), new LockWrites(ctx.db)];
+    const now = ctx.now();
+    const replayKey = randomUUID();
+    const begin = (): LockWrite => ({ kind: 'begin', lockId: id, replayKey, usedAt: now, keepUntil: now + 120, actorUserId: t.user.userId, locked: 0, until: now + 10, commandId: randomUUID() });
+    const report: LockWrite = { kind: 'report', entry: appendSlots(ctx, { lockId: id, type: 'DOOR_UNLOCK', actorUserId: null }).slots, locked: 0, now, reportTs: null,
+      overtakenWithin: 60, battery: null, jammed: null, tamper: null, doorOpen: null, lockdown: null, byOperation: false };
+    const lockWaits = async () => Number((await sql<{ waits: number }>`select count(*) as waits from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`.execute(ctx.db.kysely)).rows[0]!.waits);
+
+    // The lock's row held elsewhere, so that both batches are in the database before either ends: the
+    // first waits for the row, the second for the first's token. Had the first taken the row before its
+    // token, the second (token, then row) would wait for it and it for the second: a deadlock, which
+    // PostgreSQL ends after a second by failing one batch, whose items are then sent again one by one.
+    const { statements, result } = await lockWriteStatementsDuring(async () => {
+      const holder = await ctx.db.kysely.connection().execute(async (connection) => {
+        await sql`begin`.execute(connection);
+        await sql`select id from locks where id = ${id} for update`.execute(connection);
+        const fromFirst = Promise.all([first.write(report), first.write(begin())]);
+        await eventually(async () => (await lockWaits()) >= 1, 'the first batch waiting for the row');
+        const fromSecond = Promise.all([second.write(begin())]);
+        await eventually(async () => (await lockWaits()) >= 2, 'the second batch waiting for the token');
+        await sql`commit`.execute(connection);
+        return Promise.all([fromFirst, fromSecond]);
+      });
+      return holder;
+    });
+    assert.deepEqual(result.map((answers) => answers.map((answer) => answer.outcome)), [['audited', 'begun'], ['reused']]);
+    assert.equal(statements, 2, 'each batch sent once: neither failed');
+  });
+
+  it('sends a replay key with half a surrogate pair as the driver sends text: with U+FFFD', async () => {
+    const ctx = t.service.ctx;
+    const { id } = await provisionLock(t);
+    const now = ctx.now();
+    const answer = await ctx.lockWrites!.write({ kind: 'begin', lockId: id, replayKey: 'key-\ud800', usedAt: now, keepUntil: now + 120, actorUserId: t.user.userId, locked: 0, until: now + 10, commandId: randomUUID() });
+    assert.equal(answer.outcome, 'begun');
+    const stored = await ctx.db.kysely.selectFrom('used_operation_tokens').select('replay_key').where('lock_id', '=', id).execute();
+    assert.deepEqual(stored.map((row) => row.replay_key), ['key-\ufffd']);
   });
 });

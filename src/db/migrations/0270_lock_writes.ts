@@ -19,10 +19,13 @@ import type { DialectName } from '../database.js';
  *   - 'confirm': a command's confirmed state stored where the row held another, and the entry
  *     appended (answers 'confirmed');
  *   - 'report': a state report, what report_locked takes (answers report_locked's outcomes).
- *   First every item's lock row is decided and written, in the order of the lock's id (and, for one
- *   lock, of the items), then every entry is appended in the same order: all lock rows are locked
- *   before the tree head, the order of every audit writer, and every batch locks rows in one
- *   order, so no batch deadlocks another or a single writer. Answers a row per item, by its
+ *   First the beginnings' replay keys are inserted, in key order; then every item's lock row is
+ *   decided and written, in the order of the lock's id (and, for one lock, of the items); then
+ *   every entry is appended in that order. So a batch waits for another transaction's replay key
+ *   holding no row, takes every row lock before the tree head's (the order of every audit writer),
+ *   and takes keys, rows and head in the same order as every other batch: no batch deadlocks
+ *   another, nor a single writer that keeps that order (the previous release's begin inserts its
+ *   key, then marks the row: the same order). Answers a row per item, by its
  *   1-based position `ord` (the caller's numbering): its outcome and its entry, if any.
  */
 export function lockWritesMigration(dialect: DialectName): Migration {
@@ -119,26 +122,29 @@ export function lockWritesMigration(dialect: DialectName): Migration {
           v_item lock_write_item;
           v_outcomes text[];
         begin
-          -- In the order rows are locked and entries appended: by lock, then as the caller listed them.
           v_items := array(select i from json_populate_recordset(null::lock_write_item, p_items) as i order by i.lock_id, i.ord);
           v_outcomes := array_fill(null::text, array[coalesce(array_length(v_items, 1), 0)]);
+          -- The beginnings' replay keys first, in key order, before any lock row: an insert of a key
+          -- another transaction inserted waits for it, and that wait must not be taken while this
+          -- batch holds a row the other one waits for. Already used (here, or by a batch committed
+          -- meanwhile): 'reused', nothing written.
+          foreach v_item in array array(select i from unnest(v_items) as i where i.kind = 'begin' order by i.lock_id, i.replay_key, i.ord) loop
+            insert into used_operation_tokens (lock_id, replay_key, used_at, expires_at)
+              values (v_item.lock_id, v_item.replay_key, v_item.used_at, v_item.keep_until)
+              on conflict (lock_id, replay_key) do nothing;
+            v_outcomes[v_item.ord] := case when found then 'begun' else 'reused' end;
+          end loop;
+          -- Then the lock rows, by lock and, for one lock, as the caller listed the items.
           foreach v_item in array v_items loop
             if v_item.kind = 'confirm' then
               update locks as l set locked = v_item.locked, last_operation = v_item.stored_at, updated = v_item.stored_at
                 where l.id = v_item.lock_id and (l.locked is null or l.locked != v_item.locked);
               v_outcomes[v_item.ord] := 'confirmed';
             elsif v_item.kind = 'begin' then
-              -- Already used (here, or by a batch committed meanwhile, which the insert waits for): 'reused', nothing written.
-              insert into used_operation_tokens (lock_id, replay_key, used_at, expires_at)
-                values (v_item.lock_id, v_item.replay_key, v_item.used_at, v_item.keep_until)
-                on conflict (lock_id, replay_key) do nothing;
-              if found then
+              if v_outcomes[v_item.ord] = 'begun' then
                 update locks as l set pending_actor_user_id = v_item.actor_user_id, pending_target_locked = v_item.locked,
                     pending_until = v_item.pending_until, pending_command_id = v_item.command_id, pending_late = 0
                   where l.id = v_item.lock_id;
-                v_outcomes[v_item.ord] := 'begun';
-              else
-                v_outcomes[v_item.ord] := 'reused';
               end if;
             elsif v_item.kind = 'report' then
               v_outcomes[v_item.ord] := report_locked_decision(v_item.lock_id, v_item.locked, v_item.now, v_item.report_ts,
@@ -148,7 +154,7 @@ export function lockWritesMigration(dialect: DialectName): Migration {
               raise exception 'lock_writes: unknown kind %', v_item.kind;
             end if;
           end loop;
-          -- Every row written: now the tree head's lock, once, for the entries.
+          -- Every row written: now the tree head's lock, once, for the entries, in the rows' order.
           foreach v_item in array v_items loop
             ord := v_item.ord;
             outcome := v_outcomes[v_item.ord];
