@@ -27,12 +27,14 @@ export function databaseErrorToAppError(err: unknown): AppError | null {
 
 /**
  * PostgreSQL refused a statement while running it, for something its data or a lock wait may
- * cause (data exception 22, constraint 23, deadlock or serialization 40, a PL/pgSQL raise P0):
- * a statement is atomic, so nothing of it was written. Not a lost connection (the commit may
- * have happened) nor an error of the session or the server.
+ * cause (data exception 22, constraint 23, a PL/pgSQL raise P0, a deadlock 40P01 or a
+ * serialization failure 40001): a statement is atomic, so nothing of it was written. Not a lost
+ * connection (the commit may have happened), nor 40003 (statement completion unknown), nor an
+ * error of the session or the server. By SQLSTATE alone: the severity is in the server's language.
  */
 export function isRefusedStatement(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
-  const { severity, code } = err as { severity?: unknown; code?: unknown };
-  return severity === 'ERROR' && typeof code === 'string' && ['22', '23', '40', 'P0'].includes(code.slice(0, 2));
+  const { code } = err as { code?: unknown };
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return false;
+  return ['22', '23', 'P0'].includes(code.slice(0, 2)) || code === '40P01' || code === '40001';
 }

@@ -16,7 +16,7 @@ describe('the audit functions\' plans on PostgreSQL', { skip: TEST_DB === 'sqlit
       where proname in ('audit_append', 'report_locked', 'lock_writes') order by proname`.execute(t.service.ctx.db.kysely);
     assert.deepEqual(rows, [
       { name: 'audit_append', config: ['plan_cache_mode=force_generic_plan'] },
-      { name: 'lock_writes', config: ['plan_cache_mode=force_generic_plan'] },
+      { name: 'lock_writes', config: ['plan_cache_mode=force_generic_plan', 'lock_timeout=20s'] },
       { name: 'report_locked', config: ['plan_cache_mode=force_generic_plan'] },
     ]);
   });

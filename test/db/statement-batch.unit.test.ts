@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatementBatch } from '../../src/db/statement-batch.js';
+import { eventually } from '../helpers/wait.js';
 
 /** A send that answers each item doubled once the test lets it (`release`), failing on `fail`'s items. */
 function controlledSend(fail: (item: number) => boolean = () => false) {
@@ -107,6 +108,21 @@ describe('a statement batch (group commit by statement)', () => {
     answers[0]!([1]);
     answers[1]!([2]);
     assert.equal(await next, 2);
+  });
+
+  it('leaves at most one unanswered batch behind: while it is away, a second one unanswered holds the next batch until the first ends', async () => {
+    const answers: Array<(results: number[]) => void> = [];
+    const batch = new StatementBatch<number, number>((items) => new Promise((resolve) => answers.push(() => resolve(items))), { separable: () => true, answerWithinMs: 20 });
+    await assert.rejects(batch.run(1), /no answer/);
+    await assert.rejects(batch.run(2), /no answer/);
+    const third = batch.run(3);
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(answers.length, 2, 'the third batch waits for the first to end');
+    answers[0]!([1]);
+    await eventually(() => answers.length === 3, 'the third batch sent');
+    answers[2]!([3]);
+    assert.equal(await third, 3);
+    answers[1]!([2]);
   });
 
   it('goes on after a failure: a later call is sent and answered', async () => {

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { appendSlots } from '../../src/audit/record.js';
+import type { AppContext } from '../../src/context.js';
 import { recordState } from '../../src/lock-link/reports.js';
 import { confirmCommand, pendingCommand } from '../../src/locks/command-life.js';
 import { LockWrites, type LockWrite } from '../../src/locks/lock-writes.js';
@@ -29,7 +30,7 @@ async function lockWriteStatementsDuring<T>(work: () => Promise<T>): Promise<{ r
   let statements = 0;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-    if (text?.includes('lock_writes(')) statements += 1;
+    if (text?.includes('from lock_writes(')) statements += 1;
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;
   try {
@@ -37,6 +38,13 @@ async function lockWriteStatementsDuring<T>(work: () => Promise<T>): Promise<{ r
   } finally {
     pg.Client.prototype.query = query;
   }
+}
+
+/** lock_writes statements waiting for a lock in the database now. */
+async function batchesWaiting(ctx: AppContext): Promise<number> {
+  const { rows } = await sql<{ waits: number }>`select count(*) as waits from pg_stat_activity
+    where datname = current_database() and wait_event_type = 'Lock' and query like '%lock_writes(%'`.execute(ctx.db.kysely);
+  return Number(rows[0]!.waits);
 }
 
 describe('lock writes batched on PostgreSQL', { skip: TEST_DB === 'sqlite' && 'PostgreSQL only' }, () => {
@@ -159,21 +167,18 @@ describe('lock writes batched on PostgreSQL', { skip: TEST_DB === 'sqlite' && 'P
     const begin = (): LockWrite => ({ kind: 'begin', lockId: id, replayKey, usedAt: now, keepUntil: now + 120, actorUserId: t.user.userId, locked: 0, until: now + 10, commandId: randomUUID() });
     const report: LockWrite = { kind: 'report', entry: appendSlots(ctx, { lockId: id, type: 'DOOR_UNLOCK', actorUserId: null }).slots, locked: 0, now, reportTs: null,
       overtakenWithin: 60, battery: null, jammed: null, tamper: null, doorOpen: null, lockdown: null, byOperation: false };
-    const lockWaits = async () => Number((await sql<{ waits: number }>`select count(*) as waits from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock'`.execute(ctx.db.kysely)).rows[0]!.waits);
-
-    // The lock's row held elsewhere, so that both batches are in the database before either ends: the
-    // first waits for the row, the second for the first's token. Had the first taken the row before its
-    // token, the second (token, then row) would wait for it and it for the second: a deadlock, which
-    // PostgreSQL ends after a second by failing one batch, whose items are then sent again one by one.
+    // The lock's row held elsewhere, so that both batches are in the database before either ends, both
+    // waiting for the row. Had a batch inserted its token before the row (as the first version did for
+    // a beginning), the second would hold the token while waiting for the row the first holds, and the
+    // first wait for that token: a deadlock, which PostgreSQL ends after a second by failing one batch.
     const { statements, result } = await lockWriteStatementsDuring(async () => {
       const holder = await ctx.db.kysely.connection().execute(async (connection) => {
         await sql`begin`.execute(connection);
         await sql`select id from locks where id = ${id} for update`.execute(connection);
         const fromFirst = Promise.all([first.write(report), first.write(begin())]);
-        await eventually(async () => (await lockWaits()) >= 1, 'the first batch waiting for the row');
+        await eventually(async () => (await batchesWaiting(ctx)) >= 1, 'the first batch waiting for the row');
         const fromSecond = Promise.all([second.write(begin())]);
-        await eventually(async () => (await lockWaits()) >= 2, 'the second batch waiting for the token');
+        await eventually(async () => (await batchesWaiting(ctx)) >= 2, 'the second batch waiting');
         await sql`commit`.execute(connection);
         return Promise.all([fromFirst, fromSecond]);
       });
@@ -181,6 +186,31 @@ describe('lock writes batched on PostgreSQL', { skip: TEST_DB === 'sqlite' && 'P
     });
     assert.deepEqual(result.map((answers) => answers.map((answer) => answer.outcome)), [['audited', 'begun'], ['reused']]);
     assert.equal(statements, 2, 'each batch sent once: neither failed');
+  });
+
+  it('does not deadlock a batch beginning with a token and a writer that holds the row and then inserts the token (a LAN operation\'s report)', async () => {
+    const ctx = t.service.ctx;
+    const { id } = await provisionLock(t);
+    const now = ctx.now();
+    const replayKey = randomUUID();
+    // recordOperationReport (src/operations/lock-reports.ts) locks the lock's row, then remembers the
+    // token's replay key: the same token, sent to the lock on the LAN and to the service at once. A
+    // batch that inserted the key before taking the row would wait for the row while that writer
+    // waits for the key: a deadlock, which PostgreSQL ends after a second by failing one of them.
+    const { result, statements } = await lockWriteStatementsDuring(() => ctx.db.kysely.connection().execute(async (connection) => {
+      await sql`begin`.execute(connection);
+      await sql`select id from locks where id = ${id} for update`.execute(connection);
+      const begun = ctx.lockWrites!.write({ kind: 'begin', lockId: id, replayKey, usedAt: now, keepUntil: now + 120, actorUserId: t.user.userId, locked: 0, until: now + 10, commandId: randomUUID() });
+      await eventually(async () => (await batchesWaiting(ctx)) >= 1, 'the batch waiting');
+      await sql`insert into used_operation_tokens (lock_id, replay_key, used_at, expires_at) values (${id}, ${replayKey}, ${now}, ${now + 120})
+        on conflict (lock_id, replay_key) do nothing`.execute(connection);
+      await sql`commit`.execute(connection);
+      return begun;
+    }));
+    assert.equal(result.outcome, 'reused', 'the key the LAN report remembered first');
+    assert.equal(statements, 1);
+    const row = await ctx.db.kysely.selectFrom('locks').select('pending_command_id').where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(row.pending_command_id, null, 'no marker for a token used already');
   });
 
   it('sends a replay key with half a surrogate pair as the driver sends text: with U+FFFD', async () => {

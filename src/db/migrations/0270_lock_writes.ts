@@ -19,14 +19,16 @@ import type { DialectName } from '../database.js';
  *   - 'confirm': a command's confirmed state stored where the row held another, and the entry
  *     appended (answers 'confirmed');
  *   - 'report': a state report, what report_locked takes (answers report_locked's outcomes).
- *   First the beginnings' replay keys are inserted, in key order; then every item's lock row is
- *   decided and written, in the order of the lock's id (and, for one lock, of the items); then
- *   every entry is appended in that order. So a batch waits for another transaction's replay key
- *   holding no row, takes every row lock before the tree head's (the order of every audit writer),
- *   and takes keys, rows and head in the same order as every other batch: no batch deadlocks
- *   another, nor a single writer that keeps that order (the previous release's begin inserts its
- *   key, then marks the row: the same order). Answers a row per item, by its
- *   1-based position `ord` (the caller's numbering): its outcome and its entry, if any.
+ *   First every item's lock row is decided and written, in the order of the lock's id (and, for
+ *   one lock, of the items), a beginning's replay key after its row; then every entry is appended
+ *   in that order. So every row lock is taken before the tree head's (the order of every audit
+ *   writer), a key after its lock's row (the order of every writer of keys: the previous
+ *   release's begin, whose unreferenced insert runs after its update, a LAN operation's report, a
+ *   keypad code's), and rows in one order in every batch: no batch deadlocks another, nor a
+ *   single writer. Answers a row per item, by its 1-based position `ord` (the caller's
+ *   numbering): its outcome and its entry, if any. A lock wait of more than 20 s inside it
+ *   (lock_timeout) fails the batch in the database, before the service stops waiting for its
+ *   answer (30 s, src/db/statement-batch.ts): rolled back, not left to commit unobserved.
  */
 export function lockWritesMigration(dialect: DialectName): Migration {
   return {
@@ -116,7 +118,7 @@ export function lockWritesMigration(dialect: DialectName): Migration {
         create function lock_writes(p_items json)
         returns table (ord integer, outcome text, seq bigint, hash text, prev_hash text, actor_email text, actor_display_name text,
           subject_email text, subject_display_name text, outboxed boolean)
-        language plpgsql volatile set plan_cache_mode = force_generic_plan as $fn$
+        language plpgsql volatile set plan_cache_mode = force_generic_plan set lock_timeout = '20s' as $fn$
         declare
           v_items lock_write_item[];
           v_item lock_write_item;
@@ -124,23 +126,22 @@ export function lockWritesMigration(dialect: DialectName): Migration {
         begin
           v_items := array(select i from json_populate_recordset(null::lock_write_item, p_items) as i order by i.lock_id, i.ord);
           v_outcomes := array_fill(null::text, array[coalesce(array_length(v_items, 1), 0)]);
-          -- The beginnings' replay keys first, in key order, before any lock row: an insert of a key
-          -- another transaction inserted waits for it, and that wait must not be taken while this
-          -- batch holds a row the other one waits for. Already used (here, or by a batch committed
-          -- meanwhile): 'reused', nothing written.
-          foreach v_item in array array(select i from unnest(v_items) as i where i.kind = 'begin' order by i.lock_id, i.replay_key, i.ord) loop
-            insert into used_operation_tokens (lock_id, replay_key, used_at, expires_at)
-              values (v_item.lock_id, v_item.replay_key, v_item.used_at, v_item.keep_until)
-              on conflict (lock_id, replay_key) do nothing;
-            v_outcomes[v_item.ord] := case when found then 'begun' else 'reused' end;
-          end loop;
-          -- Then the lock rows, by lock and, for one lock, as the caller listed the items.
+          -- The lock rows, by lock and, for one lock, as the caller listed the items.
           foreach v_item in array v_items loop
             if v_item.kind = 'confirm' then
               update locks as l set locked = v_item.locked, last_operation = v_item.stored_at, updated = v_item.stored_at
                 where l.id = v_item.lock_id and (l.locked is null or l.locked != v_item.locked);
               v_outcomes[v_item.ord] := 'confirmed';
             elsif v_item.kind = 'begin' then
+              -- The row, then its replay key, as every writer of a key takes them (the previous
+              -- release's begin, a LAN operation's report, a keypad code's): an insert of a key another
+              -- transaction inserted waits for that one, which then holds the row already. Already used
+              -- (here, or by a transaction committed meanwhile): 'reused', nothing written.
+              perform from locks as l where l.id = v_item.lock_id for update;
+              insert into used_operation_tokens (lock_id, replay_key, used_at, expires_at)
+                values (v_item.lock_id, v_item.replay_key, v_item.used_at, v_item.keep_until)
+                on conflict (lock_id, replay_key) do nothing;
+              v_outcomes[v_item.ord] := case when found then 'begun' else 'reused' end;
               if v_outcomes[v_item.ord] = 'begun' then
                 update locks as l set pending_actor_user_id = v_item.actor_user_id, pending_target_locked = v_item.locked,
                     pending_until = v_item.pending_until, pending_command_id = v_item.command_id, pending_late = 0
