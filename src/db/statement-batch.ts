@@ -2,7 +2,7 @@
  * Group commit by statement, for PostgreSQL (group-commit.ts does it by transaction for SQLite):
  * calls of one statement made while a batch of it is away are sent together as the next batch,
  * one statement and one commit for all of them; a call made while none is away waits for the end
- * of the event loop's turn, so that the calls of that turn go together. One batch is away at a
+ * of the event loop's turn, so that the calls of that turn go together. One batch is sent at a
  * time: writers that would queue for the same row lock in the database (the audit tree head)
  * queue here instead, where waiting costs nothing.
  *

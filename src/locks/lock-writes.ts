@@ -7,10 +7,12 @@ import { StatementBatch } from '../db/statement-batch.js';
 import type { Flag } from '../accounts/tables.js';
 
 /**
- * PostgreSQL: the unlock path's audited writes (a confirmation's stored state and entry, a state
- * report's decisions and entry) made by migration 0270's lock_writes, in batches: the calls of
- * one turn of the event loop, and those made while a batch is in the database, share one
- * statement and one commit (src/db/statement-batch.ts). docs/scaling.md measures it.
+ * PostgreSQL: the unlock path's writes (a command's beginning: its replay key and marker; its
+ * confirmation: the stored state and entry; a state report's decisions and entry) made by
+ * migration 0270's lock_writes, in batches: the calls of one turn of the event loop, and those
+ * made while a batch is in the database, share one statement and one commit
+ * (src/db/statement-batch.ts; docs/decisions.md, "Group commit by statement on PostgreSQL";
+ * docs/scaling.md measures it).
  */
 
 /** A state report, as report_locked_decision takes it (migration 0270), and the entry appended if it audits. */
