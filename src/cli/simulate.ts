@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../config/config.js';
 import { loadKeyEncryptionKey, createSecretBox } from '../crypto/secret-box.js';
 import { openDatabase } from '../db/database.js';
 import { isValidLockId } from '../device-protocol/topics.js';
-import { UsageError, optionalNumber, optionPath, println, requireString, type Command } from '../command-line/command.js';
+import { UsageError, optionalNumber, optionPath, printer, println, requireString, type Command } from '../command-line/command.js';
 import { deviceSecret } from '../command-line/device-secret.js';
 
 // Loaded when the command runs, not for every command: `latchkey` loads only what the command it
@@ -66,7 +66,7 @@ export const lockSimulateCommand: Command = {
     const replyDelayMs = optionalNumber(values, 'reply-delay') ?? 0;
     if (replyDelayMs < 0 || replyDelayMs > 600_000) throw new UsageError('--reply-delay must be 0 to 600000 milliseconds');
     const config = loadConfig(io.env, io.cwd);
-    const secret = await deviceSecret(values, config.lockOps.deviceSecret, io.cwd, (line) => println(io.stderr, line));
+    const secret = await deviceSecret(values, config.lockOps.deviceSecret, io.cwd, printer(io.stderr));
     // The broker the service uses: MQTT_URL when external, else the embedded one on this machine.
     const serviceBroker = config.mqtt.kind === 'external' ? config.mqtt.url : `mqtt://127.0.0.1:${config.mqtt.port}`;
     const mqttUrl = typeof values.mqtt === 'string' ? values.mqtt : serviceBroker;
@@ -74,15 +74,15 @@ export const lockSimulateCommand: Command = {
     const rootFile = optionPath(values, 'root-file', io);
     const trustedRoot = rootFile ? rootFromText(await readFile(rootFile, 'utf8')) : await rootFromDatabase(config);
     if (!trustedRoot) println(io.stderr, 'latchkey lock simulate: no trusted root CA; certificate (EdDSA) tokens will be refused');
-    const replayFile = typeof values['replay-file'] === 'string' ? values['replay-file'] : undefined;
-    const outboxFile = typeof values['outbox-file'] === 'string' ? values['outbox-file'] : undefined;
+    const replayFile = optionPath(values, 'replay-file', io);
+    const outboxFile = optionPath(values, 'outbox-file', io);
     const lanPort = optionalNumber(values, 'lan-port');
     if (lanPort !== undefined && !(Number.isInteger(lanPort) && lanPort >= 0 && lanPort <= 65535)) throw new UsageError('--lan-port must be 0 to 65535');
     const lanHost = typeof values['lan-host'] === 'string' ? values['lan-host'] : undefined;
     const lanAdvertise = typeof values['lan-advertise'] === 'string' ? values['lan-advertise'] : undefined;
     if (lanPort === undefined && (lanHost !== undefined || lanAdvertise !== undefined)) throw new UsageError('--lan-host and --lan-advertise need --lan-port');
-    const lockdownFile = typeof values['lockdown-file'] === 'string' ? values['lockdown-file'] : undefined;
-    const keypadFile = typeof values['keypad-file'] === 'string' ? values['keypad-file'] : undefined;
+    const lockdownFile = optionPath(values, 'lockdown-file', io);
+    const keypadFile = optionPath(values, 'keypad-file', io);
     const { runSimulator } = await loadSimulator();
     const simulator = await runSimulator({
       id, secret, mqttUrl, replyDelayMs, topicPrefix: config.topicPrefix, stdin: process.stdin, stdout: process.stdout,

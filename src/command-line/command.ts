@@ -43,6 +43,13 @@ export function optionPath(values: Record<string, string | boolean | undefined>,
   return typeof value === 'string' && value !== '' ? resolve(io.cwd, value) : undefined;
 }
 
+/** The path given as option `name`, resolved against the command's directory; a usage error when not given. */
+export function requirePath(values: Record<string, string | boolean | undefined>, name: string, io: Pick<CommandIo, 'cwd'>): string {
+  const path = optionPath(values, name, io);
+  if (path === undefined) throw new UsageError(`--${name} is required`);
+  return path;
+}
+
 /** Writes `line` and a newline to `output`. */
 export function println(output: TextOutput, line: string): void {
   output.write(`${line}\n`);

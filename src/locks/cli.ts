@@ -1,4 +1,4 @@
-import { UsageError, optionPath, println, requireString, type Command } from '../command-line/command.js';
+import { UsageError, optionPath, println, requirePath, requireString, type Command } from '../command-line/command.js';
 import { withDatabase } from '../command-line/database.js';
 import { isAppError } from '../errors/catalogue.js';
 import { isUuid } from '../ids/path-ids.js';
@@ -57,7 +57,7 @@ export const lockCertificateCommand: Command = {
   async run(values, io) {
     const lockId = requireString(values, 'id').toLowerCase();
     if (!isUuid(lockId)) throw new UsageError('--id must be a lock id');
-    const dir = requireString(values, 'cert-out');
+    const dir = requirePath(values, 'cert-out', io);
     return withDatabase(io, async (db, config) => {
       const exists = await db.kysely.selectFrom('locks').select('id').where('id', '=', lockId).executeTakeFirst();
       if (!exists) throw new UsageError(`unknown lock ${lockId}`);

@@ -104,7 +104,7 @@ export async function claimUnauditedDisconnects(db: Executor, ids: readonly stri
   return rows.map((row) => ({ lockId: row.id, at: row.presence_changed_at })).sort((a, b) => (a.lockId < b.lockId ? -1 : 1));
 }
 
-/** How far back (seconds of the lock's clock) a report counts as overtaken rather than as the lock's clock set back (also report_locked's, command-life.ts). */
+/** How far back (seconds of the lock's clock) a report counts as overtaken rather than as the lock's clock set back (also report_locked_decision's, through command-life.ts). */
 export const OVERTAKEN_WITHIN_SECONDS = 60;
 
 /**

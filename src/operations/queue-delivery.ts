@@ -85,12 +85,6 @@ export class QueueDelivery {
     this.pass(lockId);
   }
 
-  /** Drops the expired operations of every lock, and delivers those of locks online here. */
-  async sweep(): Promise<void> {
-    await this.expireDue();
-    await this.deliverWaiting();
-  }
-
   /** The expired operations of every lock, refused (a lock's pass also delivers what waits for it if it is online here). */
   private async expireDue(): Promise<void> {
     for (const lockId of await locksWithExpired(this.ctx.db.kysely, this.ctx.now(), SWEEP_PAGE)) this.pass(lockId);

@@ -1,10 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { verifyWebhookDeliveries, type ReceivedWebhook } from '../client/webhooks.js';
-import { UsageError, optionPath, printer, type Command, type CommandIo } from '../command-line/command.js';
+import { UsageError, printer, requirePath, type Command, type CommandIo } from '../command-line/command.js';
 
 function readFileOption(values: Record<string, string | boolean | undefined>, name: string, io: Pick<CommandIo, 'cwd'>): string {
-  const file = optionPath(values, name, io);
-  if (file === undefined) throw new UsageError(`--${name} is required`);
+  const file = requirePath(values, name, io);
   if (!existsSync(file)) throw new UsageError(`--${name}: no file ${file}`);
   return readFileSync(file, 'utf8');
 }

@@ -129,6 +129,17 @@ describe('latchkey command line', () => {
     assert.equal(existsSync(join(process.cwd(), 'witnessed.note')), false);
   });
 
+  it('writes a lock\'s certificate to a relative --cert-out under the directory it is run in', async () => {
+    const env = environment({ DATA_DIR: 'relative-data-certificate' });
+    const provisioned = await latchkey(['lock', 'provision', '--name', 'Relative door'], env, dataDir);
+    assert.equal(provisioned.code, 0, provisioned.stderr);
+    const { id } = JSON.parse(provisioned.stdout) as { id: string };
+    const res = await latchkey(['lock', 'certificate', '--id', id, '--cert-out', 'relative-certs'], env, dataDir);
+    assert.equal(res.code, 0, res.stderr);
+    assert.ok(existsSync(join(dataDir, 'relative-certs')), 'the directory is made under the run\'s directory');
+    assert.equal(existsSync(join(process.cwd(), 'relative-certs')), false);
+  });
+
   describe('latchkey migrate', () => {
     let database: TestDatabase;
     before(async () => {
